@@ -18,6 +18,8 @@ def test_run_mechanisms_writes_both_reports(tmp_path, capsys):
     for key in ("versions", "elapsed_s", "claims", "theorems", "mutants"):
         assert key in data
     assert all(c["verdict"] == c["expected"] for c in data["claims"])
+    assert {c["method"] for c in data["claims"]} == {"exact", "sampled"}
+    assert len(data["mutants"]) >= 8 and all(m["detected"] for m in data["mutants"])
     assert (tmp_path / "mechanisms" / "report.md").read_text().startswith("# Audit report: `mechanisms`")
     assert (tmp_path / "mechanisms" / "figures" / "claims.png").stat().st_size > 1000
 

@@ -1,0 +1,227 @@
+"""Black-box epsilon lower bounds: the two-batch protocol.
+
+For inputs ``d0`` and ``d1`` and each direction (``d0`` against ``d1`` and back):
+
+1. draw a *pilot* batch from both inputs and choose the distinguishing event
+   on it (:func:`audit.events.choose_event`);
+2. draw a fresh *counting* batch from both inputs, count the event, and turn
+   the counts into a Clopper-Pearson lower bound (:mod:`audit.bounds`)::
+
+       epsilon_lower = ln((p0_lo - delta) / p1_hi)
+
+The ``alpha`` of :func:`estimate_epsilon` is shared by Bonferroni over the two
+directions; :func:`audit_pairs` shares it further over the pairs. A correct
+``(epsilon, delta)``-DP mechanism is therefore flagged (``epsilon_lower >
+epsilon``) with probability at most ``alpha``, whatever the pairs.
+
+``n_samples`` counts the outputs drawn per input in total: a fraction
+``pilot_fraction`` of them forms the pilot batch, the rest the counting batch.
+Samples come in fixed-size blocks of independent streams spawned from ``seed``
+(:mod:`audit.sampling`), so the same seed gives the same result.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from reference._validation import check_neighbouring, check_positive_finite, check_probability
+
+from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
+from .events import choose_event
+from .sampling import collect, draw
+
+__all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "audit_pairs", "assert_private"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A privacy claim: ``(epsilon, delta)``-DP under a named neighbouring relation."""
+
+    epsilon: float
+    delta: float = 0.0
+    neighbouring: str = "add-remove"
+
+    def __post_init__(self):
+        check_positive_finite("epsilon", self.epsilon)
+        check_probability("delta", self.delta, open_high=True)
+        check_neighbouring(self.neighbouring)
+
+
+@dataclass
+class EstimateResult:
+    """The outcome of :func:`estimate_epsilon` on one pair of inputs."""
+
+    epsilon_lower: float
+    epsilon_point: float
+    event: str
+    direction: str
+    counts: dict
+    n_samples: int
+    alpha: float
+    delta: float
+    directions: list = field(default_factory=list, repr=False)
+
+    def summary(self) -> str:
+        c = self.counts
+        return (f"{self.direction}: event [{self.event}] occurred {c['k0']:,}/{c['n0']:,} vs "
+                f"{c['k1']:,}/{c['n1']:,} times -> epsilon >= {self.epsilon_lower:.4g} "
+                f"(point {self.epsilon_point:.4g}, alpha {self.alpha:.3g})")
+
+
+def _check_sizes(n_samples, alpha, delta, pilot_fraction) -> tuple[int, int]:
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}")
+    check_probability("alpha", alpha, open_low=True, open_high=True)
+    check_probability("delta", delta, open_high=True)
+    check_probability("pilot_fraction", pilot_fraction, open_low=True, open_high=True)
+    n_pilot = max(1, int(round(n_samples * pilot_fraction)))
+    n_count = int(n_samples) - n_pilot
+    need = min_samples_for_a_bound(alpha / 2, delta)  # alpha is shared by the two directions
+    if n_count < need:
+        total = math.ceil(need / (1 - pilot_fraction)) + 1
+        raise ValueError(
+            f"n_samples={n_samples} is too small to bound anything at alpha={alpha:g}: the counting batch has "
+            f"{n_count} samples but needs at least {need}; use n_samples >= {total}")
+    return n_pilot, n_count
+
+
+def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: float = 0.0, alpha: float = 0.05,
+                     seed: int = 0, pilot_fraction: float = 0.2) -> EstimateResult:
+    """A ``(1 - alpha)`` lower confidence bound on the privacy loss of ``mechanism`` between ``d0`` and ``d1``.
+
+    Parameters
+    ----------
+    mechanism : callable ``m(data, rng)``, optionally with ``m.batch(data, n, rng)``
+    d0, d1 : inputs of the mechanism
+    n_samples : int
+        Outputs drawn per input, pilot batch included.
+    delta : float
+        The delta of an approximate-DP claim (0 for pure DP).
+    alpha : float
+        Error probability of the bound, shared by the two directions.
+    seed : int or numpy.random.SeedSequence
+    pilot_fraction : float
+        Share of ``n_samples`` used to choose the event.
+
+    Returns
+    -------
+    EstimateResult
+        ``epsilon_lower`` (>= 0), ``epsilon_point``, ``event`` and the counts
+        of the direction that gave the larger bound.
+    """
+    n_pilot, n_count = _check_sizes(n_samples, alpha, delta, pilot_fraction)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    s_pilot0, s_pilot1, s_count0, s_count1 = ss.spawn(4)
+    pilot0 = collect(draw(mechanism, d0, n_pilot, s_pilot0))
+    pilot1 = collect(draw(mechanism, d1, n_pilot, s_pilot1, expect=pilot0))
+    a_dir = alpha / 2
+    events = {"d0 vs d1": choose_event(pilot0, pilot1, delta=delta, alpha=a_dir),
+              "d1 vs d0": choose_event(pilot1, pilot0, delta=delta, alpha=a_dir)}
+    k = {name: [0, 0] for name in events}
+    for i, (data, s) in enumerate(((d0, s_count0), (d1, s_count1))):
+        for block in draw(mechanism, data, n_count, s, expect=pilot0):
+            for name, ev in events.items():
+                k[name][i] += ev.count(block)
+    results = []
+    for name, ev in events.items():
+        num, den = (k[name][0], k[name][1]) if name == "d0 vs d1" else (k[name][1], k[name][0])
+        lower = epsilon_lower_bound(num, n_count, den, n_count, delta=delta, alpha=a_dir)
+        point = point_estimate(num, n_count, den, n_count, delta=delta)
+        results.append(EstimateResult(float(lower), point, ev.description, name,
+                                      {"k0": num, "n0": n_count, "k1": den, "n1": n_count, "n_pilot": n_pilot},
+                                      int(n_samples), alpha, delta))
+    best = max(results, key=lambda r: (r.epsilon_lower, r.epsilon_point))
+    best.directions = results
+    return best
+
+
+# --------------------------------------------------------------------------- pairs and claims
+def _unpack(pair) -> tuple[Any, Any, str]:
+    if hasattr(pair, "d0") and hasattr(pair, "d1"):
+        return pair.d0, pair.d1, getattr(pair, "description", "")
+    d0, d1 = pair
+    return d0, d1, ""
+
+
+@dataclass
+class AuditResult:
+    """The outcome of :func:`audit_pairs`: the worst pair's bound against the claim."""
+
+    claim: Claim
+    epsilon_lower: float
+    epsilon_point: float
+    violation: bool
+    worst_pair: int
+    worst_description: str
+    results: list
+    n_samples: int
+    alpha: float
+
+    @property
+    def worst(self) -> EstimateResult:
+        return self.results[self.worst_pair]
+
+    def evidence(self) -> str:
+        pair = f"pair {self.worst_pair}" + (f" ({self.worst_description})" if self.worst_description else "")
+        return f"{pair}: {self.worst.summary()}; alpha {self.alpha:g} shared over {len(self.results)} pair(s) x 2 directions"
+
+    def claim_row(self, *, id: str, subject: str, expected: str, **extra) -> dict:
+        """A row for :attr:`audit.report.Report.claims`."""
+        row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,
+               "epsilon_claimed": self.claim.epsilon, "delta": self.claim.delta,
+               "epsilon_lower": self.epsilon_lower, "epsilon_point": self.epsilon_point,
+               "n_samples": self.n_samples, "alpha": self.alpha,
+               "verdict": "violation" if self.violation else "pass", "expected": expected,
+               "method": "sampled", "detail": self.evidence()}
+        row.update(extra)
+        return row
+
+
+def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *, n_samples: int = 100_000,
+                alpha: float = 0.05, seed: int = 0, pilot_fraction: float = 0.2) -> AuditResult:
+    """Audit ``claim`` on every pair of neighbouring inputs.
+
+    ``alpha`` is shared by Bonferroni over the pairs (and, inside
+    :func:`estimate_epsilon`, over both directions), so ``violation`` is a
+    finding at confidence ``1 - alpha`` for the whole call.
+
+    Parameters
+    ----------
+    mechanism : see :func:`estimate_epsilon`
+    pairs : sequence of ``(d0, d1)`` or :class:`audit.neighbours.NeighbourPair`
+    claim : Claim
+    n_samples, alpha, seed, pilot_fraction : see :func:`estimate_epsilon`
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audit.Claim, got {claim!r}")
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("pairs must contain at least one pair of neighbouring inputs, got none")
+    check_probability("alpha", alpha, open_low=True, open_high=True)
+    a_pair = alpha / len(pairs)
+    seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
+    results, descriptions = [], []
+    for pair, s in zip(pairs, seeds):
+        d0, d1, desc = _unpack(pair)
+        results.append(estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta, alpha=a_pair,
+                                        seed=s, pilot_fraction=pilot_fraction))
+        descriptions.append(desc)
+    worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
+    lower = results[worst].epsilon_lower
+    return AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
+                       descriptions[worst], results, int(n_samples), alpha)
+
+
+def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n_samples: int = 100_000,
+                   alpha: float = 0.05, seed: int = 0, neighbouring: str = "add-remove") -> AuditResult:
+    """Raise ``AssertionError`` with the evidence when the audit finds a violation of the claim."""
+    claim = Claim(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
+    res = audit_pairs(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
+    if res.violation:
+        raise AssertionError(
+            f"privacy claim ({epsilon:g}, {delta:g})-DP under {neighbouring} is violated: epsilon_lower = "
+            f"{res.epsilon_lower:.4g} > {epsilon:g} at confidence {1 - alpha:g}. Evidence: {res.evidence()}")
+    return res

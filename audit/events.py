@@ -1,0 +1,190 @@
+"""Distinguishing events, and how the best one is chosen on a pilot batch.
+
+For each kind of output (see :mod:`audit.sampling`) a family of candidate
+events is built from the pilot samples of both inputs, every candidate's
+epsilon bound is computed *on the pilot*, and the best one is returned. The
+counting batch that later bounds epsilon never sees this choice being made,
+so no multiplicity correction is owed for the candidates.
+
+* discrete: sets of outcomes ranked by their pilot likelihood ratio (prefixes
+  of that ranking);
+* scalar: one-sided thresholds ``x >= t``, ``x <= t`` and intervals
+  ``t_i <= x <= t_j`` (whose complements are the two-sided tails);
+* vector: per-coordinate one-sided thresholds, products of thresholds at a
+  common quantile over all coordinates, and a learned score (a logistic
+  regression on ``[x, x**2]``, in the style of DP-Sniper) thresholded like a
+  scalar.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .bounds import epsilon_lower_bound
+from .sampling import Samples
+
+__all__ = ["Event", "choose_event"]
+
+_SCALAR_GRID = 257
+_INTERVAL_GRID = 33
+_VECTOR_GRID = 33
+_MAX_PREFIXES = 64
+
+
+@dataclass
+class Event:
+    """A set of outputs: ``member(samples)`` is a boolean mask."""
+
+    description: str
+    member: Callable[[Samples], np.ndarray]
+
+    def count(self, samples: Samples) -> int:
+        return int(np.count_nonzero(self.member(samples)))
+
+
+# --------------------------------------------------------------------------- discrete
+def _discrete_member(outcomes: frozenset):
+    ints = all(isinstance(o, (int, np.integer)) and not isinstance(o, bool) for o in outcomes)
+    as_array = np.fromiter(outcomes, dtype=np.int64) if ints else None
+
+    def member(s: Samples) -> np.ndarray:
+        if isinstance(s.values, np.ndarray) and as_array is not None:
+            return np.isin(s.values, as_array)
+        values = s.values.tolist() if isinstance(s.values, np.ndarray) else s.values
+        return np.fromiter((v in outcomes for v in values), dtype=bool, count=len(values))
+
+    return member
+
+
+def _short(outcomes) -> str:
+    items = sorted(outcomes, key=repr)
+    text = ", ".join(repr(o) for o in items[:4])
+    return "{" + text + (f", ... ({len(items)} outcomes)" if len(items) > 4 else "") + "}"
+
+
+def _counts(s: Samples) -> Counter:
+    if isinstance(s.values, Counter):
+        return s.values
+    return Counter(s.values.tolist() if isinstance(s.values, np.ndarray) else s.values)
+
+
+def _discrete_candidates(a: Samples, b: Samples):
+    ca, cb = _counts(a), _counts(b)
+    outcomes = list(ca.keys() | cb.keys())
+    ratio = np.array([(ca[o] + 0.5) / len(a) / ((cb[o] + 0.5) / len(b)) for o in outcomes])
+    order = np.argsort(-ratio, kind="stable")
+    ka = np.cumsum([ca[outcomes[i]] for i in order])
+    kb = np.cumsum([cb[outcomes[i]] for i in order])
+    m = len(outcomes)
+    sizes = np.arange(1, m + 1) if m <= _MAX_PREFIXES else np.unique(
+        np.geomspace(1, m, _MAX_PREFIXES).astype(int))
+    for size in sizes:
+        chosen = frozenset(outcomes[i] for i in order[:size])
+        yield ka[size - 1], kb[size - 1], lambda chosen=chosen: Event(
+            f"output in {_short(chosen)}", _discrete_member(chosen))
+
+
+# --------------------------------------------------------------------------- thresholds
+def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: Callable[[Samples], np.ndarray],
+                          grid: int, intervals: bool):
+    """Events on a real-valued score: one-sided thresholds and (optionally) intervals."""
+    pooled = np.concatenate((sa, sb))
+    ts = np.unique(np.quantile(pooled, np.linspace(0, 1, grid)))
+    sa_sorted, sb_sorted = np.sort(sa), np.sort(sb)
+
+    def le(sorted_s, t):  # count of s <= t
+        return np.searchsorted(sorted_s, t, side="right")
+
+    def ge(sorted_s, t):  # count of s >= t
+        return len(sorted_s) - np.searchsorted(sorted_s, t, side="left")
+
+    for t, ka, kb in zip(ts, ge(sa_sorted, ts), ge(sb_sorted, ts)):
+        yield ka, kb, lambda t=t: Event(f"{label} >= {t:.6g}", lambda s, t=t: score_of(s) >= t)
+    for t, ka, kb in zip(ts, le(sa_sorted, ts), le(sb_sorted, ts)):
+        yield ka, kb, lambda t=t: Event(f"{label} <= {t:.6g}", lambda s, t=t: score_of(s) <= t)
+    if intervals:
+        coarse = np.unique(np.quantile(pooled, np.linspace(0, 1, _INTERVAL_GRID)))
+        la, lb = le(sa_sorted, coarse), le(sb_sorted, coarse)
+        ga, gb = np.searchsorted(sa_sorted, coarse, side="left"), np.searchsorted(sb_sorted, coarse, side="left")
+        for i in range(len(coarse)):
+            for j in range(i + 1, len(coarse)):
+                lo, hi = coarse[i], coarse[j]
+                yield la[j] - ga[i], lb[j] - gb[i], lambda lo=lo, hi=hi: Event(
+                    f"{lo:.6g} <= {label} <= {hi:.6g}", lambda s, lo=lo, hi=hi: (score_of(s) >= lo) & (score_of(s) <= hi))
+                ka_out, kb_out = len(sa) - (la[j] - ga[i]), len(sb) - (lb[j] - gb[i])
+                yield ka_out, kb_out, lambda lo=lo, hi=hi: Event(
+                    f"{label} < {lo:.6g} or {label} > {hi:.6g}",
+                    lambda s, lo=lo, hi=hi: (score_of(s) < lo) | (score_of(s) > hi))
+
+
+def _vector_candidates(a: Samples, b: Samples):
+    xa, xb = a.values, b.values
+    d = xa.shape[1]
+    for j in range(d):
+        yield from _threshold_candidates(xa[:, j], xb[:, j], f"x[{j}]", lambda s, j=j: s.values[:, j],
+                                         _VECTOR_GRID, intervals=False)
+    if d > 1:
+        pooled = np.concatenate((xa, xb))
+        for q in np.linspace(0.02, 0.98, _VECTOR_GRID):
+            t = np.quantile(pooled, q, axis=0)
+            for sign, word in ((1, ">="), (-1, "<=")):
+                ka = np.count_nonzero(np.all(sign * (xa - t) >= 0, axis=1))
+                kb = np.count_nonzero(np.all(sign * (xb - t) >= 0, axis=1))
+                yield ka, kb, lambda t=t, sign=sign, word=word, q=q: Event(
+                    f"every x[j] {word} its pooled {q:.2f}-quantile",
+                    lambda s, t=t, sign=sign: np.all(sign * (s.values - t) >= 0, axis=1))
+    score = _learned_score(xa, xb)
+    if score is not None:
+        yield from _threshold_candidates(score(xa), score(xb), "logistic score",
+                                         lambda s: score(s.values), _SCALAR_GRID, intervals=True)
+
+
+def _learned_score(xa: np.ndarray, xb: np.ndarray):
+    """A logistic regression separating the two pilot samples on ``[x, x**2]`` (DP-Sniper style)."""
+    from sklearn.linear_model import LogisticRegression
+
+    m = min(len(xa), len(xb), 20_000)
+    feats = np.concatenate((xa[:m], xb[:m]))
+    mu, sd = feats.mean(0), feats.std(0)
+    sd[sd == 0] = 1.0
+
+    def features(x):
+        z = (x - mu) / sd
+        return np.hstack((z, z ** 2))
+
+    labels = np.r_[np.ones(m), np.zeros(m)]
+    if np.all(sd == 1.0) and np.allclose(feats, feats[0]):
+        return None
+    clf = LogisticRegression(max_iter=500).fit(features(feats), labels)
+    w, c = clf.coef_[0], clf.intercept_[0]
+    return lambda x: features(x) @ w + c
+
+
+# --------------------------------------------------------------------------- selection
+def candidates(a: Samples, b: Samples):
+    """Yield ``(count_a, count_b, make_event)`` for every candidate event of the pilot samples."""
+    if a.kind == "discrete":
+        yield from _discrete_candidates(a, b)
+    elif a.kind == "scalar":
+        yield from _threshold_candidates(a.values, b.values, "x", lambda s: s.values, _SCALAR_GRID, intervals=True)
+    else:
+        yield from _vector_candidates(a, b)
+
+
+def choose_event(a: Samples, b: Samples, *, delta: float, alpha: float) -> Event:
+    """The candidate event with the largest pilot lower bound on ``ln P_a(S) / P_b(S)``.
+
+    Ties (including "no candidate bounds anything") are broken by the
+    smoothed pilot point estimate, then by order.
+    """
+    cands = list(candidates(a, b))
+    ka = np.array([c[0] for c in cands], dtype=float)
+    kb = np.array([c[1] for c in cands], dtype=float)
+    bound = epsilon_lower_bound(ka, len(a), kb, len(b), delta=delta, alpha=alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = np.log(np.maximum((ka + 0.5) / (len(a) + 1) - delta, 1e-300)) - np.log((kb + 0.5) / (len(b) + 1))
+    best = int(np.lexsort((-point, -bound))[0])
+    return cands[best][2]()

@@ -1,0 +1,197 @@
+"""Drawing a mechanism's outputs reproducibly, in blocks, and checking them.
+
+Samples are drawn in fixed-size blocks, each from its own generator spawned
+from one ``numpy.random.SeedSequence``: the same seed gives the same samples
+however the blocks are grouped in memory (and, later, across worker
+processes). A mechanism with ``batch(data, n, rng)`` is sampled through it;
+otherwise it is called once per sample.
+
+Every output is normalised to one of three kinds and checked as it arrives:
+
+* ``discrete``: int, bool, str or (nested) tuples of them (floats inside
+  tuples are allowed and compared exactly); counted by value;
+* ``scalar``: a float;
+* ``vector``: a 1-D float array of fixed length.
+
+A mechanism that raises, returns NaN, or changes kind or shape gets an error
+naming the sample index and the output.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw"]
+
+#: samples per independent stream; part of the definition of a seed's result
+BLOCK = 4096
+
+
+class MechanismOutputError(ValueError):
+    """A mechanism raised, or returned an output the auditor cannot use."""
+
+
+@dataclass
+class Samples:
+    """One block (or several concatenated) of normalised outputs.
+
+    ``values`` is an ndarray for the ``scalar`` (n,) and ``vector`` (n, d)
+    kinds, and an ndarray of ints (n,) or a list of hashables for ``discrete``.
+    """
+
+    kind: str
+    values: object
+    shape: tuple = ()
+    #: number of samples, when ``values`` is a ``Counter`` of discrete outcomes
+    n: int | None = None
+
+    def __len__(self) -> int:
+        return self.n if self.n is not None else len(self.values)
+
+
+def block_generators(seed_seq: np.random.SeedSequence, n: int):
+    """Yield ``(start, size, rng)`` for consecutive blocks covering ``n`` samples."""
+    children = seed_seq.spawn(math.ceil(n / BLOCK))
+    for i, child in enumerate(children):
+        start = i * BLOCK
+        yield start, min(BLOCK, n - start), np.random.default_rng(child)
+
+
+def _is_hashable_discrete(o) -> bool:
+    if isinstance(o, (bool, np.bool_, Integral, str)):
+        return True
+    if isinstance(o, tuple):
+        return all(_is_hashable_discrete(v) or (isinstance(v, Real) and not math.isnan(v)) for v in o)
+    return False
+
+
+def _signature(o) -> tuple:
+    """The type a discrete output must keep from one sample to the next."""
+    if isinstance(o, (bool, np.bool_)):
+        return ("bool",)
+    if isinstance(o, Integral):
+        return ("int",)
+    return (type(o).__name__,)
+
+
+def _describe(o) -> str:
+    text = repr(o)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _normalise(outputs, start: int) -> Samples:
+    """Check one block of raw outputs and return them as :class:`Samples`."""
+    if isinstance(outputs, np.ndarray) and outputs.dtype != object:
+        if outputs.ndim == 0 or outputs.ndim > 2:
+            raise MechanismOutputError(f"batch returned an array of shape {outputs.shape} at sample {start}; "
+                                       "expected (n,) or (n, d)")
+        if np.issubdtype(outputs.dtype, np.integer) or outputs.dtype == bool:
+            if outputs.ndim == 1:
+                return Samples("discrete", outputs.astype(np.int64), ("int",))
+            return Samples("discrete", [tuple(int(v) for v in row) for row in outputs], ("tuple",))
+        if np.issubdtype(outputs.dtype, np.floating):
+            bad = np.flatnonzero(~np.all(np.isfinite(outputs.reshape(len(outputs), -1)), axis=1))
+            if bad.size:
+                i = int(bad[0])
+                raise MechanismOutputError(f"sample {start + i} is not finite: {_describe(outputs[i])}")
+            if outputs.ndim == 1:
+                return Samples("scalar", outputs.astype(float))
+            return Samples("vector", outputs.astype(float), (outputs.shape[1],))
+        raise MechanismOutputError(f"unsupported output dtype {outputs.dtype} at sample {start}")
+    outputs = list(outputs)
+    first = outputs[0]
+    if isinstance(first, np.ndarray) and first.ndim == 1 and np.issubdtype(first.dtype, np.number):
+        kind = "vector"
+    elif isinstance(first, (float, np.floating)):
+        kind = "scalar"
+    elif _is_hashable_discrete(first):
+        kind = "discrete"
+    else:
+        raise MechanismOutputError(
+            f"sample {start} has an unsupported output {_describe(first)} of type {type(first).__name__}: "
+            "return an int, str, bool, a tuple of them, a float, or a 1-D float array")
+    sig = _signature(first)
+    for i, o in enumerate(outputs):
+        ok = (kind == "discrete" and _is_hashable_discrete(o) and _signature(o) == sig) or \
+             (kind == "scalar" and isinstance(o, (float, np.floating))) or \
+             (kind == "vector" and isinstance(o, np.ndarray) and o.shape == first.shape)
+        if not ok:
+            raise MechanismOutputError(
+                f"sample {start + i} changed type or shape: {_describe(o)} after {kind} outputs like {_describe(first)}")
+    if kind == "discrete":
+        if sig == ("int",):
+            return Samples("discrete", np.asarray(outputs, dtype=np.int64), sig)
+        return Samples("discrete", outputs, sig)
+    arr = np.asarray(outputs, dtype=float)
+    bad = np.flatnonzero(~np.all(np.isfinite(arr.reshape(len(arr), -1)), axis=1))
+    if bad.size:
+        raise MechanismOutputError(f"sample {start + int(bad[0])} is not finite: {_describe(outputs[int(bad[0])])}")
+    return Samples(kind, arr, first.shape if kind == "vector" else ())
+
+
+def _raw_block(mechanism, data, size: int, rng, start: int):
+    batch = getattr(mechanism, "batch", None)
+    try:
+        if callable(batch):
+            out = batch(data, size, rng)
+            if len(out) != size:
+                raise MechanismOutputError(f"batch returned {len(out)} outputs for {size} requested at sample {start}")
+            return out
+    except MechanismOutputError:
+        raise
+    except Exception as exc:
+        raise MechanismOutputError(f"mechanism.batch raised at samples {start}..{start + size - 1}: "
+                                   f"{type(exc).__name__}: {exc}") from exc
+    out = []
+    for i in range(size):
+        try:
+            out.append(mechanism(data, rng))
+        except Exception as exc:
+            raise MechanismOutputError(f"mechanism raised at sample {start + i}: {type(exc).__name__}: {exc}") from exc
+    return out
+
+
+def draw(mechanism, data, n: int, seed_seq: np.random.SeedSequence, expect: Samples | None = None):
+    """Yield checked :class:`Samples` blocks of ``n`` outputs in total.
+
+    ``expect`` (a previous block) fixes the kind and shape every block must share.
+    """
+    for start, size, rng in block_generators(seed_seq, n):
+        block = _normalise(_raw_block(mechanism, data, size, rng, start), start)
+        if expect is None:
+            expect = block
+        elif block.kind != expect.kind or block.shape != expect.shape:
+            raise MechanismOutputError(
+                f"sample {start} changed kind or shape: {block.kind}{block.shape} after {expect.kind}{expect.shape}")
+        yield block
+
+
+def collect(blocks) -> Samples:
+    """Gather a pilot batch: discrete outcomes are counted as they arrive (memory grows
+    with the number of distinct outcomes), scalars and vectors are kept."""
+    from collections import Counter
+
+    blocks = iter(blocks)
+    first = next(blocks)
+    if first.kind != "discrete":
+        return concat([first, *blocks])
+    counts, n = Counter(), 0
+    for b in (first, *blocks):
+        counts.update(b.values.tolist() if isinstance(b.values, np.ndarray) else b.values)
+        n += len(b)
+    return Samples("discrete", counts, first.shape, n)
+
+
+def concat(blocks: list[Samples]) -> Samples:
+    """Join blocks of one kind."""
+    first = blocks[0]
+    if first.kind == "discrete" and not isinstance(first.values, np.ndarray):
+        values = [v for b in blocks for v in b.values]
+    elif first.kind == "discrete" and not all(isinstance(b.values, np.ndarray) for b in blocks):
+        values = [v for b in blocks for v in (b.values.tolist() if isinstance(b.values, np.ndarray) else b.values)]
+    else:
+        values = np.concatenate([b.values for b in blocks])
+    return Samples(first.kind, values, first.shape)
