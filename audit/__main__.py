@@ -1,15 +1,31 @@
-"""Command line: ``python -m audit list | run TARGET``.
+"""Command line: ``python -m audit list | run TARGET | check MODULE:CALLABLE | check --claims FILE``.
 
-Exit status: 0 when every verdict matches what is expected, 1 when one does
-not, 2 for a usage error (the message says what is wrong).
+Exit status: for ``run``, 0 when every verdict matches what is expected and
+1 when one does not; for ``check``, 0 when no claim is violated and 1 when
+one is; 2 for a usage error (the message says what is wrong).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
+from pathlib import Path
 
+from audit import checkpoint
+from audit.budget import BUDGETS
 from audit.report import write_report
-from audit.targets import BUDGETS, TARGETS, load
+from audit.targets import TARGETS, load
+
+
+def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
+    p.add_argument("--budget", choices=BUDGETS, default=default_budget,
+                   help=f"sample sizes: quick (CI, minutes), standard, full (default: {default_budget})")
+    p.add_argument("--out", default="reports", help="directory of reports (default: reports)")
+    p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives the same report")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from its saved counts (same seed, same result)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -18,11 +34,81 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list the audit targets")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
-    run.add_argument("--budget", choices=BUDGETS, default="standard",
-                     help="sample sizes: quick (CI, minutes), standard (default), full (committed reports)")
-    run.add_argument("--out", default="reports", help="directory of reports (default: reports)")
-    run.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives the same report")
+    _common(run, "standard")
+    chk = sub.add_parser("check", help="audit an outside mechanism or estimator, or a claims file")
+    chk.add_argument("subject", nargs="?", help="MODULE:CALLABLE (omit with --claims)")
+    chk.add_argument("--claims", help="a dp-claims.toml file of several subjects")
+    chk.add_argument("--epsilon", type=float, help="the claimed epsilon")
+    chk.add_argument("--delta", type=float, default=0.0, help="the claimed delta (default 0)")
+    chk.add_argument("--neighbours", choices=("add-remove", "substitute"), default="add-remove")
+    chk.add_argument("--params", default="{}", help="JSON object of constructor or factory arguments")
+    chk.add_argument("--data", default=None,
+                     help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
+                          "mechanisms: scalar (default) or query:N")
+    _common(chk, "quick")
     return p
+
+
+def _error(msg: str) -> int:
+    print(f"error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool) -> int:
+    path = write_report(report, out)
+    ckpt.discard()
+    print(report.to_markdown([]).split("## Versions")[0].rstrip())
+    print(f"\nreport written to {path}/report.md and report.json")
+    return 0 if ok else 1
+
+
+def _run(args) -> int:
+    if args.target not in TARGETS:
+        return _error(f"unknown target {args.target!r}; choose one of: {', '.join(TARGETS)}")
+    ckpt_path = Path(args.out) / f".{args.target}.checkpoint-{args.budget}-{args.seed}.json"
+    with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
+        report = load(args.target).run(args.budget, args.seed)
+    return _finish(report, args.out, ckpt, report.ok)
+
+
+def _check(args) -> int:
+    from audit.check import CheckError, Subject, check_report
+    from audit.claims_file import load_claims
+
+    try:
+        if args.claims:
+            if args.subject:
+                return _error("give either MODULE:CALLABLE or --claims FILE, not both")
+            subjects, settings = load_claims(args.claims)
+            budget = settings["budget"] if "--budget" not in sys.argv else args.budget
+            seed, name = settings["seed"], "claims-" + re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.claims).stem)
+        else:
+            if not args.subject:
+                return _error("check needs MODULE:CALLABLE or --claims FILE")
+            if args.epsilon is None:
+                return _error("check MODULE:CALLABLE needs --epsilon")
+            try:
+                params = json.loads(args.params)
+            except json.JSONDecodeError as exc:
+                return _error(f"--params must be a JSON object: {exc}")
+            if not isinstance(params, dict):
+                return _error(f"--params must be a JSON object, got {args.params!r}")
+            from audit.estimate import Claim
+
+            Claim(args.epsilon, args.delta, args.neighbours)
+            subjects = [Subject(args.subject, args.subject, args.epsilon, args.delta, args.neighbours, params,
+                                args.data)]
+            budget, seed = args.budget, args.seed
+            name = "check-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
+        ckpt_path = Path(args.out) / f".{name}.checkpoint-{budget}-{seed}.json"
+        with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
+            report = check_report(subjects, budget, seed, name)
+    except (CheckError, ValueError, TypeError) as exc:
+        return _error(str(exc))
+    violated = [c["id"] for c in report.claims if c["verdict"] == "violation"]
+    if violated:
+        print(f"VIOLATED: {', '.join(violated)}", file=sys.stderr)
+    return _finish(report, args.out, ckpt, not violated)
 
 
 def main(argv=None) -> int:
@@ -35,17 +121,10 @@ def main(argv=None) -> int:
         for name in TARGETS:
             print(f"{name:16s} {load(name).DESCRIPTION}")
         return 0
-    if args.target not in TARGETS:
-        print(f"error: unknown target {args.target!r}; choose one of: {', '.join(TARGETS)}", file=sys.stderr)
-        return 2
     if args.seed < 0:
-        print(f"error: --seed must be a non-negative integer, got {args.seed}", file=sys.stderr)
-        return 2
-    report = load(args.target).run(args.budget, args.seed)
-    path = write_report(report, args.out)
-    print(report.to_markdown([]).split("## Versions")[0].rstrip())
-    print(f"\nreport written to {path}/report.md and report.json")
-    return 0 if report.ok else 1
+        return _error(f"--seed must be a non-negative integer, got {args.seed}")
+    checkpoint.set_progress(not args.quiet)
+    return _run(args) if args.command == "run" else _check(args)
 
 
 if __name__ == "__main__":

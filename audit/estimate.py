@@ -29,6 +29,7 @@ import numpy as np
 
 from reference._validation import check_neighbouring, check_positive_finite, check_probability
 
+from . import checkpoint
 from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
 from .events import choose_event
 from .sampling import collect, draw
@@ -63,6 +64,22 @@ class EstimateResult:
     alpha: float
     delta: float
     directions: list = field(default_factory=list, repr=False)
+
+    def to_dict(self, *, with_directions: bool = True) -> dict:
+        d = {k: getattr(self, k) for k in ("epsilon_lower", "epsilon_point", "event", "direction", "counts",
+                                           "n_samples", "alpha", "delta")}
+        if with_directions:  # the best direction is itself one of the directions: no deeper nesting
+            d["directions"] = [r.to_dict(with_directions=False) for r in self.directions]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EstimateResult":
+        d = dict(d)
+        directions = [cls.from_dict(r) for r in d.pop("directions", [])]
+        best = cls(**d)
+        best.directions = [best if r.to_dict(with_directions=False) == best.to_dict(with_directions=False) else r
+                           for r in directions]
+        return best
 
     def summary(self) -> str:
         c = self.counts
@@ -204,10 +221,16 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
     a_pair = alpha / len(pairs)
     seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
     results, descriptions = [], []
-    for pair, s in zip(pairs, seeds):
+    for i, (pair, s) in enumerate(checkpoint.progress(list(zip(pairs, seeds)), desc="pairs", unit="pair")):
         d0, d1, desc = _unpack(pair)
-        results.append(estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta, alpha=a_pair,
-                                        seed=s, pilot_fraction=pilot_fraction))
+        key = f"pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:pilot={pilot_fraction}"
+        saved = checkpoint.lookup(key)
+        if saved is not None:
+            results.append(EstimateResult.from_dict(saved))
+        else:
+            results.append(estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta,
+                                            alpha=a_pair, seed=s, pilot_fraction=pilot_fraction))
+            checkpoint.store(key, results[-1].to_dict())
         descriptions.append(desc)
     worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
     lower = results[worst].epsilon_lower
@@ -215,10 +238,17 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
                        descriptions[worst], results, int(n_samples), alpha)
 
 
-def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n_samples: int = 100_000,
+def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n_samples: int | None = None,
                    alpha: float = 0.05, seed: int = 0, neighbouring: str = "add-remove") -> AuditResult:
-    """Raise ``AssertionError`` with the evidence when the audit finds a violation of the claim."""
+    """Raise ``AssertionError`` with the evidence when the audit finds a violation of the claim.
+
+    ``n_samples`` defaults to the budget in force (``--dp-budget`` of the
+    pytest plugin, or ``$DPTREE_AUDIT_BUDGET``; standard: 100,000).
+    """
+    from .budget import samples_for
+
     claim = Claim(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
+    n_samples = samples_for() if n_samples is None else n_samples
     res = audit_pairs(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
     if res.violation:
         raise AssertionError(

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from audit import checkpoint
 from audit.estimate import Claim, audit_pairs
 from audit.exact import exact_loss
 from audit.mutants import correct_cases, mutant_cases
@@ -121,7 +122,8 @@ def sampled_claims(budget: str, seed: int) -> list[dict]:
     for eps in SAMPLED_EPSILONS:
         for k, case in enumerate(correct_cases(eps)):
             mech, pairs = case.make(), case.pairs()
-            res = audit_pairs(mech, pairs, Claim(eps), n_samples=n, alpha=ALPHA, seed=seed * 1000 + k)
+            with checkpoint.scope(f"{case.id}@{eps:g}"):
+                res = audit_pairs(mech, pairs, Claim(eps), n_samples=n, alpha=ALPHA, seed=seed * 1000 + k)
             n_count = res.worst.counts["n0"]
             a_dir = ALPHA / len(pairs) / 2
             best = [attainable(mech, *_pair_data(p), n_count, a_dir) for p in pairs]
@@ -141,8 +143,9 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
     rows = []
     n = N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):
-        res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=n, alpha=ALPHA,
-                          seed=seed * 1000 + 500 + k)
+        with checkpoint.scope(f"mutant:{case.id}"):
+            res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=n, alpha=ALPHA,
+                              seed=seed * 1000 + 500 + k)
         rows.append({"id": case.id, "description": case.description, "source": case.source,
                      "epsilon_claimed": case.epsilon, "epsilon_lower": res.epsilon_lower,
                      "detected": res.violation, "n_samples": n, "alpha": ALPHA, "evidence": res.evidence()})

@@ -1,0 +1,1 @@
+"""Small outside subjects for the `check` tests, written as a new user would."""

@@ -1,0 +1,48 @@
+"""A user's own Laplace mechanism, correct or with its noise halved, and a tiny estimator."""
+import numpy as np
+
+
+class MyLaplace:
+    def __init__(self, epsilon, broken=False):
+        self.scale = (0.5 if broken else 1.0) / epsilon
+
+    def __call__(self, value, rng):
+        return float(value + rng.laplace(0, self.scale))
+
+    def batch(self, value, n, rng):
+        return value + rng.laplace(0, self.scale, size=n)
+
+
+def fails_to_build(epsilon):
+    raise RuntimeError("cannot build")
+
+
+class NoisyMajority:
+    """Majority label by randomized response: epsilon-DP under substitution."""
+
+    def __init__(self, epsilon=1.0, random_state=None, broken=False):
+        self.epsilon, self.random_state, self.broken = epsilon, random_state, broken
+
+    def get_params(self, deep=False):
+        return {"epsilon": self.epsilon, "random_state": self.random_state, "broken": self.broken}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        truth = int(np.mean(y) > 0.5)
+        eps = self.epsilon * (3 if self.broken else 1)
+        keep = rng.random() < np.exp(eps) / (1 + np.exp(eps))
+        self.label_ = truth if keep else 1 - truth
+        return self
+
+    def release(self):
+        return (self.label_,)
+
+
+class RaisesInFit(NoisyMajority):
+    def fit(self, X, y):
+        raise ValueError("X has the wrong shape for me")

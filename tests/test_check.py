@@ -1,0 +1,144 @@
+"""`audit check`, the claims file, resumable runs and the pytest plugin, tried as a user would.
+
+Every audit here is a sampled test at alpha = 0.05 with a fixed seed; the
+broken subjects lose 2 to 3 times their claim, far above the bound's margin.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit.__main__ import main
+from audit.budget import ENV_VAR
+
+HERE = Path(__file__).parent
+ENV = {**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+@pytest.fixture(autouse=True)
+def subjects_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def test_check_flags_broken_and_passes_correct(tmp_path, capsys):
+    broken = main(["check", "subjects.noise:MyLaplace", "--epsilon", "1", "--params",
+                   '{"epsilon": 1, "broken": true}', "--out", str(tmp_path), "--quiet"])
+    assert broken == 1
+    assert "VIOLATED: subjects.noise:MyLaplace" in capsys.readouterr().err
+    data = json.loads((tmp_path / "check-MyLaplace" / "report.json").read_text())
+    assert data["claims"][0]["verdict"] == "violation" and data["claims"][0]["epsilon_lower"] > 1.5
+    correct = main(["check", "subjects.noise:MyLaplace", "--epsilon", "1", "--params", '{"epsilon": 1}',
+                    "--out", str(tmp_path), "--quiet"])
+    assert correct == 0
+
+
+def test_check_an_estimator_under_substitution(tmp_path):
+    args = ["check", "subjects.noise:NoisyMajority", "--epsilon", "1", "--neighbours", "substitute",
+            "--out", str(tmp_path), "--quiet"]
+    assert main(args + ["--params", '{"epsilon": 1}']) == 0
+    assert main(args + ["--params", '{"epsilon": 1, "broken": true}']) == 1
+
+
+def test_claims_file_with_one_broken_and_one_correct_subject(tmp_path):
+    claims = tmp_path / "dp-claims.toml"
+    claims.write_text(
+        'budget = "quick"\nseed = 3\n\n'
+        '[[subject]]\nname = "good"\ncallable = "subjects.noise:MyLaplace"\nparams = { epsilon = 1.0 }\nepsilon = 1.0\n\n'
+        '[[subject]]\nname = "halved-noise"\ncallable = "subjects.noise:MyLaplace"\n'
+        'params = { epsilon = 1.0, broken = true }\nepsilon = 1.0\n')
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 1
+    data = json.loads((tmp_path / "claims-dp-claims" / "report.json").read_text())
+    verdicts = {c["id"]: c["verdict"] for c in data["claims"]}
+    assert verdicts == {"good": "pass", "halved-noise": "violation"}
+    assert data["seed"] == 3 and data["budget"] == "quick"
+
+
+@pytest.mark.parametrize("body,message", [
+    ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\nepsilom = 1.0\n', ":3: unknown key 'epsilom'"),
+    ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\n', "subject 1 has no 'epsilon'"),
+    ('colour = "red"\n[[subject]]\ncallable = "a:b"\nepsilon = 1\n', ":1: unknown key 'colour'"),
+    ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\nepsilon = -1\n', "epsilon"),
+])
+def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, message):
+    claims = tmp_path / "bad.toml"
+    claims.write_text(body)
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+    assert not any(p.name.startswith("claims-") for p in tmp_path.iterdir())  # nothing half-written
+
+
+@pytest.mark.parametrize("args,message", [
+    (["check", "no_such_module:Thing", "--epsilon", "1"], "cannot import module 'no_such_module'"),
+    (["check", "subjects.noise:Nope", "--epsilon", "1"], "has no attribute 'Nope'"),
+    (["check", "subjects.noise:MyLaplace", "--epsilon", "1"], "MyLaplace(**{}) failed"),
+    (["check", "subjects.noise:fails_to_build", "--epsilon", "1", "--params", '{"epsilon": 1}'],
+     "RuntimeError: cannot build"),
+    (["check", "subjects.noise:MyLaplace", "--epsilon", "1", "--params", '{"epsilon": 1}', "--data", "query:x"],
+     "query:N needs an integer"),
+    (["check", "subjects.noise:MyLaplace"], "needs --epsilon"),
+    (["check", "subjects.noise:MyLaplace", "--epsilon", "0", "--params", '{"epsilon": 1}'], "epsilon"),
+    (["check", "subjects.noise:MyLaplace", "--epsilon", "1", "--params", "[1]"], "JSON object"),
+])
+def test_check_usage_errors_say_which_and_where(tmp_path, capsys, args, message):
+    assert main(args + ["--out", str(tmp_path), "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_subject_that_rejects_the_data_is_reported(tmp_path, capsys):
+    """An unknown dataset, and an estimator that raises during fit: the message says which and where."""
+    assert main(["check", "subjects.noise:NoisyMajority", "--epsilon", "1", "--data", "builtin:nope",
+                 "--out", str(tmp_path), "--quiet"]) == 2
+    assert "unknown built-in dataset 'nope'" in capsys.readouterr().err
+    assert main(["check", "subjects.noise:RaisesInFit", "--epsilon", "1", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "auditing 'subjects.noise:RaisesInFit'" in err and "raised at sample 0" in err
+    assert "X has the wrong shape for me" in err
+
+
+def test_interrupted_run_resumes_to_the_same_numbers(tmp_path, monkeypatch):
+    """Interrupt `run mechanisms` after a few claims; --resume finishes it with the
+    numbers of an uninterrupted run of the same seed."""
+    import audit.estimate as est
+
+    uninterrupted = tmp_path / "a"
+    assert main(["run", "mechanisms", "--budget", "quick", "--out", str(uninterrupted), "--quiet"]) == 0
+    resumed = tmp_path / "b"
+    real = est.estimate_epsilon
+    calls = {"n": 0}
+
+    def interrupt_after_five(*a, **k):
+        calls["n"] += 1
+        if calls["n"] > 5:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(est, "estimate_epsilon", interrupt_after_five)
+    with pytest.raises(KeyboardInterrupt):
+        main(["run", "mechanisms", "--budget", "quick", "--out", str(resumed), "--quiet"])
+    saved = json.loads(next(resumed.glob(".mechanisms.checkpoint-*.json")).read_text())
+    assert len(saved) == 5 and not (resumed / "mechanisms").exists()
+    monkeypatch.setattr(est, "estimate_epsilon", real)
+    assert main(["run", "mechanisms", "--budget", "quick", "--out", str(resumed), "--quiet", "--resume"]) == 0
+    a = json.loads((uninterrupted / "mechanisms" / "report.json").read_text())
+    b = json.loads((resumed / "mechanisms" / "report.json").read_text())
+    strip = lambda rows: [{k: v for k, v in r.items()} for r in rows]
+    assert strip(a["claims"]) == strip(b["claims"]) and strip(a["mutants"]) == strip(b["mutants"])
+    assert not list(resumed.glob(".mechanisms.checkpoint-*.json"))  # removed once the report is whole
+
+
+def test_pytest_plugin_sets_the_budget(tmp_path):
+    test_file = tmp_path / "test_budget.py"
+    test_file.write_text(
+        "import os\n"
+        "from audit.budget import samples_for\n"
+        "def test_budget(dp_samples):\n"
+        f"    assert os.environ['{ENV_VAR}'] == 'quick'\n"
+        "    assert dp_samples == samples_for('quick') == 20000\n")
+    env = {k: v for k, v in ENV.items() if k != ENV_VAR}
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(test_file), "--dp-budget", "quick", "-q",
+                           "-p", "no:cacheprovider"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
