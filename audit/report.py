@@ -175,7 +175,7 @@ def _table(header, rows) -> list[str]:
 
 
 def _claims_figure(report: Report, path: Path) -> bool:
-    """Claimed epsilon (open circle) beside the measured lower bound (bar) for every claim."""
+    """Each claim's measured lower bound as a fraction of its claimed epsilon: past the line at 1 is a violation."""
     if not report.claims:
         return False
     import matplotlib
@@ -185,17 +185,44 @@ def _claims_figure(report: Report, path: Path) -> bool:
 
     claims = report.claims
     y = np.arange(len(claims))
-    lower = [min(float(c["epsilon_lower"]), 4 * float(c["epsilon_claimed"])) for c in claims]
+    cap = 3.0
+    ratio = [min(float(c["epsilon_lower"]) / float(c["epsilon_claimed"]), cap) for c in claims]
     colour = ["tab:red" if c["verdict"] == "violation" else "tab:green" for c in claims]
-    fig, ax = plt.subplots(figsize=(8, 0.3 * len(claims) + 1.2))
-    ax.barh(y, lower, color=colour, alpha=0.7, label="measured ε lower bound")
-    ax.scatter([c["epsilon_claimed"] for c in claims], y, facecolors="none", edgecolors="k", zorder=3,
-               label="claimed ε")
-    ax.set_yticks(y, [c["id"] for c in claims], fontsize=7)
+    width = [2.0 if c["verdict"] != c["expected"] else 0.0 for c in claims]  # outline = unexpected verdict
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.4))
+    ax.barh(y, ratio, color=colour, alpha=0.75, edgecolor="k", linewidth=width)
+    ax.axvline(1.0, color="k", lw=1, ls="--")
+    ax.set_yticks(y, [f"{c['id']} (expected {c['expected']})" for c in claims], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("epsilon")
-    ax.legend(loc="lower right", fontsize=7)
-    ax.set_title(f"{report.target}: claimed vs measured", fontsize=9)
+    ax.set_xlim(0, cap * 1.02)
+    ax.set_xlabel(f"epsilon lower bound / claimed epsilon (capped at {cap:g})\nred: violation; outlined: not the expected verdict")
+    ax.set_title(f"{report.target}: claims", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _mutants_figure(report: Report, path: Path) -> bool:
+    """Each mutant's lower bound as a multiple of its claim: every bar must cross the line at 1."""
+    if not report.mutants:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = report.mutants
+    y = np.arange(len(rows))
+    ratio = [min(float(m["epsilon_lower"]) / float(m["epsilon_claimed"]), 10.0) for m in rows]
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.4))
+    ax.barh(y, ratio, color=["tab:red" if m["detected"] else "tab:gray" for m in rows], alpha=0.75)
+    ax.axvline(1.0, color="k", lw=1, ls="--")
+    ax.set_yticks(y, [m["id"] for m in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("epsilon lower bound / claimed epsilon (log scale, capped at 10)\nred: detected; grey: missed")
+    ax.set_title(f"{report.target}: mutants", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -215,8 +242,9 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
     try:
         (tmp / "figures").mkdir()
         figures = []
-        if _claims_figure(report, tmp / "figures" / "claims.png"):
-            figures.append("figures/claims.png")
+        for name, draw in (("claims", _claims_figure), ("mutants", _mutants_figure)):
+            if draw(report, tmp / "figures" / f"{name}.png"):
+                figures.append(f"figures/{name}.png")
         for name, draw in report.figures:
             draw(tmp / "figures" / f"{name}.png")
             figures.append(f"figures/{name}.png")
