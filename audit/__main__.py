@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from audit import checkpoint
+from audit import checkpoint, sampling
 from audit.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
@@ -26,6 +26,8 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its saved counts (same seed, same result)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes drawing sample blocks (same seed, same report for any number)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -123,8 +125,11 @@ def main(argv=None) -> int:
         return 0
     if args.seed < 0:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.jobs < 1:
+        return _error(f"--jobs must be a positive integer, got {args.jobs}")
     checkpoint.set_progress(not args.quiet)
-    return _run(args) if args.command == "run" else _check(args)
+    with sampling.jobs(args.jobs):
+        return _run(args) if args.command == "run" else _check(args)
 
 
 if __name__ == "__main__":

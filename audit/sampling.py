@@ -18,7 +18,10 @@ naming the sample index and the output.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+import multiprocessing
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -154,18 +157,64 @@ def _raw_block(mechanism, data, size: int, rng, start: int):
     return out
 
 
+# ----------------------------------------------------------------------------- worker processes
+_JOBS: contextvars.ContextVar[int] = contextvars.ContextVar("jobs", default=1)
+_WORK: tuple | None = None  # (mechanism, data) inherited by forked workers
+
+
+@contextlib.contextmanager
+def jobs(n: int):
+    """Draw sample blocks in ``n`` worker processes inside this block.
+
+    Each block has its own seed, so the samples, and every count made from
+    them, are the same for any ``n``. Workers are forked (POSIX): the mechanism
+    need not be picklable, only its outputs.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"jobs must be a positive integer, got {n!r}")
+    token = _JOBS.set(n)
+    try:
+        yield
+    finally:
+        _JOBS.reset(token)
+
+
+def _work(task):
+    start, size, seed_seq = task
+    mechanism, data = _WORK
+    return _normalise(_raw_block(mechanism, data, size, np.random.default_rng(seed_seq), start), start)
+
+
+def _blocks(mechanism, data, n: int, seed_seq: np.random.SeedSequence):
+    n_jobs = _JOBS.get()
+    if n_jobs == 1 or n <= BLOCK:
+        for start, size, rng in block_generators(seed_seq, n):
+            yield _normalise(_raw_block(mechanism, data, size, rng, start), start)
+        return
+    global _WORK
+    children = seed_seq.spawn(math.ceil(n / BLOCK))
+    tasks = [(i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
+    _WORK = (mechanism, data)
+    try:
+        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
+            yield from pool.imap(_work, tasks, chunksize=max(1, len(tasks) // (8 * n_jobs)))
+    finally:
+        _WORK = None
+
+
 def draw(mechanism, data, n: int, seed_seq: np.random.SeedSequence, expect: Samples | None = None):
-    """Yield checked :class:`Samples` blocks of ``n`` outputs in total.
+    """Yield checked :class:`Samples` blocks of ``n`` outputs in total, in order.
 
     ``expect`` (a previous block) fixes the kind and shape every block must share.
     """
-    for start, size, rng in block_generators(seed_seq, n):
-        block = _normalise(_raw_block(mechanism, data, size, rng, start), start)
+    start = 0
+    for block in _blocks(mechanism, data, n, seed_seq):
         if expect is None:
             expect = block
         elif block.kind != expect.kind or block.shape != expect.shape:
             raise MechanismOutputError(
                 f"sample {start} changed kind or shape: {block.kind}{block.shape} after {expect.kind}{expect.shape}")
+        start += len(block)
         yield block
 
 

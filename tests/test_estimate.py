@@ -233,3 +233,21 @@ def test_exact_and_sampled_agree_for_randomized_response():
     exact = privacy_loss(m, 0, 1)
     r = estimate_epsilon(m, 0, 1, n_samples=100_000, seed=0)
     assert exact * 0.95 < r.epsilon_lower <= exact
+
+
+def test_worker_processes_give_the_same_result():
+    """--jobs: blocks are seeded one by one, so 1 or 2 workers give identical counts."""
+    from audit import sampling
+
+    class Looped:  # no batch: the slow path that workers are for
+        def __call__(self, data, rng):
+            return int(RandomizedResponse(1.0, 3).sample(data, rng))
+
+    results = []
+    for n_jobs in (1, 2):
+        with sampling.jobs(n_jobs):
+            results.append(estimate_epsilon(Looped(), 0, 1, n_samples=3 * 4096 + 17, seed=9))
+    assert results[0].counts == results[1].counts and results[0].event == results[1].event
+    with pytest.raises(ValueError, match="jobs"):
+        with sampling.jobs(0):
+            pass
