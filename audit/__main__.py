@@ -1,4 +1,4 @@
-"""Command line: ``python -m audit list | run TARGET | check MODULE:CALLABLE | check --claims FILE``.
+"""Command line: ``python -m audit list | run TARGET | check MODULE:CALLABLE | check --claims FILE | compare``.
 
 Exit status: for ``run``, 0 when every verdict matches what is expected and
 1 when one does not; for ``check``, 0 when no claim is violated and 1 when
@@ -48,6 +48,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
                           "mechanisms: scalar (default) or query:N")
     _common(chk, "quick")
+    cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
+    cmp.add_argument("subject", help="MODULE:CALLABLE: the candidate (a class or factory taking the reference's parameters)")
+    cmp.add_argument("--reference", required=True, help="the reference's name (see --reference list)")
+    cmp.add_argument("--params", default=None, help="JSON object of parameters given to both (default: the reference's)")
+    _common(cmp, "quick")
     return p
 
 
@@ -113,6 +118,47 @@ def _check(args) -> int:
     return _finish(report, args.out, ckpt, not violated)
 
 
+def _compare(args) -> int:
+    import time
+
+    from audit.check import CheckError, resolve
+    from audit.compare import compare_distributions, map_parameters
+    from audit.oracle_cases import REFERENCES
+    from audit.report import Report
+    from audit.targets.oracle import ALPHA, N_SAMPLES
+
+    if args.reference not in REFERENCES:
+        return _error(f"unknown reference {args.reference!r}; choose one of: {', '.join(REFERENCES)}")
+    factory, params, inputs = REFERENCES[args.reference]
+    try:
+        if args.params is not None:
+            params = json.loads(args.params)
+            if not isinstance(params, dict):
+                return _error(f"--params must be a JSON object, got {args.params!r}")
+        candidate_cls = resolve(args.subject)
+        candidate = candidate_cls(**map_parameters(candidate_cls, params))
+        start = time.perf_counter()
+        res = compare_distributions(candidate, factory(**params), inputs, n_samples=N_SAMPLES[args.budget],
+                                    alpha=ALPHA, seed=args.seed)
+    except (CheckError, ValueError, TypeError, json.JSONDecodeError) as exc:
+        return _error(str(exc))
+    name = "compare-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
+    report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
+    report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
+                               "expected": "same", "verdict": "different" if res.rejected else "same",
+                               "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
+                               "alpha": ALPHA, "detail": res.summary()})
+    for r in res.rows:
+        diffs = "; ".join(f"{o!r}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
+            isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
+        report.notes.append(f"input {r.input!r}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
+                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different (reference vs candidate counts): "
+                                                                   f"{diffs}" if diffs else ""))
+    report.elapsed_s = time.perf_counter() - start
+    return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),
+                   not res.rejected)
+
+
 def main(argv=None) -> int:
     parser = _parser()
     try:
@@ -129,7 +175,7 @@ def main(argv=None) -> int:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
     checkpoint.set_progress(not args.quiet)
     with sampling.jobs(args.jobs):
-        return _run(args) if args.command == "run" else _check(args)
+        return {"run": _run, "check": _check, "compare": _compare}[args.command](args)
 
 
 if __name__ == "__main__":

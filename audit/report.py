@@ -60,6 +60,9 @@ class Report:
     theorems: list[dict[str, Any]] = field(default_factory=list)
     mutants: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: oracle rows: {"id", "candidate", "reference", "expected": "same"|"different", "verdict", "p_min",
+    #: "n_samples", "alpha", "detail"}
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
     elapsed_s: float = 0.0
     #: ``(name, draw)`` pairs; ``draw(path)`` saves one PNG figure
     figures: list = field(default_factory=list, repr=False)
@@ -73,6 +76,7 @@ class Report:
         bad = [c["id"] for c in self.claims if c["verdict"] != c["expected"]]
         bad += [t["id"] for t in self.theorems if t["verdict"] != t["expected"]]
         bad += [m["id"] for m in self.mutants if not m["detected"]]
+        bad += [c["id"] for c in self.comparisons if c["verdict"] != c["expected"]]
         return bad
 
     @property
@@ -90,6 +94,7 @@ class Report:
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
             "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
             "claims": self.claims, "theorems": self.theorems, "mutants": self.mutants, "notes": self.notes,
+            **({"comparisons": self.comparisons} if self.comparisons else {}),
         })
 
     # ------------------------------------------------------------------ markdown
@@ -120,6 +125,17 @@ class Report:
                 ["id", "description", "source", "claimed ε", "ε lower", "detected"],
                 [[m["id"], m["description"], m["source"], _num(m["epsilon_claimed"]), _num(m["epsilon_lower"]),
                   "✓ yes" if m["detected"] else "✗ NO"] for m in self.mutants])
+            lines.append("")
+        if self.comparisons:
+            lines += ["## Comparisons with the reference (oracle)", "",
+                      "`same` means no two-sample test rejected equality of the released distributions "
+                      "(Holm-corrected over the inputs); `different` means one did.", ""]
+            lines += _table(
+                ["id", "candidate", "reference", "n / side", "smallest adjusted p", "verdict", "expected", ""],
+                [[c["id"], c["candidate"], c["reference"], _count(c["n_samples"]), f"{c['p_min']:.3g}",
+                  c["verdict"], c["expected"], "✓" if c["verdict"] == c["expected"] else "✗"]
+                 for c in self.comparisons])
+            lines += ["", "Evidence:", ""] + [f"- `{c['id']}`: {c['detail']}" for c in self.comparisons]
             lines.append("")
         if self.theorems:
             lines += ["## Theorems (Monte Carlo checks)", ""]

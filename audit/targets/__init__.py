@@ -10,6 +10,8 @@ import importlib
 #: target name -> module path
 TARGETS = {
     "mechanisms": "audit.targets.mechanisms",
+    "oracle": "audit.targets.oracle",
+    "random-trees": "audit.targets.random_trees",
 }
 
 #: sample-size multipliers of the budgets; ``quick`` fits CI

@@ -46,3 +46,26 @@ class NoisyMajority:
 class RaisesInFit(NoisyMajority):
     def fit(self, X, y):
         raise ValueError("X has the wrong shape for me")
+
+
+class FastLaplace:
+    """A user's 'faster' Laplace: correct, or with its scale 10% off."""
+
+    def __init__(self, epsilon, sensitivity=1.0, off=False):
+        self.scale = sensitivity / epsilon * (1.1 if off else 1.0)
+
+    def batch(self, value, n, rng):
+        return value + rng.exponential(self.scale, n) - rng.exponential(self.scale, n)
+
+    def __call__(self, value, rng):
+        return float(self.batch(value, 1, rng)[0])
+
+
+class FastLaplaceOff(FastLaplace):
+    def __init__(self, epsilon, sensitivity=1.0):
+        super().__init__(epsilon, sensitivity, off=True)
+
+
+class NarrowSignature:
+    def __init__(self, eps):
+        self.eps = eps
