@@ -88,7 +88,7 @@ def _check(args) -> int:
                 return _error("give either MODULE:CALLABLE or --claims FILE, not both")
             subjects, settings = load_claims(args.claims)
             budget = settings["budget"] if "--budget" not in sys.argv else args.budget
-            seed, name = settings["seed"], "claims-" + re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.claims).stem)
+            seed, name = settings["seed"], re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.claims).stem)
         else:
             if not args.subject:
                 return _error("check needs MODULE:CALLABLE or --claims FILE")

@@ -2,8 +2,8 @@
 
 A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 
-* a class with ``fit`` is an estimator: each sample fits a fresh
-  ``CALLABLE(**params)`` on one of the neighbouring datasets and releases its
+* a class with ``fit`` (or a factory returning an object with ``fit``) is
+  an estimator: each sample fits a fresh ``CALLABLE(**params)`` on one of the neighbouring datasets and releases its
   ``release()`` or, without one, its predictions on a fixed public probe set
   (:func:`audit.learner_mechanism`);
 * any other class, or a function given ``params``, is a factory:
@@ -60,6 +60,7 @@ class Subject:
     params: dict = field(default_factory=dict)
     data: str | None = None
     expect: str = "pass"
+    note: str = ""
 
 
 def resolve(target: str):
@@ -81,8 +82,16 @@ def resolve(target: str):
     return obj
 
 
-def _is_estimator(obj) -> bool:
-    return inspect.isclass(obj) and callable(getattr(obj, "fit", None))
+def _is_estimator(obj, params) -> bool:
+    """A class with ``fit``, or a factory whose product has ``fit``."""
+    if inspect.isclass(obj):
+        return callable(getattr(obj, "fit", None))
+    if not params:
+        return False
+    try:
+        return callable(getattr(obj(**params), "fit", None))
+    except Exception:
+        return False
 
 
 def load_dataset(spec: str):
@@ -130,9 +139,8 @@ def mechanism_pairs(spec: str):
 def build(subject: Subject):
     """``(mechanism, pairs, kind)`` for a subject."""
     obj = resolve(subject.target)
-    if _is_estimator(obj):
-        X, y, bounds, classes = load_dataset(subject.data or "builtin:blobs")
-        bounds = subject.params.get("bounds", bounds)
+    if _is_estimator(obj, subject.params):
+        X, y, bounds, classes = load_dataset(subject.data or "builtin:blobs")  # the dataset's own domain
         try:
             obj(**subject.params)
         except TypeError as exc:
@@ -165,8 +173,11 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
             res = audit_pairs(mech, pairs, claim, n_samples=SAMPLES[budget], alpha=ALPHA, seed=seed)
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
-    return res.claim_row(id=subject.name, subject=f"{subject.target} {json.dumps(subject.params)} ({kind})",
-                         expected=subject.expect)
+    row = res.claim_row(id=subject.name, subject=f"{subject.target} {json.dumps(subject.params)} ({kind})",
+                        expected=subject.expect)
+    if subject.note:
+        row["detail"] = f"{subject.note} — {row['detail']}"
+    return row
 
 
 def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:

@@ -13,6 +13,7 @@
     delta = 0.0                              # optional
     neighbours = "add-remove"                # optional: add-remove | substitute
     data = "scalar"                          # optional: see audit.check
+    note = "why this claim is made"          # optional: shown beside the verdict
 
 An unknown key or a missing ``epsilon`` is an error naming the line and the key.
 """
@@ -28,7 +29,7 @@ from .check import CheckError, Subject
 __all__ = ["load_claims"]
 
 TOP_KEYS = {"budget", "seed", "subject"}
-SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data"}
+SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note"}
 
 
 def _line_of(text: str, key: str, occurrence: int = 0) -> int:
@@ -85,5 +86,5 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),
                                 entry.get("neighbours", "add-remove"), dict(entry.get("params", {})),
-                                entry.get("data")))
+                                entry.get("data"), note=str(entry.get("note", ""))))
     return subjects, settings

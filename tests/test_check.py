@@ -50,7 +50,7 @@ def test_claims_file_with_one_broken_and_one_correct_subject(tmp_path):
         '[[subject]]\nname = "halved-noise"\ncallable = "subjects.noise:MyLaplace"\n'
         'params = { epsilon = 1.0, broken = true }\nepsilon = 1.0\n')
     assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 1
-    data = json.loads((tmp_path / "claims-dp-claims" / "report.json").read_text())
+    data = json.loads((tmp_path / "dp-claims" / "report.json").read_text())
     verdicts = {c["id"]: c["verdict"] for c in data["claims"]}
     assert verdicts == {"good": "pass", "halved-noise": "violation"}
     assert data["seed"] == 3 and data["budget"] == "quick"
@@ -67,7 +67,7 @@ def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, messag
     claims.write_text(body)
     assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 2
     assert message in capsys.readouterr().err
-    assert not any(p.name.startswith("claims-") for p in tmp_path.iterdir())  # nothing half-written
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]  # nothing half-written
 
 
 @pytest.mark.parametrize("args,message", [
@@ -99,34 +99,37 @@ def test_a_subject_that_rejects_the_data_is_reported(tmp_path, capsys):
 
 
 def test_interrupted_run_resumes_to_the_same_numbers(tmp_path, monkeypatch):
-    """Interrupt `run mechanisms` after a few claims; --resume finishes it with the
-    numbers of an uninterrupted run of the same seed."""
+    """Interrupt a claims-file run after two of its four estimates; --resume finishes it
+    with the numbers of an uninterrupted run of the same seed."""
     import audit.estimate as est
 
-    uninterrupted = tmp_path / "a"
-    assert main(["run", "mechanisms", "--budget", "quick", "--out", str(uninterrupted), "--quiet"]) == 0
-    resumed = tmp_path / "b"
+    claims = tmp_path / "four.toml"
+    claims.write_text("".join(
+        f'[[subject]]\nname = "s{i}"\ncallable = "subjects.noise:MyLaplace"\nparams = {{ epsilon = 1.0 }}\n'
+        f'epsilon = 1.0\n\n' for i in range(4)))
+    args = ["check", "--claims", str(claims), "--budget", "quick", "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 0
     real = est.estimate_epsilon
     calls = {"n": 0}
 
-    def interrupt_after_five(*a, **k):
+    def interrupt_after_two(*a, **k):
         calls["n"] += 1
-        if calls["n"] > 5:
+        if calls["n"] > 2:
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(est, "estimate_epsilon", interrupt_after_five)
+    monkeypatch.setattr(est, "estimate_epsilon", interrupt_after_two)
+    resumed = tmp_path / "b"
     with pytest.raises(KeyboardInterrupt):
-        main(["run", "mechanisms", "--budget", "quick", "--out", str(resumed), "--quiet"])
-    saved = json.loads(next(resumed.glob(".mechanisms.checkpoint-*.json")).read_text())
-    assert len(saved) == 5 and not (resumed / "mechanisms").exists()
+        main(args + ["--out", str(resumed)])
+    saved = json.loads(next(resumed.glob(".four.checkpoint-*.json")).read_text())
+    assert len(saved) == 2 and not (resumed / "four").exists()
     monkeypatch.setattr(est, "estimate_epsilon", real)
-    assert main(["run", "mechanisms", "--budget", "quick", "--out", str(resumed), "--quiet", "--resume"]) == 0
-    a = json.loads((uninterrupted / "mechanisms" / "report.json").read_text())
-    b = json.loads((resumed / "mechanisms" / "report.json").read_text())
-    strip = lambda rows: [{k: v for k, v in r.items()} for r in rows]
-    assert strip(a["claims"]) == strip(b["claims"]) and strip(a["mutants"]) == strip(b["mutants"])
-    assert not list(resumed.glob(".mechanisms.checkpoint-*.json"))  # removed once the report is whole
+    assert main(args + ["--out", str(resumed), "--resume"]) == 0
+    a = json.loads((tmp_path / "a" / "four" / "report.json").read_text())
+    b = json.loads((resumed / "four" / "report.json").read_text())
+    assert a["claims"] == b["claims"]
+    assert not list(resumed.glob(".four.checkpoint-*.json"))  # removed once the report is whole
 
 
 def test_pytest_plugin_sets_the_budget(tmp_path):
