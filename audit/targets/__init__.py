@@ -10,8 +10,10 @@ import importlib
 #: target name -> module path
 TARGETS = {
     "mechanisms": "audit.targets.mechanisms",
+    "lpdt": "audit.targets.lpdt",
     "oracle": "audit.targets.oracle",
     "random-trees": "audit.targets.random_trees",
+    "diprime": "audit.targets.diprime",
 }
 
 #: sample-size multipliers of the budgets; ``quick`` fits CI

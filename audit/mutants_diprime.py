@@ -1,0 +1,81 @@
+"""DiPriMe's known-flawed variants, as mutants the auditor must catch (to be merged into audit.mutants).
+
+Each case is an :class:`audit.mutants.Case`: a mechanism, its neighbouring
+inputs, the epsilon it claims and where the flaw comes from. They are the
+published forms of spec/diprime.md section 2.4:
+
+* ``diprime-v000-index-median``: V000's median over sorted indices, without
+  gap-length weighting (000_3adb53c34ab1d76d.txt, Algorithm 3, lines 42-47;
+  spec 2.4 (iii)); a value added inside a gap concentrates the output there.
+* ``diprime-authors-flip-median``: the authors' DiPriMeFlip median,
+  permute-and-flip with score ``2 ln|I| - |2i - N|`` (spec A6, 2.4 (iv)).
+* ``diprime-count-scaled-leaf``: the regression leaf ``mean + Lap(R/(N eps))``
+  with ``Uniform(B_L, B_U)`` when empty (V000 section 3, V003 section 3,
+  authors' code; spec 2.4 (ii)); its atoms at the bounds exist only with data.
+
+The outputs are post-processed to a public indicator (does ``r`` fall in the
+gap; is the leaf at its upper bound), so a few thousand samples suffice.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference._validation import check_generator
+from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
+
+from .mutants import Case
+
+__all__ = ["Indicator", "mutant_cases"]
+
+GAP = 1e-3
+
+
+class Indicator:
+    """``m(data, rng) = int(low <= inner(data) <= high)``: a public post-processing of ``inner``."""
+
+    def __init__(self, inner, low, high):
+        self.inner, self.low, self.high = inner, low, high
+
+    def __call__(self, data, rng):
+        return int(self.batch(data, 1, rng)[0])
+
+    def batch(self, data, n, rng):
+        check_generator(rng)
+        out = np.asarray(self.inner.batch(data, n, rng), dtype=float)
+        return ((out >= self.low) & (out <= self.high)).astype(np.int64)
+
+    def __repr__(self):
+        return f"1[{self.low:g} <= {self.inner!r} <= {self.high:g}]"
+
+
+class _LeafBatch(CountScaledLeafMean):
+    def batch(self, data, n, rng):
+        return np.array([self.sample(data, rng) for _ in range(int(n))])
+
+
+def _gap_pairs():
+    from .neighbours import NeighbourPair
+
+    return [NeighbourPair([0.5], [0.5, 0.5 + GAP], f"a value added {GAP:g} above the only one")]
+
+
+def _leaf_pairs():
+    from .neighbours import NeighbourPair
+
+    return [NeighbourPair([], [1.0], "an empty leaf vs one record at the upper target bound")]
+
+
+def mutant_cases(epsilon: float = 1.0) -> list[Case]:
+    """The flawed DiPriMe mechanisms at ``epsilon``; the auditor must flag each."""
+    return [
+        Case("diprime-v000-index-median", "V000 index median without gap-length weighting",
+             "000_3adb53c34ab1d76d.txt Algorithm 3, lines 42-47 (spec 2.4 (iii))", epsilon,
+             lambda: Indicator(IndexMedianV000(epsilon, (0.0, 1.0)), 0.5, 0.5 + GAP), _gap_pairs),
+        Case("diprime-authors-flip-median", "DiPriMeFlip median: permute-and-flip with score 2 ln|I| - |2i - N|",
+             "authors' code (spec A6, 2.4 (iv)); at half of epsilon, since at exactly 1 its gap weight "
+             "|I|^eps cancels the gap's length", 0.5 * epsilon,
+             lambda: Indicator(AuthorsFlipMedian(0.5 * epsilon, (0.0, 1.0)), 0.5, 0.5 + GAP), _gap_pairs),
+        Case("diprime-count-scaled-leaf", "regression leaf with Laplace scale R/(N eps) and a uniform empty leaf",
+             "000_3adb53c34ab1d76d.txt section 3, 003_9d9c0c8370f39611.txt section 3 (spec 2.4 (ii))", epsilon,
+             lambda: Indicator(_LeafBatch(epsilon, (0.0, 1.0), 1.0), 1.0, 1.0), _leaf_pairs),
+    ]

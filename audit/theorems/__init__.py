@@ -1,0 +1,1 @@
+"""Monte Carlo checks of the papers' theorems, one module per paper."""

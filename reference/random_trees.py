@@ -1,0 +1,380 @@
+"""Random decision trees with majority voting, threshold averaging and probabilistic averaging.
+
+Bojarski, Choromanska, Choromanski and LeCun, "Differentially- and
+non-differentially-private random decision trees" (arXiv:1410.6973, seed
+``001_de51f67f43120a4b.txt``), as recovered in ``spec/random_trees.md``.
+
+* The forest's structure (Section 2.1 of the spec; "Random forest
+  construction" of Algorithms 1 and 2) is drawn without looking at the data:
+  every inner node of a complete binary tree of height ``h`` gets an attribute
+  drawn uniformly (with replacement) and a threshold drawn uniformly from that
+  attribute's *public* range. A record goes right iff ``x_a > threshold``.
+* Training (Algorithm 1) counts the records of each class in every leaf; the
+  private version (Algorithm 2) adds ``Lap(k / epsilon)`` to every count of
+  every leaf, empty leaves included, and turns the noisy counts into leaf
+  values ``theta``; a leaf whose noisy counts are invalid (one negative, or
+  all zero) gets ``theta`` drawn uniformly (Algorithm 2's test, spec 2.4).
+* Prediction (Algorithms 1 and 2, "Testing"): majority voting (each tree
+  votes for its leaf's larger class, the forest takes the majority),
+  threshold averaging (the forest averages the leaves' ``theta`` and takes
+  the larger class) and probabilistic averaging (the class is drawn with the
+  averaged probabilities, with fresh coins on every call).
+
+Labels are binary in the paper. With more classes, ``theta`` is the vector of
+class fractions, an invalid or empty leaf gets a uniform point of the simplex
+(``Dirichlet(1, ..., 1)``, which is ``U[0, 1]`` for two classes) and votes go to
+the largest entry, ties to the first class. This extension is ours; with two
+classes it is exactly the paper's rule (``+`` iff ``theta > 1/2``).
+
+Privacy (spec 2.5): the leaves of one tree partition the records, so one
+tree's count vector has L1 sensitivity 1 under add/remove and 2 under
+substitution (a replaced record leaves one count and enters another); the
+``k`` trees read the same records and compose sequentially. The paper's
+``Lap(k / epsilon)`` (Section 5.2) is therefore epsilon-DP under add/remove
+only; under substitution it is ``2 epsilon``-DP (spec error E1).
+``accounting="strict"`` uses ``2k / epsilon`` there, ``accounting="paper"``
+keeps ``k / epsilon`` and its ledger shows the resulting ``2 epsilon``.
+"""
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ._validation import check_neighbouring, check_positive_finite
+from .ledger import PrivacyLedger, Scope
+from .random_trees_core import (
+    ACCOUNTINGS,
+    INVALID_RULES,
+    VOTING_RULES,
+    Forests,
+    aggregate,
+    draw_structure,
+    leaf_counts,
+    leaf_values,
+    logarithmic_n_estimators,
+    noise_scale,
+    route,
+    theory_n_estimators,
+)
+
+__all__ = [
+    "RandomDecisionForestClassifier",
+    "Forests",
+    "draw_structure",
+    "route",
+    "leaf_counts",
+    "leaf_values",
+    "aggregate",
+    "noise_scale",
+    "logarithmic_n_estimators",
+    "theory_n_estimators",
+    "VOTING_RULES",
+    "INVALID_RULES",
+]
+
+# --------------------------------------------------------------------------- validation helpers
+def _check_bounds(bounds, m=None) -> np.ndarray:
+    if bounds is None:
+        raise ValueError("bounds is required: the public (low, high) range of every feature "
+                         "(random thresholds are drawn from it, never from the data)")
+    try:
+        arr = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}") from None
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
+    if not np.all(np.isfinite(arr)) or np.any(arr[:, 1] < arr[:, 0]):
+        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1) | (arr[:, 1] < arr[:, 0]))[0])
+        raise ValueError(f"bounds[{bad}] must be finite with low <= high, got {tuple(arr[bad])!r}")
+    if m is not None and arr.shape[0] != m:
+        raise ValueError(f"bounds has {arr.shape[0]} ranges but X has {m} features")
+    return arr
+
+
+def _check_classes(classes) -> np.ndarray:
+    if classes is None:
+        raise ValueError("classes is required: the public list of class labels")
+    arr = np.asarray(classes)
+    if arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"classes must list at least two labels, got {classes!r}")
+    if len(set(arr.tolist())) != arr.size:
+        raise ValueError(f"classes must not repeat a label, got {classes!r}")
+    return arr
+
+
+def _check_int(name, value, low) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_choice(name, value, options) -> str:
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def _seed_sequence(random_state) -> np.random.SeedSequence:
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(0, 2 ** 63 - 1)))
+    if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool) and random_state >= 0:
+        return np.random.SeedSequence(int(random_state))
+    raise ValueError(f"random_state must be None, a non-negative integer or a numpy Generator, got {random_state!r}")
+
+
+# --------------------------------------------------------------------------- the estimator
+class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
+    """Random decision trees, non-private (Algorithm 1) and epsilon-DP (Algorithm 2).
+
+    Parameters
+    ----------
+    n_estimators : int or "log", default 11
+        Number of trees ``k``. ``"log"`` applies the paper's logarithmic rule
+        (Theorems 5.6/5.7 commentary) through :func:`logarithmic_n_estimators`
+        to the public record count ``n_records``; it never reads ``len(X)``.
+    max_depth : int, default 6
+        Tree height ``h >= 0`` (``h = 0``: one leaf per tree).
+    voting : {"majority", "threshold", "probabilistic"}
+        Prediction rule of Algorithm 1/2 "Testing" (spec 2.3).
+    private : bool, default True
+        Algorithm 2 (noisy leaf counts) when true, Algorithm 1 otherwise.
+    epsilon : float, default 1.0
+        Total privacy budget of the forest (only when ``private``).
+    neighbouring : {"add-remove", "substitute"}
+        The relation the epsilon is claimed under.
+    accounting : {"strict", "paper"}
+        ``"paper"``: ``Lap(k / epsilon)`` whatever the relation (Section 5.2);
+        ``"strict"``: ``Lap(2k / epsilon)`` under substitution (spec E1).
+    invalid_rule : {"paper", "clamp"}
+        Algorithm 2's handling of invalid noisy counts (see :func:`leaf_values`).
+    bounds : sequence of (low, high)
+        Public range of every feature. Records outside are clipped into it
+        (counted in ``n_clipped_``, which is not part of the release).
+    classes : sequence
+        Public class labels; the first is the paper's ``-`` for two classes.
+    n_records : int, optional
+        Public number of records, used only by ``n_estimators="log"``.
+    random_state : None, int or numpy.random.Generator
+        Seeds three independent streams: structure, noise, prediction coins.
+
+    Attributes
+    ----------
+    forest_ : Forests
+        Structure, counts, noisy counts and leaf values (one forest).
+    n_estimators_, noise_scale_ : the k and Laplace scale used
+    privacy_ledger_ : reference.ledger.PrivacyLedger
+        One Laplace charge per (tree, leaf, class) count, scoped to that cell
+        of the tree's partition; the trees compose sequentially.
+    classes_ : ndarray
+    n_clipped_ : int
+        Feature values clipped into ``bounds``.
+
+    References
+    ----------
+    Bojarski et al., arXiv:1410.6973: Algorithms 1 and 2, Section 5.2,
+    Theorems 3.1 and 3.2; spec ``random_trees.md`` sections 2.1-2.5.
+    """
+
+    def __init__(self, n_estimators=11, max_depth=6, voting="majority", private=True, epsilon=1.0,
+                 neighbouring="add-remove", accounting="strict", invalid_rule="paper", bounds=None,
+                 classes=None, n_records=None, random_state=None):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.voting = voting
+        self.private = private
+        self.epsilon = epsilon
+        self.neighbouring = neighbouring
+        self.accounting = accounting
+        self.invalid_rule = invalid_rule
+        self.bounds = bounds
+        self.classes = classes
+        self.n_records = n_records
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _resolve_n_estimators(self) -> int:
+        if isinstance(self.n_estimators, str):
+            if self.n_estimators != "log":
+                raise ValueError(f"n_estimators must be an integer >= 1 or 'log', got {self.n_estimators!r}")
+            if self.n_records is None:
+                raise ValueError("n_records is required with n_estimators='log': the public number of records "
+                                 "(the rule never reads the private data's size)")
+            return logarithmic_n_estimators(self.n_records)
+        return _check_int("n_estimators", self.n_estimators, 1)
+
+    def _validate_params(self):
+        k = self._resolve_n_estimators()
+        h = _check_int("max_depth", self.max_depth, 0)
+        if h > 24:
+            raise ValueError(f"max_depth must be at most 24 (2**h leaves per tree), got {h!r}")
+        _check_choice("voting", self.voting, VOTING_RULES)
+        _check_choice("accounting", self.accounting, ACCOUNTINGS)
+        _check_choice("invalid_rule", self.invalid_rule, INVALID_RULES)
+        check_neighbouring(self.neighbouring)
+        if not isinstance(self.private, (bool, np.bool_)):
+            raise ValueError(f"private must be True or False, got {self.private!r}")
+        if self.private:
+            check_positive_finite("epsilon", self.epsilon)
+        return k, h
+
+    def _validate_X(self, X, bounds) -> tuple[np.ndarray, int]:
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[0] == 0:
+            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            i, j = np.argwhere(~np.isfinite(X))[0]
+            raise ValueError(f"X must be finite, found X[{i}, {j}] = {float(X[i, j])!r}")
+        if X.shape[1] != bounds.shape[0]:
+            raise ValueError(f"X has {X.shape[1]} features but bounds has {bounds.shape[0]} ranges")
+        clipped = np.clip(X, bounds[:, 0], bounds[:, 1])
+        return clipped, int(np.count_nonzero(clipped != X))
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """Draw the structure, count, add noise (when private) and set the leaf values.
+
+        Parameters
+        ----------
+        X : array of shape (n, m), finite
+        y : array of shape (n,), labels among ``classes``
+
+        Returns
+        -------
+        self
+        """
+        k, h, bounds, classes, X, y_index, n_clipped = self._validate_fit(X, y)
+        structure_ss, noise_ss, predict_ss = _seed_sequence(self.random_state).spawn(3)
+        self.forest_ = self._draw_forests(X, y_index, 1, np.random.default_rng(structure_ss),
+                                          np.random.default_rng(noise_ss), validated=(k, h, bounds, classes))
+        scale = self._noise_scale(k)
+        self.classes_ = classes
+        self.bounds_ = bounds
+        self.n_estimators_ = k
+        self.noise_scale_ = scale
+        self.n_features_in_ = X.shape[1]
+        self.n_clipped_ = n_clipped
+        self._predict_rng = np.random.default_rng(predict_ss)
+        self._ledger_args = (k, h, classes.size, scale)
+        self._ledger_cache = None
+        return self
+
+    @property
+    def privacy_ledger_(self) -> PrivacyLedger:
+        """The fit's :class:`~reference.ledger.PrivacyLedger`: one Laplace charge per count.
+
+        Built on first access from the fit's (k, h, classes, scale), which fix
+        every charge; a 100-tree height-10 forest makes 204,800 charges, and
+        building them eagerly would double the fit time.
+        """
+        if "_ledger_args" not in self.__dict__:
+            raise AttributeError("privacy_ledger_ exists after fit")
+        if self._ledger_cache is None:
+            self._ledger_cache = self._ledger(*self._ledger_args)
+        return self._ledger_cache
+
+    def _validate_fit(self, X, y):
+        """Parameters, public facts and data, checked; ``X`` clipped, ``y`` as class indices."""
+        k, h = self._validate_params()
+        bounds = _check_bounds(self.bounds)
+        classes = _check_classes(self.classes)
+        X, n_clipped = self._validate_X(X, bounds)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+        order = np.argsort(classes, kind="stable")
+        pos = np.minimum(np.searchsorted(classes[order], y), classes.size - 1)
+        y_index = order[pos]
+        unknown = classes[y_index] != y
+        if np.any(unknown):
+            raise ValueError(f"y contains a label not in classes {classes.tolist()!r}: {y[unknown][0]!r}")
+        return k, h, bounds, classes, X, y_index, n_clipped
+
+    def _noise_scale(self, k: int):
+        """Laplace scale per count (:func:`noise_scale`), ``None`` when not private."""
+        if not self.private:
+            return None
+        return noise_scale(float(self.epsilon), k, self.neighbouring, self.accounting)
+
+    def _draw_forests(self, X, y_index, n_forests, structure_rng, noise_rng, *, validated=None) -> Forests:
+        """``n_forests`` independent forests on validated data: ``fit`` draws one, the auditor many.
+
+        ``X`` must already be clipped and ``y_index`` hold class indices (see ``_validate_fit``).
+        """
+        if validated is None:
+            k, h = self._validate_params()
+            bounds, classes = _check_bounds(self.bounds), _check_classes(self.classes)
+        else:
+            k, h, bounds, classes = validated
+        return Forests(X, y_index, n_forests=n_forests, n_estimators=k, max_depth=h, n_classes=classes.size,
+                       bounds=bounds, scale=self._noise_scale(k), invalid_rule=self.invalid_rule,
+                       structure_rng=structure_rng, noise_rng=noise_rng)
+
+    def _ledger(self, k, h, n_classes, scale) -> PrivacyLedger:
+        ledger = PrivacyLedger(self.neighbouring)
+        if scale is None:
+            return ledger
+        root = Scope.root()
+        per_count = 1.0 / scale  # one count, sensitivity 1, Laplace(scale)
+        note = f"Lap({scale:g}) on one count; accounting={self.accounting}"
+        for t in range(k):
+            for leaf in range(2 ** h):
+                for c in range(n_classes):
+                    ledger.charge(f"tree{t}/leaf{leaf}/class{c}", "Laplace", per_count,
+                                  scope=root.child(f"tree{t}", f"leaf{leaf}/class{c}"), sensitivity=1.0,
+                                  note=note)
+        return ledger
+
+    # ------------------------------------------------------------------ predict
+    def _check_fitted(self):
+        if not hasattr(self, "forest_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def _validate_predict_X(self, X) -> np.ndarray:
+        self._check_fitted()
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X must be finite")
+        return np.clip(X, self.bounds_[:, 0], self.bounds_[:, 1])
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``p_x``: the mean of the leaf values over the trees (threshold and
+        probabilistic averaging), shape (n, C)."""
+        X = self._validate_predict_X(X)
+        return self.forest_.theta_at(X)[0].mean(axis=0)
+
+    def vote_fraction(self, X) -> np.ndarray:
+        """Fraction of trees voting for each class (``k_x / k`` for ``+``), shape (n, C)."""
+        X = self._validate_predict_X(X)
+        votes = np.argmax(self.forest_.theta_at(X)[0], axis=-1)
+        return np.stack([(votes == c).mean(axis=0) for c in range(self.classes_.size)], axis=-1)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels by the chosen ``voting`` rule (probabilistic: fresh coins on every call)."""
+        X = self._validate_predict_X(X)
+        idx = self.forest_.predict_index(X, self.voting, self._predict_rng)[0]
+        return self.classes_[idx]
+
+    # ------------------------------------------------------------------ release
+    def release(self) -> tuple:
+        """Everything the model publishes, canonical and hashable.
+
+        ``(("structure", ((attribute, threshold), ...) per tree),
+        ("leaves", (theta per leaf) per tree))`` with floats rounded to 6
+        decimals. Leaf values are continuous when private: for a counted
+        (discrete) release, publish predictions on a public probe set, which
+        is post-processing.
+        """
+        self._check_fitted()
+        f = self.forest_
+        structure = tuple(
+            tuple((int(a), round(float(t), 6)) for a, t in zip(f.attributes[0, i], f.thresholds[0, i]))
+            for i in range(self.n_estimators_))
+        leaves = tuple(tuple(tuple(round(float(v), 6) for v in leaf) for leaf in f.theta[0, i])
+                       for i in range(self.n_estimators_))
+        return (("structure", structure), ("leaves", leaves))
