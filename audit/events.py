@@ -12,8 +12,8 @@ so no multiplicity correction is owed for the candidates.
   ``t_i <= x <= t_j`` (whose complements are the two-sided tails);
 * vector: per-coordinate one-sided thresholds, products of thresholds at a
   common quantile over all coordinates, and a learned score (a logistic
-  regression on ``[x, x**2]``, in the style of DP-Sniper) thresholded like a
-  scalar.
+  regression on ``[x, x**2]`` and one on ``x``, in the style of DP-Sniper)
+  thresholded like a scalar.
 """
 from __future__ import annotations
 
@@ -72,19 +72,28 @@ def _counts(s: Samples) -> Counter:
 
 
 def _discrete_candidates(a: Samples, b: Samples):
+    """Prefixes of two rankings of the outcomes: by the smoothed pilot ratio, and by a
+    pessimistic ratio (minus two standard errors of its log) that keeps rare outcomes,
+    whose ratios are mostly noise, out of the front."""
     ca, cb = _counts(a), _counts(b)
     outcomes = list(ca.keys() | cb.keys())
-    ratio = np.array([(ca[o] + 0.5) / len(a) / ((cb[o] + 0.5) / len(b)) for o in outcomes])
-    order = np.argsort(-ratio, kind="stable")
-    ka = np.cumsum([ca[outcomes[i]] for i in order])
-    kb = np.cumsum([cb[outcomes[i]] for i in order])
+    c0 = np.array([ca[o] for o in outcomes], dtype=float) + 0.5
+    c1 = np.array([cb[o] for o in outcomes], dtype=float) + 0.5
+    log_ratio = np.log(c0 / len(a)) - np.log(c1 / len(b))
     m = len(outcomes)
     sizes = np.arange(1, m + 1) if m <= _MAX_PREFIXES else np.unique(
         np.geomspace(1, m, _MAX_PREFIXES).astype(int))
-    for size in sizes:
-        chosen = frozenset(outcomes[i] for i in order[:size])
-        yield ka[size - 1], kb[size - 1], lambda chosen=chosen: Event(
-            f"output in {_short(chosen)}", _discrete_member(chosen))
+    seen = set()
+    for score in (log_ratio, log_ratio - 2.0 * np.sqrt(1.0 / c0 + 1.0 / c1)):
+        order = np.argsort(-score, kind="stable")
+        ka, kb = np.cumsum(c0[order] - 0.5), np.cumsum(c1[order] - 0.5)
+        for size in sizes:
+            chosen = frozenset(outcomes[i] for i in order[:size])
+            if chosen in seen:
+                continue
+            seen.add(chosen)
+            yield ka[size - 1], kb[size - 1], lambda chosen=chosen: Event(
+                f"output in {_short(chosen)}", _discrete_member(chosen))
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -136,14 +145,17 @@ def _vector_candidates(a: Samples, b: Samples):
                 yield ka, kb, lambda t=t, sign=sign, word=word, q=q: Event(
                     f"every x[j] {word} its pooled {q:.2f}-quantile",
                     lambda s, t=t, sign=sign: np.all(sign * (s.values - t) >= 0, axis=1))
-    score = _learned_score(xa, xb)
-    if score is not None:
-        yield from _threshold_candidates(score(xa), score(xb), "logistic score",
-                                         lambda s: score(s.values), _SCALAR_GRID, intervals=True)
+    for squares in (True, False):
+        score = _learned_score(xa, xb, squares)
+        if score is not None:
+            label = "logistic score on [x, x^2]" if squares else "logistic score on x"
+            yield from _threshold_candidates(score(xa), score(xb), label,
+                                             lambda s, score=score: score(s.values), _SCALAR_GRID, intervals=True)
 
 
-def _learned_score(xa: np.ndarray, xb: np.ndarray):
-    """A logistic regression separating the two pilot samples on ``[x, x**2]`` (DP-Sniper style)."""
+def _learned_score(xa: np.ndarray, xb: np.ndarray, squares: bool = True):
+    """A logistic regression separating the two pilot samples on ``[x, x**2]`` or on ``x``
+    (DP-Sniper style; the linear one suits 0/1 coordinates, whose squares add nothing)."""
     from sklearn.linear_model import LogisticRegression
 
     m = min(len(xa), len(xb), 20_000)
@@ -153,7 +165,7 @@ def _learned_score(xa: np.ndarray, xb: np.ndarray):
 
     def features(x):
         z = (x - mu) / sd
-        return np.hstack((z, z ** 2))
+        return np.hstack((z, z ** 2)) if squares else z
 
     labels = np.r_[np.ones(m), np.zeros(m)]
     if np.all(sd == 1.0) and np.allclose(feats, feats[0]):

@@ -51,8 +51,11 @@ class LearnerMechanism:
     def _fit(self, data, rng):
         X, y = data
         est = self.make_estimator()
-        if hasattr(est, "get_params") and "random_state" in est.get_params(deep=False):
-            est.set_params(random_state=int(rng.integers(0, 2**31 - 1)))
+        seed = int(rng.integers(0, 2**31 - 1))
+        if hasattr(est, "random_state"):  # what set_params does for a plain parameter, without its introspection
+            est.random_state = seed
+        elif hasattr(est, "get_params") and "random_state" in est.get_params(deep=False):
+            est.set_params(random_state=seed)
         est.fit(X, y)
         return est
 

@@ -29,6 +29,12 @@ by-identity partitions, the maximum is taken.
 
 A charge's epsilon is the loss of that one call when the records of its scope
 change as one neighbouring step of the learner's relation can change them.
+Under substitution with by-value cells this means: charge each cell for what
+a record entering or leaving it costs (a single count, sensitivity 1); the
+two-largest-cells rule then covers the move. Charging a cell's whole class
+histogram at its in-cell substitution sensitivity 2 would count the move
+twice. A call that is not differentially private at all (a paper-mode flaw)
+is charged ``epsilon=inf``, and the total is then infinite.
 """
 from __future__ import annotations
 
@@ -121,7 +127,10 @@ class PrivacyLedger:
         note: str = "",
     ) -> Charge:
         """Record one mechanism call and return its :class:`Charge`."""
-        epsilon = check_positive_finite("epsilon", epsilon)
+        if epsilon == float("inf"):
+            epsilon = float("inf")  # a call that is not DP at all (paper-mode flaws): the total becomes inf
+        else:
+            epsilon = check_positive_finite("epsilon", epsilon)
         sensitivity = check_positive_finite("sensitivity", sensitivity)
         delta = float(delta)
         if not (0.0 <= delta < 1.0):

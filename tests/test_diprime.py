@@ -395,7 +395,7 @@ def test_target_exact_and_ledger_rows_match_expectations():
 
 def test_diprime_mutants_are_caught():
     # each mutant's loss is far above its claim: power near 1 at 4,000 samples; alpha = 0.01
-    from audit.mutants_diprime import mutant_cases
+    from audit.mutants.diprime import mutant_cases
 
     for case in mutant_cases(1.0):
         res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=4000, alpha=0.01, seed=3)

@@ -108,3 +108,10 @@ def test_scope_disjointness():
     assert not ROOT.disjoint(ROOT)
     assert str(ROOT) == "*"
     assert PrivacyLedger().total_epsilon() == 0.0
+
+
+def test_a_call_that_is_not_private_makes_the_total_infinite():
+    led = PrivacyLedger()
+    led.charge("median", "index-em (v000, not DP)", float("inf"), scope=ROOT)
+    led.charge("leaf", "laplace", 0.5, scope=split(ROOT, "t0", "L"))
+    assert led.total_epsilon() == float("inf")

@@ -12,6 +12,7 @@ TARGETS = {
     "mechanisms": "audit.targets.mechanisms",
     "lpdt": "audit.targets.lpdt",
     "oracle": "audit.targets.oracle",
+    "privatree": "audit.targets.privatree",
     "random-trees": "audit.targets.random_trees",
     "diprime": "audit.targets.diprime",
 }

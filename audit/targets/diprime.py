@@ -41,7 +41,7 @@ DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed 
 N_SAMPLES = {"quick": 1_500, "standard": 10_000, "full": 50_000}
 #: outputs per input of each paper-mode (violation) claim: one-feature forests, cheap
 N_PAPER = {"quick": 2_500, "standard": 20_000, "full": 100_000}
-#: outputs per input of the mutant rows (audit.mutants_diprime)
+#: outputs per input of the mutant rows (audit.mutants.diprime)
 N_MUTANT = {"quick": 4_000, "standard": 20_000, "full": 100_000}
 #: error probability of each sampled row (a correct learner is flagged with probability at most ALPHA)
 ALPHA = 0.01
@@ -229,8 +229,8 @@ def ledger_claims(budget: str, seed: int) -> list[dict]:
 
 
 def mutant_rows(budget: str, seed: int) -> list[dict]:
-    """DiPriMe's flawed mechanisms (audit.mutants_diprime), each of which must be flagged."""
-    from audit.mutants_diprime import mutant_cases
+    """DiPriMe's flawed mechanisms (audit.mutants.diprime), each of which must be flagged."""
+    from audit.mutants.diprime import mutant_cases
 
     rows, n = [], N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):

@@ -1,0 +1,498 @@
+"""Target ``privatree``: PrivaTree (004_2521a6732a5af66c.txt) audited end to end.
+
+Claims (add/remove neighbours; ``n_public`` is a fixed parameter, the same for
+both datasets of a pair, so no claim relies on a substitution relation):
+
+* strict PrivaTree with one numerical feature, several numerical features,
+  categorical features, and both, each at epsilon 0.5, 1 and 2, on tiny
+  neighbouring datasets [pass]; the release is the tree over bin ids plus,
+  for every numerical bin edge, which half of its public range it lies in
+  (post-processing of the model, so any loss seen is a real loss);
+* paper accounting on the several-feature counterexample of spec 4.3 (G1)
+  [violation]; paper stopping rule on a pure node (G2) [violation].
+
+Mutants: :mod:`audit.mutants.privatree`. Theorem: Corollary 1 (Eq. 7) by
+Monte Carlo of the permute-and-flip labelling error.
+"""
+from __future__ import annotations
+
+import math
+import time
+from functools import partial
+
+import numpy as np
+from scipy import stats
+
+from audit import checkpoint
+from audit.estimate import Claim, audit_pairs
+from audit.learner import LearnerMechanism
+from audit.mutants.privatree import _g1_pair, _pure_pair, mutant_cases
+from audit.neighbours import NeighbourPair
+from audit.report import Report
+from reference.mechanisms import PermuteAndFlip
+from reference.baselines.bdpt import BDPTClassifier
+from reference.baselines.cart import HistogramCARTClassifier
+from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
+from reference.baselines.dpgdf import DPGDFClassifier
+from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
+
+DESCRIPTION = "PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollary 1"
+EPSILONS = (0.5, 1.0, 2.0)
+#: outputs drawn per input (pilot included)
+N_STRICT = {"quick": 600, "standard": 5000, "full": 40_000}
+N_LEAK = {"quick": 3000, "standard": 10_000, "full": 40_000}
+N_MUTANT = {"quick": 3000, "standard": 10_000, "full": 40_000}
+N_COROLLARY1 = {"quick": 50_000, "standard": 200_000, "full": 1_000_000}
+#: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
+ALPHA = 0.01
+
+
+class ReleaseMechanism(LearnerMechanism):
+    """Fit a fresh estimator and return ``release(edges)`` (a hashable tuple)."""
+
+    def __init__(self, make_estimator, edges=None):
+        super().__init__(make_estimator, output="discrete")
+        self.edges = edges
+
+    def release_of(self, est):
+        return est.release() if self.edges is None else est.release(self.edges)
+
+
+# ----------------------------------------------------------------------------- tiny datasets
+def _numerical(m: int):
+    X = np.array([[0.1, 0.7, 0.4], [0.3, 0.2, 0.9], [0.45, 0.5, 0.1], [0.6, 0.9, 0.6], [0.8, 0.35, 0.3],
+                  [0.95, 0.05, 0.8]])[:, :m]
+    y = np.array([0, 0, 1, 0, 1, 1])
+    return X, y
+
+
+def _categorical():
+    X = np.array([[0, 1], [0, 2], [1, 0], [1, 1], [2, 2], [2, 0]], dtype=float)
+    y = np.array([0, 0, 1, 0, 1, 1])
+    return X, y
+
+
+def _mixed():
+    X = np.array([[0.1, 0], [0.3, 2], [0.45, 1], [0.6, 0], [0.8, 1], [0.95, 2]])
+    y = np.array([0, 0, 1, 0, 1, 1])
+    return X, y
+
+
+def _pairs(X, y, corner):
+    """Remove the first record; add a domain corner with each class."""
+    pairs = [NeighbourPair((X, y), (X[1:], y[1:]), "remove record 0")]
+    for c in (0, 1):
+        pairs.append(NeighbourPair((X, y), (np.vstack((X, corner)), np.append(y, c)),
+                                   f"add record {[float(v) for v in corner]} with label {c}"))
+    return pairs
+
+
+CATS3 = [0.0, 1.0, 2.0]
+CONFIGS = {
+    "one-numerical": (lambda: _numerical(1), dict(bounds=[(0.0, 1.0)]), [1.0]),
+    "three-numerical": (lambda: _numerical(3), dict(bounds=[(0.0, 1.0)] * 3), [1.0, 0.0, 1.0]),
+    "two-categorical": (_categorical, dict(categories={0: CATS3, 1: CATS3}), [2.0, 0.0]),
+    "numerical+categorical": (_mixed, dict(bounds=[(0.0, 1.0), None], categories={1: CATS3}), [0.0, 2.0]),
+}
+
+
+def _strict_factory(eps, schema):
+    return partial(PrivaTreeClassifier, epsilon=eps, max_depth=2, classes=[0, 1], n_public=6, max_bins=3, **schema)
+
+
+def strict_claims(budget: str, seed: int) -> list[dict]:
+    rows = []
+    n = N_STRICT[budget]
+    for k, (name, (data, schema, corner)) in enumerate(CONFIGS.items()):
+        X, y = data()
+        pairs = _pairs(X, y, np.array(corner))
+        for i, eps in enumerate(EPSILONS):
+            mech = ReleaseMechanism(_strict_factory(eps, schema), edges=2)
+            with checkpoint.scope(f"strict:{name}@{eps:g}"):
+                res = audit_pairs(mech, pairs, Claim(eps), n_samples=n, alpha=ALPHA, seed=seed * 1000 + 10 * k + i)
+            rows.append(res.claim_row(
+                id=f"privatree/strict/{name}@{eps:g}", expected="pass",
+                subject=(f"PrivaTreeClassifier(accounting='strict', max_depth=2, max_bins=3, n_public=6), {name}, "
+                         "release = tree over bin ids + half of the range of each numerical edge")))
+    return rows
+
+
+def leak_claims(budget: str, seed: int) -> list[dict]:
+    """The paper's accounting on G1 and its stopping rule on G2: both must be flagged."""
+    n = N_LEAK[budget]
+    rows = []
+    g1 = partial(PrivaTreeClassifier, epsilon=2.0, max_depth=1, bounds=[(0.0, 1.0)] * 4, classes=[0, 1],
+                 binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper", stopping="depth")
+    with checkpoint.scope("paper:G1"):
+        res = audit_pairs(ReleaseMechanism(g1), [_g1_pair(4)], Claim(2.0), n_samples=n, alpha=ALPHA,
+                          seed=seed * 1000 + 900)
+    rows.append(res.claim_row(
+        id="privatree/paper-accounting/G1@2", expected="violation",
+        subject="PrivaTree accounting='paper' (Eqs. 9-10 per feature), 4 features with 2 public bins, d=1, "
+                "eps=2 (eps_node=1 per feature): spec 4.3 G1, true loss 4 x eps_node = 4",
+        reason="Theorem 3's proof composes features in parallel, but every record is in every feature's histogram"))
+    g2 = partial(PrivaTreeClassifier, epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1],
+                 binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper")
+    with checkpoint.scope("paper:G2"):
+        res = audit_pairs(ReleaseMechanism(g2), [_pure_pair()], Claim(1.0), n_samples=n, alpha=ALPHA,
+                          seed=seed * 1000 + 901)
+    rows.append(res.claim_row(
+        id="privatree/paper-stopping/G2@1", expected="violation",
+        subject="PrivaTree accounting='paper' (Algorithm 1 line 7 stopping), one feature, pure node vs one added "
+                "record of the other class: spec 4.3 G2",
+        reason="a pure node is a leaf with probability 1; after one added record it almost never is"))
+    return rows
+
+
+def baseline_claims(budget: str, seed: int) -> list[dict]:
+    """The DP baselines: the DiffPrivLib-style random tree keeps its claim; DPGDF's stopping rule does not."""
+    rows = []
+    X, y = _numerical(1)
+    rt = partial(RandomTreePFClassifier, epsilon=1.0, max_depth=2, bounds=[(0.0, 1.0)], classes=[0, 1])
+    with checkpoint.scope("baseline:random-tree"):
+        res = audit_pairs(ReleaseMechanism(rt), _pairs(X, y, np.array([1.0])), Claim(1.0), n_samples=N_STRICT[budget],
+                          alpha=ALPHA, seed=seed * 1000 + 950)
+    rows.append(res.claim_row(id="baseline/diffprivlib-tree@1", expected="pass",
+                              subject="RandomTreePFClassifier (random structure, PF leaves with the whole epsilon), "
+                                      "release = split features and leaf labels"))
+    Xc = np.array([[0], [1], [2]] * 4, dtype=float)
+    yc = np.zeros(12, dtype=int)
+    pair = NeighbourPair((Xc, yc), (np.vstack((Xc, [[0.0]])), np.append(yc, 1)),
+                         "pure node of 12 records + one record of the other class")
+    dg = partial(DPGDFClassifier, epsilon=1.0, max_depth=1, categories={0: CATS3}, classes=[0, 1])
+    with checkpoint.scope("baseline:dpgdf"):
+        res = audit_pairs(ReleaseMechanism(dg), [pair], Claim(1.0), n_samples=N_LEAK[budget], alpha=ALPHA,
+                          seed=seed * 1000 + 951)
+    rows.append(res.claim_row(id="baseline/dpgdf-stopping@1", expected="violation",
+                              subject="DPGDFClassifier as re-implemented by the PrivaTree authors (spec 3.4)",
+                              reason="stops on pure nodes and nodes of < 11 records without noise (like G2)"))
+    bd = partial(BDPTClassifier, epsilon=1.0, max_depth=1, classes=[0, 1])
+    with checkpoint.scope("baseline:bdpt"):
+        res = audit_pairs(ReleaseMechanism(bd), [_pure_pair()], Claim(1.0), n_samples=N_LEAK[budget], alpha=ALPHA,
+                          seed=seed * 1000 + 952)
+    rows.append(res.claim_row(id="baseline/bdpt@1", expected="violation",
+                              subject="BDPTClassifier as re-implemented by the PrivaTree authors (spec 3.3)",
+                              reason="stops on pure nodes without noise, and merges the data's own unique values "
+                                     "into categories (spec A16)"))
+    return rows
+
+
+def mutant_rows(budget: str, seed: int) -> list[dict]:
+    rows = []
+    n = N_MUTANT[budget]
+    for k, case in enumerate(mutant_cases(1.0)):
+        with checkpoint.scope(f"mutant:{case.id}"):
+            res = audit_pairs(ReleaseMechanism(case.make, case.edges), case.pairs, Claim(case.epsilon), n_samples=n,
+                              alpha=ALPHA, seed=seed * 1000 + 500 + k)
+        rows.append({"id": case.id, "description": case.description, "source": case.source,
+                     "epsilon_claimed": case.epsilon, "epsilon_lower": res.epsilon_lower,
+                     "detected": res.violation, "n_samples": n, "alpha": ALPHA, "evidence": res.evidence()})
+    return rows
+
+
+# ----------------------------------------------------------------------------- Corollary 1
+def _pf_errors(eps, counts, n, rng, monotonic):
+    pf = PermuteAndFlip(eps, 1.0, monotonic=monotonic)
+    picks = pf.batch(np.asarray(counts, dtype=float), n, rng)
+    return counts.max() - counts[picks]
+
+
+def corollary1_rows(budget: str, seed: int) -> list[dict]:
+    """Per-leaf worst case: the expected PF error at the maximising p is within Phi_K / eps (Eq. 7's constant),
+    and the tree-level extra training error at eps'_leaf is within E_max (Corollary 1)."""
+    rng = np.random.default_rng(seed + 77)
+    n = N_COROLLARY1[budget]
+    rows = []
+    for K in (2, 3, 5):
+        for eps in (0.1, 1.0):
+            # worst case (spec 4.4a): one class at N*, the rest at N* - c with c = (2/eps) log(1/p*)
+            grid = np.linspace(1e-4, 1, 10_000)
+            vals = [2 * math.log(1 / p) * (1 - (1 - (1 - p) ** K) / (K * p)) for p in grid]
+            p_star = grid[int(np.argmax(vals))]
+            c = max(1, round((2 / eps) * math.log(1 / p_star)))
+            counts = np.array([50 + c] + [50] * (K - 1))
+            err = _pf_errors(eps, counts, n, rng, monotonic=False)
+            mean, se = float(err.mean()), float(err.std(ddof=1) / math.sqrt(n))
+            lo, hi = mean - 3.29 * se, mean + 3.29 * se  # 99.9% normal interval
+            bound = phi_K(K) / eps
+            rows.append({"id": f"corollary1/pf-worst/K={K}@{eps:g}", "paper": "004_2521a6732a5af66c.txt",
+                         "statement": "E[error of PF(eps)] <= max_p (2/eps) log(1/p)(1 - (1-(1-p)^K)/(Kp)) "
+                                      "(Corollary 1 / 4 proof; PF Proposition 4)",
+                         "estimate": mean, "ci": [lo, hi], "bound": bound,
+                         # at the worst case the bound is attained, so "holds" means "not refuted at 99.9%"
+                         "verdict": "refuted" if lo > bound else "holds",
+                         "expected": "holds", "n": n, "detail": f"counts {counts.tolist()}, gap c = {c}"})
+    # tree level: 2^d leaves of adversarial counts, eps_leaf = eps'_leaf (Eq. 7), monotone PF as in the code
+    d, n_rows, E_max = 4, 2000, 0.01
+    eps_leaf = leaf_epsilon_bound(2, d, n_rows, E_max)
+    per_leaf = n_rows // 2 ** d
+    c = max(1, round(math.log(math.e) / eps_leaf))  # near the monotone PF worst case p = 1/e
+    a = (per_leaf + c) // 2
+    counts = np.array([a, per_leaf - a])
+    reps = max(2000, n // 25)
+    err = np.zeros(reps)
+    for _ in range(2 ** d):
+        err += _pf_errors(eps_leaf, counts, reps, rng, monotonic=True)
+    frac = err / n_rows
+    mean, se = float(frac.mean()), float(frac.std(ddof=1) / math.sqrt(reps))
+    lo, hi = mean - 3.29 * se, mean + 3.29 * se
+    rows.append({"id": "corollary1/tree-extra-error", "paper": "004_2521a6732a5af66c.txt",
+                 "statement": f"at eps_leaf = eps'_leaf (Eq. 7; d={d}, n={n_rows}, K=2) the expected extra training "
+                              "error from leaf labelling is at most E_max = 0.01",
+                 "estimate": mean, "ci": [lo, hi], "bound": E_max,
+                 "verdict": "refuted" if lo > E_max else ("holds" if hi <= E_max else "inconclusive"),
+                 "expected": "holds", "n": reps,
+                 "detail": f"eps'_leaf = {eps_leaf:.4g}; every leaf's counts {counts.tolist()} (gap near the worst case)"})
+    return rows
+
+
+# ----------------------------------------------------------------------------- Corollaries 2 and 3 (poisoning)
+N_POISON = {"quick": 30, "standard": 150, "full": 500}
+POISON_EPS = 0.5
+POISON_X = (0, 1, 2, 4)
+TRIGGER = (63, 47, 61, 54)  # bottom-right pixels of the 8x8 digits (the MNIST trigger of section VI-C, scaled)
+
+
+def _digits(seed):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = y < 2
+    X, y = X[keep], y[keep]
+    order = np.random.default_rng(seed).permutation(len(y))
+    cut = int(0.7 * len(y))
+    return X[order[:cut]], y[order[:cut]], X[order[cut:]], y[order[cut:]]
+
+
+def _poison_learner(rs):
+    # public pixel range [0, 16]; equal-width public bins keep the fits fast (still epsilon-DP, strict accounting)
+    return PrivaTreeClassifier(epsilon=POISON_EPS, max_depth=3, bounds=[(0.0, 16.0)] * 64, classes=[0, 1],
+                               n_public=250, binning="uniform", random_state=rs)
+
+
+def _ci(v):
+    v = np.asarray(v, dtype=float)
+    half = 2.576 * v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.inf
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+def poisoning(budget: str, seed: int):
+    """Label flipping (Corollary 2) and the trigger backdoor (Corollary 3) on digits 0 vs 1, by Monte Carlo."""
+    Xtr, ytr, Xte, yte = _digits(seed)
+    R = N_POISON[budget]
+    rng = np.random.default_rng(seed + 5)
+    zeros_te = Xte[yte == 0].copy()
+    zeros_te[:, list(TRIGGER)] = 16.0
+    acc, asr = {}, {}
+    for x in POISON_X:
+        # Corollary 2: flip the labels of x training records (2x add/remove steps, A3)
+        flip = rng.choice(len(ytr), size=x, replace=False)
+        yf = ytr.copy()
+        yf[flip] = 1 - yf[flip]
+        # Corollary 3: add x triggered copies of class-0 training records labelled 1 (x additions)
+        src = Xtr[rng.choice(np.flatnonzero(ytr == 0), size=x, replace=False)].copy()
+        src[:, list(TRIGGER)] = 16.0
+        Xb, yb = np.vstack((Xtr, src)), np.append(ytr, np.ones(x, dtype=int))
+        acc[x], asr[x] = [], []
+        for r in range(R):
+            acc[x].append(np.mean(_poison_learner(seed * 7919 + r).fit(Xtr, yf).predict(Xte) == yte))
+            asr[x].append(np.mean(_poison_learner(seed * 7919 + R + r).fit(Xb, yb).predict(zeros_te) == 1))
+    rows = []
+    a0, a0_lo, _ = _ci(acc[0])
+    s0, _, s0_hi = _ci(asr[0])
+    for x in POISON_X[1:]:
+        m, lo, hi = _ci(acc[x])
+        bound = math.exp(-2 * x * POISON_EPS) * a0_lo
+        rows.append({"id": f"corollary2/label-flip/x={x}", "paper": "004_2521a6732a5af66c.txt",
+                     "statement": "E[Acc(M(D~))] >= e^(-x' eps) E[Acc(M(D))], x' = 2x add/remove steps for x label "
+                                  f"flips (Corollary 2; spec A3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
+                     "estimate": m, "ci": [lo, hi], "bound": bound,
+                     "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
+                     "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
+        m, lo, hi = _ci(asr[x])
+        bound = 1 - math.exp(-x * POISON_EPS) * (1 - s0_hi)
+        rows.append({"id": f"corollary3/backdoor/x={x}", "paper": "004_2521a6732a5af66c.txt",
+                     "statement": "E[ASR(M(D~))] <= 1 - e^(-x eps) E[1 - ASR(M(D))] for x added triggered records "
+                                  f"(Corollary 3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
+                     "estimate": m, "ci": [lo, hi], "bound": bound,
+                     "verdict": "refuted" if lo > bound else "holds", "expected": "holds", "n": R,
+                     "detail": f"clean ASR {s0:.4f} (99% upper {s0_hi:.4f}); bound uses the upper end"})
+    # negative control: a non-private CART (sklearn) learns the backdoor from a handful of records
+    from sklearn.tree import DecisionTreeClassifier
+
+    cart_asr = {}
+    for x in POISON_X:
+        src = Xtr[np.flatnonzero(ytr == 0)[:x]].copy()
+        src[:, list(TRIGGER)] = 16.0
+        dt = DecisionTreeClassifier(random_state=0).fit(np.vstack((Xtr, src)), np.append(ytr, np.ones(x, dtype=int)))
+        cart_asr[x] = float(np.mean(dt.predict(zeros_te) == 1))
+    return rows, acc, asr, cart_asr
+
+
+def _poison_figure(acc, asr, cart_asr):
+    def draw(path):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        xs = np.array(POISON_X)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
+        m = np.array([_ci(acc[x]) for x in xs])
+        a1.errorbar(xs, m[:, 0], yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]], marker="o", label="PrivaTree (label flips)")
+        a1.plot(xs, np.exp(-2 * xs * POISON_EPS) * m[0, 1], "k--", label="Corollary 2 bound")
+        a1.set_xlabel("x (flipped labels)")
+        a1.set_ylabel("clean test accuracy")
+        a1.legend(fontsize=7)
+        s = np.array([_ci(asr[x]) for x in xs])
+        a2.errorbar(xs, s[:, 0], yerr=[s[:, 0] - s[:, 1], s[:, 2] - s[:, 0]], marker="o", label="PrivaTree")
+        a2.plot(xs, 1 - np.exp(-xs * POISON_EPS) * (1 - s[0, 2]), "k--", label="Corollary 3 bound")
+        a2.plot(xs, [cart_asr[x] for x in xs], "r^-", label="non-private CART")
+        a2.set_xlabel("x (added triggered records)")
+        a2.set_ylabel("attack success rate")
+        a2.legend(fontsize=7)
+        fig.suptitle(f"Poisoning, digits 0 vs 1, PrivaTree eps={POISON_EPS} depth 3", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+    return draw
+
+
+# ----------------------------------------------------------------------------- utility figure
+UTILITY_EPS = {"quick": (0.1, 1.0, 10.0), "standard": (0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+               "full": tuple(np.logspace(-2, 1, 9))}
+
+
+def _utility_sets(seed):
+    from sklearn.datasets import load_breast_cancer, load_wine
+
+    out = {}
+    for name, loader in (("breast cancer", load_breast_cancer), ("wine", load_wine)):
+        X, y = loader(return_X_y=True)
+        # public ranges: the data's range widened by 10% (a stand-in for domain knowledge; see the notes)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        pad = 0.1 * (hi - lo)
+        out[name] = (X, y, list(zip(lo - pad, hi + pad)), {}, sorted(set(y.tolist())))
+    rng = np.random.default_rng(seed + 11)
+    n = 600
+    num = rng.random((n, 3))
+    cat = rng.integers(0, 4, size=(n, 2))
+    y = ((num[:, 0] + 0.5 * (cat[:, 0] == 2) + 0.3 * rng.standard_normal(n)) > 0.75).astype(int)
+    X = np.column_stack((num, cat)).astype(float)
+    cats = {3: [0.0, 1.0, 2.0, 3.0], 4: [0.0, 1.0, 2.0, 3.0]}
+    out["mixed (generated)"] = (X, y, [(0.0, 1.0)] * 3 + [None, None], cats, [0, 1])
+    return out
+
+
+def utility(budget: str, seed: int):
+    """5-fold CV test accuracy (mean, standard error) against epsilon."""
+    from sklearn.model_selection import StratifiedKFold
+
+    results = {}
+    for name, (X, y, bounds, cats, classes) in _utility_sets(seed).items():
+        folds = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(X, y))
+        rt_bounds = [b if b is not None else (0.0, len(cats[j]) - 1.0) for j, b in enumerate(bounds)]
+        methods = {
+            "PrivaTree": lambda e, n, r: PrivaTreeClassifier(e, 4, bounds=bounds, categories=cats, classes=classes,
+                                                             n_public=n, random_state=r),
+            "PrivaTree*": lambda e, n, r: PrivaTreeClassifier(e, 4, bounds=bounds, categories=cats, classes=classes,
+                                                              n_public=n, use_private_quantiles=False, random_state=r),
+            "DiffPrivLib-style": lambda e, n, r: RandomTreePFClassifier(e, 4, bounds=rt_bounds, classes=classes,
+                                                                        random_state=r),
+        }
+        res = {}
+        for mname, make in methods.items():
+            for e in UTILITY_EPS[budget]:
+                accs = [np.mean(make(e, len(tr), seed + k).fit(X[tr], y[tr]).predict(X[te]) == y[te])
+                        for k, (tr, te) in enumerate(folds)]
+                res[(mname, float(e))] = (float(np.mean(accs)), float(np.std(accs, ddof=1) / math.sqrt(len(accs))))
+        cart = [np.mean(HistogramCARTClassifier(4, bounds=bounds, categories=cats, classes=classes)
+                        .fit(X[tr], y[tr]).predict(X[te]) == y[te]) for tr, te in folds]
+        res[("histogram CART (non-private)", math.inf)] = (float(np.mean(cart)),
+                                                            float(np.std(cart, ddof=1) / math.sqrt(len(cart))))
+        results[name] = res
+    return results
+
+
+def _utility_figure(results):
+    def draw(path):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, len(results), figsize=(4 * len(results), 3.4))
+        for ax, (name, res) in zip(np.atleast_1d(axes), results.items()):
+            for mname in dict.fromkeys(k[0] for k in res):
+                pts = sorted((e, v) for (m, e), v in res.items() if m == mname)
+                if pts[0][0] == math.inf:
+                    ax.axhline(pts[0][1][0], color="k", ls="--", lw=1, label=mname)
+                    continue
+                es = [p[0] for p in pts]
+                ax.errorbar(es, [p[1][0] for p in pts], yerr=[p[1][1] for p in pts], marker="o", ms=3, label=mname)
+            ax.set_xscale("log")
+            ax.set_xlabel("epsilon")
+            ax.set_ylabel("test accuracy (5-fold CV)")
+            ax.set_title(name, fontsize=9)
+            ax.legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+    return draw
+
+
+def _claims_figure(rows):
+    def draw(path):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 0.32 * len(rows) + 1.2))
+        ys = np.arange(len(rows))
+        ax.barh(ys, [r["epsilon_lower"] for r in rows], color=["tab:red" if r["expected"] == "violation"
+                                                               else "tab:blue" for r in rows], alpha=0.7)
+        ax.scatter([r["epsilon_claimed"] for r in rows], ys, marker="|", s=200, color="k", label="claimed epsilon")
+        ax.set_yticks(ys, [r["id"].replace("privatree/", "") for r in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("epsilon lower bound (99% confidence)")
+        ax.legend(fontsize=7)
+        ax.set_title("PrivaTree claims", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+    return draw
+
+
+def run(budget: str, seed: int) -> Report:
+    start = time.perf_counter()
+    report = Report("privatree", budget, seed,
+                    title="PrivaTree (Vos et al., arXiv 2305.15394): strict accounting keeps epsilon; the paper's "
+                          "per-feature accounting (G1) and stopping rule (G2) do not.")
+    report.claims += strict_claims(budget, seed)
+    report.claims += leak_claims(budget, seed)
+    report.claims += baseline_claims(budget, seed)
+    report.mutants += mutant_rows(budget, seed)
+    report.theorems += corollary1_rows(budget, seed)
+    poison_rows, acc, asr, cart_asr = poisoning(budget, seed)
+    report.theorems += poison_rows
+    report.figures.append(("poisoning", _poison_figure(acc, asr, cart_asr)))
+    report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
+                        + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
+    report.figures.append(("claims", _claims_figure(report.claims)))
+    report.figures.append(("utility", _utility_figure(utility(budget, seed))))
+    report.notes.append(
+        f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
+        f"(leaks) / {N_MUTANT[budget]:,} (mutants) fits per input, alpha = {ALPHA} per row.")
+    report.notes.append(
+        "Neighbouring: add/remove one record. n_public (Eq. 7) is a fixed parameter of the learner, identical for "
+        "both datasets of a pair, so the budget split never reads the data.")
+    report.notes.append(
+        "Utility figure: public ranges of the scikit-learn sets are their range widened by 10% (they are not "
+        "known a priori); PrivaTree* is not DP (exact quantiles). Not implemented yet: Deep Partition Aggregation "
+        "and DP logistic regression (the poisoning comparison).")
+    report.elapsed_s = time.perf_counter() - start
+    return report

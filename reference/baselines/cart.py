@@ -1,0 +1,153 @@
+"""Non-private histogram CART: the epsilon -> infinity limit of PrivaTree*.
+
+The same bins as PrivaTree* (numerical edges: exact quantiles 0.1..0.9 of the
+clipped data plus the public upper bound, ``np.quantile`` linear
+interpolation; or public equal-width edges), the same candidates ("the first
+s+1 bins go left"; binary categorical features ordered by their class-1 share,
+ties by code), the same weighted Gini with the first minimum winning, depth-only
+stopping, and majority leaves (ties to the lowest class index). Written
+independently of :mod:`reference.privatree` so that it can serve as its oracle
+(spec 7: "PrivaTree* on toy data must equal an exact histogram-CART tree").
+
+Not differentially private. ``release()`` has PrivaTree's format.
+
+References
+----------
+Breiman, Friedman, Olshen, Stone (1984), CART; PrivaTree (004_2521a6732a5af66c.txt)
+section IV and spec/privatree.md section 2.5 for the histogram version.
+"""
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+__all__ = ["HistogramCARTClassifier"]
+
+
+class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
+    """Exact-count histogram CART of depth ``max_depth`` (not private).
+
+    Parameters
+    ----------
+    max_depth : int
+    bounds : sequence of (low, high) or None per feature (None for categorical features)
+    categories : dict, feature index -> category values
+    classes : sequence of labels
+    max_bins : int
+    binning : {"quantile", "uniform"}
+    min_samples_leaf : int
+    """
+
+    def __init__(self, max_depth=4, *, bounds=None, categories=None, classes=None, max_bins=10,
+                 binning="quantile", min_samples_leaf=1):
+        self.max_depth = max_depth
+        self.bounds = bounds
+        self.categories = categories
+        self.classes = classes
+        self.max_bins = max_bins
+        self.binning = binning
+        self.min_samples_leaf = min_samples_leaf
+
+    def fit(self, X, y):
+        d = self.max_depth
+        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
+            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        if self.classes is None:
+            raise ValueError("classes is required: the class labels")
+        if self.binning not in ("quantile", "uniform"):
+            raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
+        classes = np.asarray(list(self.classes))
+        cats = dict(self.categories or {})
+        X = np.asarray(X, dtype=object)
+        if X.ndim != 2 or X.shape[0] == 0:
+            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+        pos = {c: k for k, c in enumerate(classes.tolist())}
+        try:
+            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+        m = X.shape[1]
+        bounds = self.bounds if isinstance(self.bounds, dict) else dict(enumerate(self.bounds or [None] * m))
+        bins, edges, n_bins = np.empty(X.shape, dtype=np.int64), {}, []
+        levels = np.linspace(0.0, 1.0, self.max_bins + 1)[1:-1]
+        for j in range(m):
+            if j in cats:
+                lookup = {v: c for c, v in enumerate(cats[j])}
+                bins[:, j] = [lookup[v] for v in X[:, j].tolist()]
+                n_bins.append(len(cats[j]))
+                continue
+            if bounds.get(j) is None:
+                raise ValueError(f"bounds[{j}] is missing for numerical feature {j}")
+            lo, hi = (float(v) for v in bounds[j])
+            col = np.clip(X[:, j].astype(float), lo, hi)
+            inner = np.quantile(col, levels) if self.binning == "quantile" else np.linspace(lo, hi, self.max_bins + 1)[1:-1]
+            e = np.unique(np.concatenate((inner, [hi])))
+            edges[j] = e
+            bins[:, j] = np.searchsorted(e, col, side="left")
+            n_bins.append(e.size)
+        self._bins, self._y, self._K, self._cats, self._nb = bins, yk, classes.size, cats, n_bins
+        self.tree_ = self._grow(np.arange(len(yk)), 0)
+        del self._bins, self._y
+        self.classes_, self.bin_edges_, self.categories_ = classes, edges, cats
+        self.n_features_in_ = m
+        return self
+
+    def _grow(self, idx, depth):
+        y = self._y[idx]
+        if depth < self.max_depth:
+            best, best_g = None, np.inf
+            for j, B in enumerate(self._nb):
+                H = np.zeros((B, self._K))
+                np.add.at(H, (self._bins[idx, j], y), 1.0)
+                binary_cat = j in self._cats and self._K == 2
+                if binary_cat:
+                    tot = H.sum(axis=1)
+                    share = np.array([H[b, 1] / tot[b] if tot[b] else 0.5 for b in range(B)])
+                    order = np.argsort(share, kind="stable")
+                else:
+                    order = np.arange(B)
+                left = np.zeros(self._K)
+                right = H.sum(axis=0)
+                for s in range(B - 1):
+                    left = left + H[order[s]]
+                    right = right - H[order[s]]
+                    nl, nr = left.sum(), right.sum()
+                    if nl < max(self.min_samples_leaf, 1) or nr < max(self.min_samples_leaf, 1):
+                        continue
+                    g = (nl * (1 - np.sum((left / nl) ** 2)) + nr * (1 - np.sum((right / nr) ** 2))) / (nl + nr)
+                    if g < best_g:
+                        lb = np.sort(order[: s + 1])
+                        best_g, best = g, (j, tuple(int(b) for b in lb) if binary_cat else s, lb)
+            if best is not None:
+                j, key, lb = best
+                go = np.isin(self._bins[idx, j], lb)
+                return ("node", j, key, self._grow(idx[go], depth + 1), self._grow(idx[~go], depth + 1))
+        counts = np.bincount(y, minlength=self._K)
+        return ("leaf", int(np.argmax(counts)))
+
+    def _route(self, b):
+        node = self.tree_
+        while node[0] == "node":
+            _, j, key, left, right = node
+            go = (b[j] in key) if isinstance(key, tuple) else (0 <= b[j] <= key)
+            node = left if go else right
+        return node[1]
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=object)
+        out = []
+        for row in X:
+            b = []
+            for j, v in enumerate(row):
+                if j in self.categories_:
+                    b.append(list(self.categories_[j]).index(v) if v in list(self.categories_[j]) else -1)
+                else:
+                    b.append(int(np.searchsorted(self.bin_edges_[j], float(v), side="left")))
+            out.append(self._route(b))
+        return self.classes_[np.array(out, dtype=int)]
+
+    def release(self):
+        """The tree in :meth:`reference.privatree.PrivaTreeClassifier.release` format."""
+        return self.tree_

@@ -1,0 +1,126 @@
+"""DiffPrivLib-style random decision tree with permute-and-flip leaves (PrivaTree's "DiffPrivLib" baseline).
+
+As described in spec/privatree.md section 3.2 (diffprivlib 0.6.2
+``DecisionTreeClassifier``; PrivaTree, 004_2521a6732a5af66c.txt, section
+III-A: "creates random decision nodes and uses all privacy budget to label
+leaves using the permute-and-flip mechanism"), written from that description:
+
+1. clip X to the public ``bounds``;
+2. a complete tree of depth ``d`` drawn without the data: each internal node
+   takes a feature uniformly at random and a threshold uniform in that
+   feature's range *within the node's cell* (the left child's upper bound and
+   the right child's lower bound become the threshold);
+3. every leaf is labelled by monotone permute-and-flip on its class counts with
+   the whole ``epsilon`` (leaves partition the records: parallel composition).
+   A leaf no record reaches gets PF on zero counts, i.e. a uniform label, the
+   same law diffprivlib's uniform random label has.
+
+Epsilon-DP under add/remove (one record changes one count of one leaf by 1).
+"""
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import check_positive_finite
+from ..ledger import PrivacyLedger, Scope
+from ..mechanisms import PermuteAndFlip
+
+__all__ = ["RandomTreePFClassifier"]
+
+
+class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
+    """Random tree + permute-and-flip leaves (diffprivlib-style).
+
+    Parameters
+    ----------
+    epsilon : float
+    max_depth : int
+    bounds : sequence of (low, high), one per feature (categorical codes included)
+    classes : sequence of labels (at least two)
+    random_state : int, Generator or None
+
+    References
+    ----------
+    Holohan et al. (2019), diffprivlib; Fletcher and Islam (2017) for random
+    trees; McKenna and Sheldon (2020), permute-and-flip; spec/privatree.md 3.2.
+    """
+
+    def __init__(self, epsilon=1.0, max_depth=4, *, bounds=None, classes=None, random_state=None):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.bounds = bounds
+        self.classes = classes
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        eps = check_positive_finite("epsilon", self.epsilon)
+        d = self.max_depth
+        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
+            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        if self.bounds is None:
+            raise ValueError("bounds is required: the public (low, high) of every feature")
+        if self.classes is None or len(set(self.classes)) < 2:
+            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+        bounds = np.asarray(self.bounds, dtype=float)
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != bounds.shape[0]:
+            raise ValueError(f"X must be non-empty with one column per bounds entry, got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X must be finite (no NaN or infinity)")
+        classes = np.asarray(list(self.classes))
+        pos = {c: k for k, c in enumerate(classes.tolist())}
+        try:
+            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
+            np.random.default_rng(self.random_state)
+        X = np.clip(X, bounds[:, 0], bounds[:, 1])
+        ledger = PrivacyLedger("add-remove")
+        pf = PermuteAndFlip(eps, 1.0, monotonic=True)
+        K = classes.size
+
+        def grow(idx, cell, depth, scope, path):
+            if depth == d:
+                counts = np.bincount(yk[idx], minlength=K).astype(float)
+                ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps, scope=scope)
+                return ("leaf", int(pf.sample(counts, rng)))
+            j = int(rng.integers(bounds.shape[0]))
+            lo, hi = cell[j]
+            t = float(rng.uniform(lo, hi))
+            go = X[idx, j] <= t
+            left_cell, right_cell = cell.copy(), cell.copy()
+            left_cell[j, 1] = t
+            right_cell[j, 0] = t
+            part = f"split{path or '^'}"
+            return ("node", j, t, grow(idx[go], left_cell, depth + 1, scope.child(part, "L"), path + "L"),
+                    grow(idx[~go], right_cell, depth + 1, scope.child(part, "R"), path + "R"))
+
+        self.tree_ = grow(np.arange(len(yk)), bounds.copy(), 0, Scope.root(), "")
+        self.classes_, self.bounds_, self.n_features_in_ = classes, bounds, bounds.shape[0]
+        self.privacy_ledger_ = ledger
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=float)
+        out = []
+        for row in X:
+            node = self.tree_
+            while node[0] == "node":
+                node = node[3] if row[node[1]] <= node[2] else node[4]
+            out.append(node[1])
+        return self.classes_[np.array(out, dtype=int)]
+
+    def release(self, thresholds=False):
+        """The tree as nested tuples; thresholds (data-independent) rounded to 6 decimals, or dropped
+        (``thresholds=False``: features and labels only, post-processing of the model)."""
+        def strip(node):
+            if node[0] == "leaf":
+                return node
+            t = round(node[2], 6) if thresholds else None
+            head = ("node", node[1], t) if thresholds else ("node", node[1])
+            return head + (strip(node[3]), strip(node[4]))
+        return strip(self.tree_)

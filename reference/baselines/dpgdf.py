@@ -1,0 +1,150 @@
+"""DPGDF (Xin et al. 2019) as re-implemented by the PrivaTree authors (spec/privatree.md section 3.4).
+
+Categorical features only, binary classes. Written from the spec's description:
+
+* budget: ``eps_node = eps / (2 d)`` per level, ``eps_leaf = eps / 2``;
+* a node is a leaf at depth ``d``, when it is pure, or when it has fewer than
+  ``min_samples_split = 11`` records (data-dependent: not DP, see
+  ``privacy_leaks_``), or when no candidate is left;
+* candidates are one-vs-rest pairs ``(j, c)`` (``x_j == c`` goes left) not yet
+  used on the path; utility ``0.5 - Gini`` on exact counts with global
+  sensitivity 0.5; selection by non-monotone permute-and-flip with ``eps_node``
+  (the code uses PF where the paper's Table I says EM);
+* leaves: exponential mechanism with "smooth sensitivity"
+  ``S = exp(-eps_leaf (N_(1) - N_(2)))`` on utilities ``1[N_k = N_(1)]``
+  (monotonic form): not rigorously epsilon-DP (spec A15).
+
+The ledger records the budget the method claims (``eps``); the stopping rule
+and the leaf rule are listed in ``privacy_leaks_``.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import check_positive_finite
+from ..ledger import PrivacyLedger, Scope
+from ..mechanisms import ExponentialMechanism, PermuteAndFlip
+
+__all__ = ["DPGDFClassifier"]
+
+
+class DPGDFClassifier(ClassifierMixin, BaseEstimator):
+    """DPGDF tree (categorical features only, two classes).
+
+    Parameters
+    ----------
+    epsilon : float
+    max_depth : int
+    categories : dict, feature index -> category values (every feature)
+    classes : two labels
+    min_samples_split : int, default 11
+    random_state : int, Generator or None
+
+    References
+    ----------
+    Xin, Yang, Wang, Zhang (2019); PrivaTree (004_2521a6732a5af66c.txt) Table I
+    and section VI; spec/privatree.md 3.4 and A15.
+    """
+
+    def __init__(self, epsilon=1.0, max_depth=4, *, categories=None, classes=None, min_samples_split=11,
+                 random_state=None):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.categories = categories
+        self.classes = classes
+        self.min_samples_split = min_samples_split
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        eps = check_positive_finite("epsilon", self.epsilon)
+        d = self.max_depth
+        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
+            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        if self.classes is None or len(set(self.classes)) != 2:
+            raise ValueError(f"classes must list exactly two labels (DPGDF is binary), got {self.classes!r}")
+        X = np.asarray(X, dtype=object)
+        if X.ndim != 2 or X.shape[0] == 0:
+            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+        cats = dict(self.categories or {})
+        if sorted(cats) != list(range(X.shape[1])):
+            raise ValueError("categories is required for every feature: DPGDF handles categorical features only")
+        codes = np.empty(X.shape, dtype=np.int64)
+        for j in range(X.shape[1]):
+            lookup = {v: c for c, v in enumerate(cats[j])}
+            col = [lookup.get(v, -1) for v in X[:, j].tolist()]
+            if -1 in col:
+                raise ValueError(f"X[:, {j}] holds {X[col.index(-1), j]!r}, not among categories[{j}]")
+            codes[:, j] = col
+        classes = np.asarray(list(self.classes))
+        pos = {c: k for k, c in enumerate(classes.tolist())}
+        try:
+            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
+            np.random.default_rng(self.random_state)
+        eps_node = eps / (2 * d) if d else 0.0
+        eps_leaf = eps / 2 if d else eps
+        ledger = PrivacyLedger("add-remove")
+        all_pairs = [(j, c) for j in range(X.shape[1]) for c in range(len(cats[j]))]
+
+        def leaf(idx, scope, path):
+            n = np.bincount(yk[idx], minlength=2)
+            top = np.sort(n)[::-1]
+            S = math.exp(-eps_leaf * (top[0] - top[1]))
+            u = (n == top[0]).astype(float)
+            ledger.charge(f"leaf{path or '^'}", "Exponential(smooth sensitivity)", eps_leaf, scope=scope,
+                          sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP (spec A15)")
+            if S < 1e-300:  # exp(eps u / S) is then a point mass on the unique majority (the limit of the law)
+                return ("leaf", int(np.argmax(n)))
+            return ("leaf", int(ExponentialMechanism(eps_leaf, S, monotonic=True).sample(u, rng)))
+
+        def grow(idx, depth, used, scope, path):
+            yy = yk[idx]
+            cand = [p for p in all_pairs if p not in used]
+            if depth == d or idx.size < self.min_samples_split or np.unique(yy).size <= 1 or not cand:
+                return leaf(idx, scope, path)
+            util = np.empty(len(cand))
+            for i, (j, c) in enumerate(cand):
+                go = codes[idx, j] == c
+                g = 0.0
+                for side in (go, ~go):
+                    ns = side.sum()
+                    if ns:
+                        p1 = yy[side].mean()
+                        g += ns * (1 - p1 ** 2 - (1 - p1) ** 2)
+                util[i] = 0.5 - g / idx.size
+            k = PermuteAndFlip(eps_node, 0.5, monotonic=False).sample(util, rng)
+            ledger.charge(f"split{path or '^'}", "PermuteAndFlip", eps_node, scope=scope, sensitivity=0.5)
+            j, c = cand[k]
+            go = codes[idx, j] == c
+            part = f"split{path or '^'}"
+            return ("node", j, c, grow(idx[go], depth + 1, used | {(j, c)}, scope.child(part, "L"), path + "L"),
+                    grow(idx[~go], depth + 1, used | {(j, c)}, scope.child(part, "R"), path + "R"))
+
+        self.tree_ = grow(np.arange(len(yk)), 0, frozenset(), Scope.root(), "")
+        self.classes_, self.categories_, self.n_features_in_ = classes, cats, X.shape[1]
+        self.privacy_ledger_ = ledger
+        self.privacy_leaks_ = ["data-dependent stopping (pure node, fewer than min_samples_split records)",
+                               "smooth-sensitivity leaf labels (spec A15)"]
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=object)
+        out = []
+        for row in X:
+            node = self.tree_
+            while node[0] == "node":
+                _, j, c, left, right = node
+                cats = list(self.categories_[j])
+                node = left if (row[j] in cats and cats.index(row[j]) == c) else right
+            out.append(node[1])
+        return self.classes_[np.array(out, dtype=int)]
+
+    def release(self):
+        """``("node", feature, category_code, left, right)`` / ``("leaf", class_index)``."""
+        return self.tree_

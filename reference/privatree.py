@@ -1,0 +1,514 @@
+"""PrivaTree: differentially private decision trees from noisy histograms.
+
+Vos, Vos, Li, Erkin, Verwer, "Differentially-Private Decision Trees and
+Provable Robustness to Data Poisoning" (arXiv 2305.15394, seed
+``004_2521a6732a5af66c.txt``), implemented from ``spec/privatree.md``.
+
+Algorithm 1 of the paper, as implemented here:
+
+1. budget split (Eqs. 7-10): ``eps_leaf = min(eps * max_leaf_share, eps'_leaf)``
+   with ``eps'_leaf = 2^d Phi_K / (n E_max)`` (Corollary 1, Eq. 7), the rest
+   over quantiles and tree levels;
+2. numerical features binned once into at most ``max_bins`` bins whose edges
+   are JointExp private quantiles at levels 0.1..0.9 plus the public upper
+   bound (section IV-B; :mod:`reference.jointexp`); categorical features use
+   their category codes as bins (section IV-A);
+3. at every internal node, one per-class histogram per feature with two-sided
+   geometric noise (Eq. 4), clamped at 0; the (feature, boundary) candidate of
+   least weighted Gini on the noisy counts wins (first minimum on ties);
+   binary categorical features are ordered by their noisy class-1 share,
+   multiclass ones keep the given order (section IV-A);
+4. leaves labelled by monotone permute-and-flip on the exact class counts
+   (section IV-C).
+
+Privacy accounting (``accounting``)
+-----------------------------------
+``"paper"``: Eqs. 8-10 exactly; every numerical feature gets ``eps_quantiles``
+and every feature's histogram ``eps_node,num`` or ``eps_node,cat``, and the
+tree stops early on pure nodes and nodes of at most one record (Algorithm 1,
+line 7). Theorem 3's proof composes features in parallel, but every record is
+in every feature's histogram, so the true cost is
+``m_num eps_q + d (m_num eps_num + m_cat eps_cat) + eps_leaf`` (spec 4.3, G1),
+which the ledger shows; the stopping rule is not DP for any epsilon (G2) and
+is listed in ``privacy_leaks_``.
+
+``"strict"`` (default, epsilon-DP under add/remove): ``eps_leaf`` as above;
+``eps_q,total = (eps - eps_leaf) / (1 + d)`` when private quantiles are used,
+split equally over the numerical features; the per-level budget
+``(eps - eps_leaf - eps_q,total) / d`` split equally over all features; the
+tree stops at depth ``d`` only. The ledger then totals exactly ``eps``.
+
+Neighbouring relation: add/remove one record. ``n_public`` (the paper's public
+dataset size, used only by Eq. 7) is a parameter, never read from the data,
+so neighbours of different sizes get the same budget split.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ._validation import check_positive_finite, check_probability
+from .jointexp import JointExp
+from .ledger import PrivacyLedger, Scope
+from .mechanisms import PermuteAndFlip, TwoSidedGeometric
+
+__all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split"]
+
+
+# --------------------------------------------------------------------------- budget (Eqs. 7-10)
+def _pf_worst(p: float, K: int) -> float:
+    return 2.0 * math.log(1.0 / p) * (1.0 - (1.0 - (1.0 - p) ** K) / (K * p))
+
+
+def phi_K(K: int) -> float:
+    """``Phi_K = max_{p in (0, 1]} 2 log(1/p) (1 - (1 - (1-p)^K) / (K p))`` of Corollary 1 (Eq. 7).
+
+    ``1/e`` in closed form for ``K = 2``; otherwise a bounded scalar
+    maximisation refined from the best point of a grid.
+    """
+    if isinstance(K, bool) or not isinstance(K, Integral) or K < 2:
+        raise ValueError(f"K (number of classes) must be an integer >= 2, got {K!r}")
+    if K == 2:
+        return 1.0 / math.e
+    grid = np.linspace(1e-6, 1.0, 2001)
+    vals = [_pf_worst(p, K) for p in grid]
+    i = int(np.argmax(vals))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    res = minimize_scalar(lambda p: -_pf_worst(p, K), bounds=(lo, hi), method="bounded",
+                          options={"xatol": 1e-12})
+    return float(max(-res.fun, max(vals)))
+
+
+def leaf_epsilon_bound(K: int, max_depth: int, n: float, E_max: float) -> float:
+    """``eps'_leaf = 2^d Phi_K / (n E_max)`` (Corollary 1, Eq. 7; spec A4: used with "=")."""
+    return (2.0 ** max_depth) * phi_K(K) / (float(n) * float(E_max))
+
+
+def budget_split(epsilon, max_depth, K, *, m_num, m_cat, n_public=None, E_max=0.01, max_leaf_share=0.5,
+                 epsilon_shares="auto", private_quantiles=True, accounting="strict") -> dict:
+    """Per-call budgets of PrivaTree (Eqs. 8-10, or their strict correction; see the module docstring).
+
+    Returns
+    -------
+    dict with ``leaf`` (each leaf's PF), ``quantile`` (each numerical
+    feature's JointExp), ``node_num`` and ``node_cat`` (each feature's
+    histogram at one node), and ``total`` (the composed epsilon of a fit).
+
+    References
+    ----------
+    PrivaTree, Eqs. 7-10 and Algorithm 1 lines 1-2; spec 2.3 (explicit shares)
+    and A1 (strict accounting); A20 (``d = 0``).
+    """
+    m = m_num + m_cat
+    d = max_depth
+    if d == 0 or m == 0:
+        return {"leaf": epsilon, "quantile": 0.0, "node_num": 0.0, "node_cat": 0.0, "total": epsilon}
+    use_q = private_quantiles and m_num > 0
+    if isinstance(epsilon_shares, str):
+        if n_public is None:
+            raise ValueError("n_public is required with epsilon_shares='auto': Eq. 7 needs the public dataset "
+                             "size (never read from the data); give n_public, or explicit epsilon_shares")
+        leaf = min(epsilon * max_leaf_share, leaf_epsilon_bound(K, d, n_public, E_max))
+        q_total = (epsilon - leaf) / (1 + d) if private_quantiles else 0.0
+        rest = epsilon - leaf - q_total  # nodes
+        s_q = q_total / epsilon
+    else:
+        s_q, s_node, s_leaf = (float(s) for s in epsilon_shares)
+        leaf = epsilon * s_leaf
+        rest = epsilon * s_node
+    if accounting == "paper":
+        q = epsilon * s_q if use_q else 0.0
+        if isinstance(epsilon_shares, str):
+            node_num = (epsilon - leaf) / (1 + d) if private_quantiles else (epsilon - leaf) / d
+            node_cat = (epsilon - leaf) / d
+        else:
+            node_num = rest / d
+            node_cat = (rest + epsilon * s_q) / d
+        total = m_num * q + d * (m_num * node_num + m_cat * node_cat) + leaf
+        return {"leaf": leaf, "quantile": q, "node_num": node_num, "node_cat": node_cat, "total": total}
+    q_total = epsilon * s_q if use_q else 0.0
+    level = (epsilon - leaf - q_total) / d
+    per = level / m
+    return {"leaf": leaf, "quantile": q_total / m_num if use_q else 0.0, "node_num": per, "node_cat": per,
+            "total": q_total + d * level + leaf}
+
+
+# --------------------------------------------------------------------------- the learner
+class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+    """PrivaTree (Algorithm 1 of 004_2521a6732a5af66c.txt); see the module docstring.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy budget (add/remove neighbours).
+    max_depth : int, default 4
+        ``d``: number of split levels; leaves at depth ``<= d``.
+    bounds : sequence or dict
+        Public ``(low, high)`` of every numerical feature: a dict ``{j: (low,
+        high)}`` or a sequence over all features (``None`` for categorical ones).
+    categories : dict, optional
+        Feature index -> its public category values; those features are categorical.
+    classes : sequence
+        The public class labels (at least two).
+    n_public : float, optional
+        Public dataset size for Eq. 7 (needed with ``epsilon_shares="auto"`` and ``max_depth >= 1``).
+    max_bins : int, default 10
+        Bins per numerical feature (9 interior quantiles 0.1..0.9 plus the upper bound).
+    E_max : float, default 0.01
+        Maximum expected labelling error of Corollary 1.
+    max_leaf_share : float, default 0.5
+        Cap on ``eps_leaf / eps`` (Eq. 8).
+    epsilon_shares : "auto" or (s_q, s_node, s_leaf)
+        Eqs. 8-10, or explicit shares summing to 1 (spec 2.3, Fig. 2).
+    use_private_quantiles : bool, default True
+        False gives PrivaTree*: non-private quantile edges (not DP; section VI).
+    binning : {"quantile", "uniform"}
+        "uniform" uses public equal-width edges on the bounds (no quantile budget).
+    accounting : {"strict", "paper"}
+    stopping : {None, "depth", "paper"}
+        None follows ``accounting``; "paper" is Algorithm 1 line 7 (not DP, G2).
+    min_samples_leaf : int, default 1
+        Candidates with a noisy side total below it are skipped (post-processing).
+    random_state : int, Generator or None
+
+    Attributes
+    ----------
+    privacy_ledger_, budget_, bin_edges_, tree_, classes_, n_features_in_,
+    n_clipped_ (values clipped into ``bounds``, per feature), privacy_leaks_.
+
+    References
+    ----------
+    PrivaTree: Algorithm 1; Eqs. 4 and 7-10; Corollary 1; Theorem 3 (and its
+    gaps G1, G2 in spec 4.3). JointExp: Gillenwater et al. (2021).
+    Permute-and-flip: McKenna and Sheldon (2020).
+    """
+
+    def __init__(self, epsilon=1.0, max_depth=4, *, bounds=None, categories=None, classes=None, n_public=None,
+                 max_bins=10, E_max=0.01, max_leaf_share=0.5, epsilon_shares="auto", use_private_quantiles=True,
+                 binning="quantile", accounting="strict", stopping=None, min_samples_leaf=1, random_state=None):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.bounds = bounds
+        self.categories = categories
+        self.classes = classes
+        self.n_public = n_public
+        self.max_bins = max_bins
+        self.E_max = E_max
+        self.max_leaf_share = max_leaf_share
+        self.epsilon_shares = epsilon_shares
+        self.use_private_quantiles = use_private_quantiles
+        self.binning = binning
+        self.accounting = accounting
+        self.stopping = stopping
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self):
+        eps = check_positive_finite("epsilon", self.epsilon)
+        d = self.max_depth
+        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
+            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        b = self.max_bins
+        if isinstance(b, bool) or not isinstance(b, Integral) or not 2 <= b <= 255:
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
+        check_probability("E_max", self.E_max, open_low=True, open_high=True)
+        check_probability("max_leaf_share", self.max_leaf_share, open_low=True)
+        if self.accounting not in ("strict", "paper"):
+            raise ValueError(f"accounting must be 'strict' or 'paper', got {self.accounting!r}")
+        if self.stopping not in (None, "depth", "paper"):
+            raise ValueError(f"stopping must be None, 'depth' or 'paper', got {self.stopping!r}")
+        if self.binning not in ("quantile", "uniform"):
+            raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
+        msl = self.min_samples_leaf
+        if isinstance(msl, bool) or not isinstance(msl, Integral) or msl < 0:
+            raise ValueError(f"min_samples_leaf must be a non-negative integer, got {msl!r}")
+        if not (isinstance(self.epsilon_shares, str) and self.epsilon_shares == "auto"):
+            try:
+                shares = [float(s) for s in self.epsilon_shares]
+            except (TypeError, ValueError):
+                raise ValueError(f"epsilon_shares must be 'auto' or three shares, got {self.epsilon_shares!r}") from None
+            if len(shares) != 3 or min(shares) < 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9) \
+                    or (d > 0 and shares[1] + shares[0] <= 0) or shares[2] <= 0:
+                raise ValueError("epsilon_shares must be three non-negative shares (quantiles, nodes, leaves) "
+                                 f"summing to 1 with positive leaf and node shares, got {self.epsilon_shares!r}")
+        if self.n_public is not None:
+            check_positive_finite("n_public", self.n_public)
+        return eps, int(d)
+
+    def _check_schema(self, m):
+        if self.classes is None:
+            raise ValueError("classes is required: the public class labels (never read from y)")
+        classes = np.asarray(list(self.classes))
+        if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
+            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+        cats = {} if self.categories is None else dict(self.categories)
+        for j, values in cats.items():
+            if not (isinstance(j, Integral) and 0 <= j < m):
+                raise ValueError(f"categories has feature index {j!r} outside 0..{m - 1}")
+            if len(values) < 1 or len(set(values)) != len(values):
+                raise ValueError(f"categories[{j}] must list distinct category values, got {values!r}")
+        num = [j for j in range(m) if j not in cats]
+        if num and self.bounds is None:
+            raise ValueError("bounds is required: the public (low, high) of every numerical feature "
+                             "(never read from the data)")
+        bounds = {}
+        src = self.bounds if isinstance(self.bounds, dict) else (
+            dict(enumerate(self.bounds)) if self.bounds is not None else {})
+        if not isinstance(self.bounds, dict) and self.bounds is not None and len(src) != m:
+            raise ValueError(f"bounds has {len(src)} entries but X has {m} features")
+        for j in num:
+            if src.get(j) is None:
+                raise ValueError(f"bounds[{j}] is missing for numerical feature {j}")
+            try:
+                lo, hi = (float(v) for v in src[j])
+            except (TypeError, ValueError):
+                raise ValueError(f"bounds[{j}] must be a (low, high) pair, got {src[j]!r}") from None
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+                raise ValueError(f"bounds[{j}] must be finite with low <= high, got {src[j]!r}")
+            bounds[j] = (lo, hi)
+        return classes, cats, bounds
+
+    def _encode(self, X, cats, bounds, *, fitting):
+        """Codes of categorical features (-1 for unknown at predict time) and clipped numerical values."""
+        X = np.asarray(X, dtype=float) if not cats else np.asarray(X, dtype=object)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        Z = np.empty(X.shape, dtype=float)
+        clipped = np.zeros(X.shape[1], dtype=int)
+        for j in range(X.shape[1]):
+            if j in cats:
+                lookup = {v: c for c, v in enumerate(cats[j])}
+                codes = [lookup.get(v, -1) for v in X[:, j].tolist()]
+                if fitting and -1 in codes:
+                    bad = X[codes.index(-1), j]
+                    raise ValueError(f"X[:, {j}] holds {bad!r}, not among categories[{j}]")
+                Z[:, j] = codes
+            else:
+                col = X[:, j].astype(float)
+                if not np.all(np.isfinite(col)):
+                    raise ValueError(f"X[:, {j}] must be finite (no NaN or infinity)")
+                lo, hi = bounds[j]
+                clipped[j] = int(np.sum((col < lo) | (col > hi)))
+                Z[:, j] = np.clip(col, lo, hi) if fitting else col
+        return Z, clipped
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """Fit the tree (Algorithm 1) and record every mechanism call in ``privacy_ledger_``."""
+        eps, d = self._check_params()
+        y = np.asarray(y)
+        Xa = np.asarray(X, dtype=object)
+        if Xa.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {Xa.shape}")
+        if Xa.shape[0] == 0:
+            raise ValueError("X has no records: PrivaTree needs at least one record")
+        if y.shape != (Xa.shape[0],):
+            raise ValueError(f"y must be 1-D with one label per row of X, got shape {y.shape}")
+        m = Xa.shape[1]
+        classes, cats, bounds = self._check_schema(m)
+        index = {c: k for k, c in enumerate(classes.tolist())}
+        try:
+            yk = np.array([index[v] for v in y.tolist()], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes {classes.tolist()}") from None
+        Z, clipped = self._encode(X, cats, bounds, fitting=True)
+        bounds = self._bounds_for_fit(bounds, Z)
+        rng = np.random.default_rng(self.random_state) if not isinstance(self.random_state, np.random.Generator) \
+            else self.random_state
+        K = classes.size
+        num = [j for j in range(m) if j not in cats]
+        private_q = self.binning == "quantile" and self.use_private_quantiles
+        budget = budget_split(eps, d, K, m_num=len(num), m_cat=len(cats), n_public=self.n_public, E_max=self.E_max,
+                              max_leaf_share=self.max_leaf_share, epsilon_shares=self.epsilon_shares,
+                              private_quantiles=private_q, accounting=self.accounting)
+        ledger = PrivacyLedger("add-remove")
+        leaks = []
+        edges = {}
+        for j in num:  # Algorithm 1 lines 3-5
+            edges[j] = self._edges(Z[:, j], bounds[j], budget["quantile"], rng, ledger, j, d) if d > 0 else \
+                np.array([bounds[j][1]])
+        if d > 0 and num and self.binning == "quantile" and not self.use_private_quantiles:
+            leaks.append("PrivaTree*: bin edges are exact quantiles of the data (not DP)")
+        stopping = self.stopping or ("paper" if self.accounting == "paper" else "depth")
+        if stopping == "paper" and d > 0:
+            leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon (spec 4.3, G2)")
+        bins = np.empty(Z.shape, dtype=np.int64)
+        n_bins = []
+        for j in range(m):
+            if j in cats:
+                bins[:, j] = Z[:, j].astype(np.int64)
+                n_bins.append(len(cats[j]))
+            else:
+                bins[:, j] = np.searchsorted(edges[j], Z[:, j], side="left")  # E[b-1] < x <= E[b]
+                n_bins.append(edges[j].size)
+        self._ctx = dict(bins=bins, y=yk, K=K, cats=cats, n_bins=n_bins, budget=budget, d=d, rng=rng,
+                         ledger=ledger, stopping=stopping)
+        self.tree_ = self._grow(np.arange(Z.shape[0]), 0, Scope.root(), "")
+        del self._ctx
+        self.classes_ = classes
+        self.n_features_in_ = m
+        self.budget_ = budget
+        self.bin_edges_ = edges
+        self.categories_ = cats
+        self.bounds_ = bounds
+        self.n_clipped_ = clipped
+        self.privacy_ledger_ = ledger
+        self.privacy_leaks_ = leaks
+        return self
+
+    def _edges(self, col, bound, eps_q, rng, ledger, j, d):
+        lo, hi = bound
+        B = self.max_bins
+        levels = np.linspace(0.0, 1.0, B + 1)[1:-1]
+        if self.binning == "uniform":
+            inner = np.linspace(lo, hi, B + 1)[1:-1]
+        elif not self.use_private_quantiles:
+            inner = np.quantile(col, levels) if col.size else np.array([])
+        elif lo == hi:
+            inner = np.array([])
+        else:
+            inner = JointExp(eps_q, levels, (lo, hi)).sample(col, rng)
+            ledger.charge(f"quantiles[{j}]", "JointExp", eps_q, scope=Scope.root(), sensitivity=2.0,
+                          note="Algorithm 1 lines 3-5; every record is in every feature's quantiles")
+        return np.unique(np.concatenate((inner, [hi])))
+
+    def _grow(self, idx, depth, scope, path):
+        c = self._ctx
+        y = c["y"][idx]
+        K, d = c["K"], c["d"]
+        stop = depth == d
+        if c["stopping"] == "paper" and (idx.size <= 1 or np.unique(y).size == 1):
+            stop = True  # Algorithm 1 line 7: data-dependent, not DP (G2)
+        if not stop:
+            split = self._best_split(idx, y, scope, path)
+            if split is not None:
+                j, key, left_bins = split
+                go_left = np.isin(c["bins"][idx, j], left_bins)
+                part = f"split{path or '^'}"
+                left = self._grow(idx[go_left], depth + 1, scope.child(part, "L"), path + "L")
+                right = self._grow(idx[~go_left], depth + 1, scope.child(part, "R"), path + "R")
+                return ("node", j, key, left, right)
+        counts = np.bincount(y, minlength=K)
+        eps_leaf = c["budget"]["leaf"]
+        label = PermuteAndFlip(self._leaf_mechanism_epsilon(eps_leaf), 1.0, monotonic=True).sample(
+            counts.astype(float), c["rng"])
+        c["ledger"].charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps_leaf, scope=scope,
+                           note="section IV-C; leaves partition the records")
+        return ("leaf", int(label))
+
+    def _best_split(self, idx, y, scope, path):
+        """Noisy histograms of every feature and the least-Gini candidate (Algorithm 1 lines 11-12)."""
+        c = self._ctx
+        K, rng = c["K"], c["rng"]
+        best, best_gini = None, math.inf
+        for j, B in enumerate(c["n_bins"]):
+            cat = j in c["cats"]
+            eps_j = c["budget"]["node_cat" if cat else "node_num"]
+            flat = c["bins"][idx, j] * K + y
+            exact = np.bincount(flat, minlength=B * K)
+            H = np.maximum(TwoSidedGeometric(eps_j, 1.0).sample(exact, rng), 0).reshape(B, K).astype(float)
+            c["ledger"].charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric", eps_j, scope=scope,
+                               note="Eq. 4; one record changes one count of each feature's histogram")
+            order = self._category_order(H, exact.reshape(B, K)) if cat and K == 2 else np.arange(B)
+            L = np.cumsum(H[order], axis=0)[:-1]
+            R = H.sum(axis=0)[None, :] - L
+            nL, nR = L.sum(axis=1), R.sum(axis=1)
+            ok = self._candidates_ok(nL, nR, exact.reshape(B, K)[order])
+            if not np.any(ok):
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gini = (nL - (L ** 2).sum(axis=1) / nL + nR - (R ** 2).sum(axis=1) / nR) / (nL + nR)
+            gini = np.where(ok, gini, math.inf)
+            s = int(np.argmin(gini))
+            if gini[s] < best_gini:
+                best_gini = gini[s]
+                left_bins = np.sort(order[: s + 1])
+                key = s if not cat or K != 2 else tuple(int(b) for b in left_bins)
+                best = (j, key, left_bins)
+        return best
+
+    # ------------------------------------------------------------------ hooks (overridden only by audit mutants)
+    def _bounds_for_fit(self, bounds, Z):
+        """The public bounds, unchanged (never moved by the data)."""
+        return bounds
+
+    def _leaf_mechanism_epsilon(self, eps_leaf):
+        """Epsilon given to each leaf's permute-and-flip: the charged ``eps_leaf``."""
+        return eps_leaf
+
+    @staticmethod
+    def _category_order(H, exact):
+        """Binary classes: categories by noisy class-1 share, 0.5 when empty, ties by code (section IV-A, A5)."""
+        tot = H.sum(axis=1)
+        share = np.divide(H[:, 1], tot, out=np.full(H.shape[0], 0.5), where=tot != 0)
+        return np.argsort(share, kind="stable")
+
+    def _candidates_ok(self, nL, nR, exact_ordered):
+        """Candidates whose *noisy* side totals reach ``min_samples_leaf`` (post-processing, spec A6)."""
+        floor = max(self.min_samples_leaf, 1e-12)
+        return (nL >= floor) & (nR >= floor)
+
+    # ------------------------------------------------------------------ outputs
+    def _leaf_of(self, row_bins):
+        node = self.tree_
+        while node[0] == "node":
+            _, j, key, left, right = node
+            b = row_bins[j]
+            if isinstance(key, tuple):
+                go = b in key
+            else:
+                go = 0 <= b <= key if j in self.categories_ else b <= key
+            node = left if go else right
+        return node[1]
+
+    def _bins_for_predict(self, X):
+        Z, _ = self._encode(X, self.categories_, self.bounds_, fitting=False)
+        if Z.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Z.shape[1]} features, expected {self.n_features_in_}")
+        bins = np.empty(Z.shape, dtype=np.int64)
+        for j in range(Z.shape[1]):
+            if j in self.categories_:
+                bins[:, j] = Z[:, j].astype(np.int64)
+            else:
+                bins[:, j] = np.searchsorted(self.bin_edges_[j], Z[:, j], side="left")
+        return bins
+
+    def predict_proba(self, X):
+        """One-hot of the leaf label (section IV-C)."""
+        labels = [self._leaf_of(r) for r in self._bins_for_predict(X)]
+        out = np.zeros((len(labels), self.classes_.size))
+        out[np.arange(len(labels)), labels] = 1.0
+        return out
+
+    def predict(self, X):
+        """Class of each row: numerical ``x <= threshold`` and categorical ``x in L`` go left (spec A23)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def release(self, edges=None):
+        """The published model as nested tuples (hashable, canonical).
+
+        ``("node", feature, key, left, right)`` with ``key`` the last bin id of
+        the left side (numerical and multiclass categorical features) or the
+        sorted tuple of left category codes (binary categorical); ``("leaf",
+        class_index)``. ``edges=None`` omits the numerical bin edges (the tree
+        over bin ids, post-processing of the model); ``edges="exact"`` adds them
+        rounded to 6 decimals; an integer ``G`` adds, per edge, which of ``G``
+        equal cells of its public range it falls in (spec 4.3 step 3).
+        """
+        if edges is None:
+            return self.tree_
+        feats = []
+        for j, e in sorted(self.bin_edges_.items()):
+            if edges == "exact":
+                feats.append((j, tuple(round(float(v), 6) for v in e)))
+            else:
+                lo, hi = self.bounds_[j]
+                G = int(edges)
+                cell = np.zeros(e.size, dtype=int) if hi == lo else np.minimum(((e - lo) / (hi - lo) * G).astype(int), G - 1)
+                feats.append((j, tuple(int(v) for v in cell)))
+        return (tuple(feats), self.tree_)
