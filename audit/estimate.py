@@ -185,6 +185,13 @@ class AuditResult:
         pair = f"pair {self.worst_pair}" + (f" ({self.worst_description})" if self.worst_description else "")
         return f"{pair}: {self.worst.summary()}; alpha {self.alpha:g} shared over {len(self.results)} pair(s) x 2 directions"
 
+    def mutant_row(self, case) -> dict:
+        """A row for :attr:`audit.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``."""
+        return {"id": case.id, "description": case.description, "source": case.source,
+                "epsilon_claimed": self.claim.epsilon, "epsilon_lower": self.epsilon_lower,
+                "detected": self.violation, "n_samples": self.n_samples, "alpha": self.alpha,
+                "evidence": self.evidence()}
+
     def claim_row(self, *, id: str, subject: str, expected: str, **extra) -> dict:
         """A row for :attr:`audit.report.Report.claims`."""
         row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,

@@ -146,9 +146,7 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
         with checkpoint.scope(f"mutant:{case.id}"):
             res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=n, alpha=ALPHA,
                               seed=seed * 1000 + 500 + k)
-        rows.append({"id": case.id, "description": case.description, "source": case.source,
-                     "epsilon_claimed": case.epsilon, "epsilon_lower": res.epsilon_lower,
-                     "detected": res.violation, "n_samples": n, "alpha": ALPHA, "evidence": res.evidence()})
+        rows.append(res.mutant_row(case))
     return rows
 
 

@@ -39,9 +39,9 @@ from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
 DESCRIPTION = "PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollary 1"
 EPSILONS = (0.5, 1.0, 2.0)
 #: outputs drawn per input (pilot included)
-N_STRICT = {"quick": 600, "standard": 5000, "full": 40_000}
-N_LEAK = {"quick": 3000, "standard": 10_000, "full": 40_000}
-N_MUTANT = {"quick": 3000, "standard": 10_000, "full": 40_000}
+N_STRICT = {"quick": 600, "standard": 2000, "full": 40_000}
+N_LEAK = {"quick": 3000, "standard": 6000, "full": 40_000}
+N_MUTANT = {"quick": 3000, "standard": 6000, "full": 40_000}
 N_COROLLARY1 = {"quick": 50_000, "standard": 200_000, "full": 1_000_000}
 #: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
 ALPHA = 0.01
@@ -184,9 +184,7 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
         with checkpoint.scope(f"mutant:{case.id}"):
             res = audit_pairs(ReleaseMechanism(case.make, case.edges), case.pairs, Claim(case.epsilon), n_samples=n,
                               alpha=ALPHA, seed=seed * 1000 + 500 + k)
-        rows.append({"id": case.id, "description": case.description, "source": case.source,
-                     "epsilon_claimed": case.epsilon, "epsilon_lower": res.epsilon_lower,
-                     "detected": res.violation, "n_samples": n, "alpha": ALPHA, "evidence": res.evidence()})
+        rows.append(res.mutant_row(case))
     return rows
 
 
@@ -247,7 +245,7 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- Corollaries 2 and 3 (poisoning)
-N_POISON = {"quick": 30, "standard": 150, "full": 500}
+N_POISON = {"quick": 30, "standard": 60, "full": 500}
 POISON_EPS = 0.5
 POISON_X = (0, 1, 2, 4)
 TRIGGER = (63, 47, 61, 54)  # bottom-right pixels of the 8x8 digits (the MNIST trigger of section VI-C, scaled)
