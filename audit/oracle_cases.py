@@ -50,6 +50,35 @@ def _laplace_scaled(epsilon, factor):
     return m
 
 
+def _forest_counts(**params):
+    """Reference: a random decision forest's noisy leaf counts (vector), batched through the learner's own code."""
+    from audit.targets.random_trees import ForestRelease
+    from reference.random_trees import RandomDecisionForestClassifier
+
+    return ForestRelease(lambda: RandomDecisionForestClassifier(**params), output="counts")
+
+
+def _forest_counts_scale(factor):
+    """A candidate forest whose leaf noise scale is ``factor`` times the reference's."""
+    from audit.targets.random_trees import ForestRelease
+    from reference.random_trees import RandomDecisionForestClassifier
+
+    class Scaled(RandomDecisionForestClassifier):
+        def _noise_scale(self, k):
+            scale = super()._noise_scale(k)
+            return None if scale is None else scale * factor
+
+    def make(**params):
+        return ForestRelease(lambda: Scaled(**params), output="counts")
+
+    return make
+
+
+FOREST_PARAMS = {"n_estimators": 2, "max_depth": 1, "epsilon": 1.0, "bounds": [(0.0, 1.0), (0.0, 1.0)],
+                 "classes": [0, 1], "random_state": None}
+FOREST_INPUTS = [("4 records", (np.array([[0.1, 0.2], [0.3, 0.8], [0.6, 0.4], [0.9, 0.9]]), np.array([0, 0, 1, 1]))),
+                 ("1 record", (np.array([[0.5, 0.5]]), np.array([1])))]
+
 UTILITY_INPUTS = [("utilities (0, 0, 1)", np.array([0.0, 0.0, 1.0])), ("utilities (2, 1, 1, 0)", np.array([2.0, 1, 1, 0]))]
 MEDIAN_INPUTS = [("values {0.1, 0.2, 0.7}", [0.1, 0.2, 0.7]), ("values {0.5} x 4", [0.5] * 4)]
 
@@ -59,6 +88,7 @@ REFERENCES: dict[str, tuple[Callable, dict, list]] = {
     "permute-and-flip": (PermuteAndFlip, {"epsilon": 1.0}, UTILITY_INPUTS),
     "exponential": (ExponentialMechanism, {"epsilon": 1.0}, UTILITY_INPUTS),
     "interval-median": (IntervalExponential, {"epsilon": 1.0, "bounds": (0.0, 1.0)}, MEDIAN_INPUTS),
+    "random-trees": (_forest_counts, FOREST_PARAMS, FOREST_INPUTS),
 }
 
 
@@ -85,4 +115,8 @@ def oracle_cases(epsilon: float = 1.0) -> list[OracleCase]:
                    lambda: PermuteAndFlip(epsilon, monotonic=True), "different"),
         OracleCase("median-rank-off-by-one", "interval-median", "private median with the gap rank off by one",
                    lambda: _OffByOneRank(epsilon, (0.0, 1.0)), "different"),
+        OracleCase("forest-same-code", "random-trees", "random decision forest, an independent draw of the same code",
+                   lambda: _forest_counts(**FOREST_PARAMS), "same"),
+        OracleCase("forest-leaf-noise-1.1", "random-trees", "random decision forest with leaf noise scale 10% too large",
+                   lambda: _forest_counts_scale(1.1)(**FOREST_PARAMS), "different"),
     ]
