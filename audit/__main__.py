@@ -28,6 +28,9 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
                    help="continue an interrupted run from its saved counts (same seed, same result)")
     p.add_argument("--jobs", type=int, default=1,
                    help="worker processes drawing sample blocks (same seed, same report for any number)")
+    p.add_argument("--scheduler", default=None,
+                   help="address of a Dask distributed scheduler (tcp://host:8786) that draws the sample blocks "
+                        "(extra 'distributed'; same seed, same report)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -174,7 +177,7 @@ def main(argv=None) -> int:
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
     checkpoint.set_progress(not args.quiet)
-    with sampling.jobs(args.jobs):
+    with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
         return {"run": _run, "check": _check, "compare": _compare}[args.command](args)
 
 

@@ -160,6 +160,42 @@ def _raw_block(mechanism, data, size: int, rng, start: int):
 # ----------------------------------------------------------------------------- worker processes
 _JOBS: contextvars.ContextVar[int] = contextvars.ContextVar("jobs", default=1)
 _WORK: tuple | None = None  # (mechanism, data) inherited by forked workers
+_SCHEDULER: contextvars.ContextVar[str | None] = contextvars.ContextVar("scheduler", default=None)
+
+
+@contextlib.contextmanager
+def scheduler(address: str | None):
+    """Draw sample blocks on a Dask distributed cluster inside this block (extra ``distributed``).
+
+    ``address`` is the scheduler's address (``tcp://host:8786``), or a
+    ``distributed.Client`` / ``LocalCluster`` object. Blocks keep their own
+    seeds, so the result is the one a single process gives.
+    """
+    token = _SCHEDULER.set(address)
+    try:
+        yield
+    finally:
+        _SCHEDULER.reset(token)
+
+
+def _remote_block(mechanism, data, task):
+    start, size, seed_seq = task
+    return _normalise(_raw_block(mechanism, data, size, np.random.default_rng(seed_seq), start), start)
+
+
+def _dask_blocks(address, mechanism, data, tasks):
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - depends on the extra
+        raise RuntimeError("--scheduler needs the optional extra: pip install 'dptree-audit[distributed]'") from None
+    client = address if isinstance(address, Client) else Client(address)
+    try:
+        futures = [client.submit(_remote_block, mechanism, data, t, pure=False) for t in tasks]
+        for f in futures:  # in order: the same blocks, in the same order, as one process draws
+            yield f.result()
+    finally:
+        if client is not address:
+            client.close()
 
 
 @contextlib.contextmanager
@@ -187,6 +223,11 @@ def _work(task):
 
 def _blocks(mechanism, data, n: int, seed_seq: np.random.SeedSequence):
     n_jobs = _JOBS.get()
+    if _SCHEDULER.get() is not None:
+        children = seed_seq.spawn(math.ceil(n / BLOCK))
+        tasks = [(i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
+        yield from _dask_blocks(_SCHEDULER.get(), mechanism, data, tasks)
+        return
     if n_jobs == 1 or n <= BLOCK:
         for start, size, rng in block_generators(seed_seq, n):
             yield _normalise(_raw_block(mechanism, data, size, rng, start), start)

@@ -251,3 +251,18 @@ def test_worker_processes_give_the_same_result():
     with pytest.raises(ValueError, match="jobs"):
         with sampling.jobs(0):
             pass
+
+
+def test_dask_cluster_gives_the_same_result():
+    """--scheduler: blocks drawn on a Dask LocalCluster equal the single-process ones."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    from audit import sampling
+
+    mech = RandomizedResponse(1.0, 3)
+    local = estimate_epsilon(mech, 0, 1, n_samples=3 * 4096 + 5, seed=4)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client, sampling.scheduler(client):
+        remote = estimate_epsilon(mech, 0, 1, n_samples=3 * 4096 + 5, seed=4)
+    assert remote.counts == local.counts and remote.event == local.event
