@@ -16,6 +16,7 @@ __all__ = [
     "check_generator",
     "check_nonempty",
     "check_neighbouring",
+    "check_max_depth",
     "NEIGHBOURING_RELATIONS",
 ]
 
@@ -71,3 +72,10 @@ def check_neighbouring(value: str) -> str:
     if value not in NEIGHBOURING_RELATIONS:
         raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {value!r}")
     return value
+
+
+def check_max_depth(value) -> int:
+    """A tree depth: a non-negative integer (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"max_depth must be a non-negative integer, got {value!r}")
+    return int(value)

@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._validation import check_positive_finite, check_probability
+from ._validation import check_max_depth, check_positive_finite, check_probability
 from .jointexp import JointExp
 from .ledger import PrivacyLedger, Scope
 from .mechanisms import PermuteAndFlip, TwoSidedGeometric
@@ -210,9 +210,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ validation
     def _check_params(self):
         eps = check_positive_finite("epsilon", self.epsilon)
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        d = check_max_depth(self.max_depth)
         b = self.max_bins
         if isinstance(b, bool) or not isinstance(b, Integral) or not 2 <= b <= 255:
             raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")

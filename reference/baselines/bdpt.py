@@ -23,12 +23,11 @@ leaks are listed in ``privacy_leaks_``.
 """
 from __future__ import annotations
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_positive_finite
+from .._validation import check_max_depth, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import ExponentialMechanism, Laplace
 
@@ -81,9 +80,7 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         eps = check_positive_finite("epsilon", self.epsilon)
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
             raise ValueError(f"classes must list exactly two labels (BDPT is binary), got {self.classes!r}")
         X = np.asarray(X, dtype=object)

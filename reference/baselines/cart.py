@@ -18,10 +18,11 @@ section IV and spec/privatree.md section 2.5 for the histogram version.
 """
 from __future__ import annotations
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import check_max_depth
 
 __all__ = ["HistogramCARTClassifier"]
 
@@ -51,9 +52,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
 
     def fit(self, X, y):
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        d = check_max_depth(self.max_depth)
         if self.classes is None:
             raise ValueError("classes is required: the class labels")
         if self.binning not in ("quantile", "uniform"):

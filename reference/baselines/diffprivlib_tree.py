@@ -19,12 +19,11 @@ Epsilon-DP under add/remove (one record changes one count of one leaf by 1).
 """
 from __future__ import annotations
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_positive_finite
+from .._validation import check_max_depth, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import PermuteAndFlip
 
@@ -57,9 +56,7 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         eps = check_positive_finite("epsilon", self.epsilon)
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        d = check_max_depth(self.max_depth)
         if self.bounds is None:
             raise ValueError("bounds is required: the public (low, high) of every feature")
         if self.classes is None or len(set(self.classes)) < 2:

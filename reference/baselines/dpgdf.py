@@ -20,12 +20,11 @@ and the leaf rule are listed in ``privacy_leaks_``.
 from __future__ import annotations
 
 import math
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_positive_finite
+from .._validation import check_max_depth, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
 
@@ -61,9 +60,7 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         eps = check_positive_finite("epsilon", self.epsilon)
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, Integral) or d < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {d!r}")
+        d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
             raise ValueError(f"classes must list exactly two labels (DPGDF is binary), got {self.classes!r}")
         X = np.asarray(X, dtype=object)
