@@ -49,3 +49,24 @@ def test_privatree_star_without_noise_equals_histogram_cart(data):
                              use_private_quantiles=False, binning=binning, epsilon_shares=(0.0, 0.5, 0.5),
                              random_state=0).fit(X, y)
     assert pt.release() == cart.release(), f"dataset X={X.tolist()}, y={y.tolist()}"
+
+
+class _LaterTiesWin(HistogramCARTClassifier):
+    """A subtly wrong candidate: equal-Gini splits broken the other way."""
+
+    _later_ties_win = True
+
+
+def test_the_deterministic_check_catches_a_tie_broken_the_other_way():
+    """Only datasets with two equally good splits tell the candidates apart; hypothesis has to
+    find one (and shrinks it), so this checks the generator reaches such worst cases."""
+    from hypothesis import find
+
+    def differs(data):
+        X, y, bounds, categories, depth, binning = data
+        kw = dict(bounds=bounds, categories=categories, classes=[0, 1], binning=binning)
+        return (_LaterTiesWin(depth, **kw).fit(X, y).release()
+                != HistogramCARTClassifier(depth, **kw).fit(X, y).release())
+
+    X, y, *_ = find(datasets(), differs, settings=settings(max_examples=500, derandomize=True, deadline=None))
+    assert len(y) >= 12

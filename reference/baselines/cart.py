@@ -41,6 +41,10 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
     min_samples_leaf : int
     """
 
+    #: equal-Gini splits go to the first candidate (feature, then bin); True lets the last win. Only the
+    #: oracle's tests set it, to check that the deterministic comparison notices a tie broken the other way.
+    _later_ties_win = False
+
     def __init__(self, max_depth=4, *, bounds=None, categories=None, classes=None, max_bins=10,
                  binning="quantile", min_samples_leaf=1):
         self.max_depth = max_depth
@@ -116,7 +120,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
                     if nl < max(self.min_samples_leaf, 1) or nr < max(self.min_samples_leaf, 1):
                         continue
                     g = (nl * (1 - np.sum((left / nl) ** 2)) + nr * (1 - np.sum((right / nr) ** 2))) / (nl + nr)
-                    if g < best_g:
+                    if g < best_g or (self._later_ties_win and g == best_g):
                         lb = np.sort(order[: s + 1])
                         best_g, best = g, (j, tuple(int(b) for b in lb) if binary_cat else s, lb)
             if best is not None:
