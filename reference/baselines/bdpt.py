@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ._gini import one_vs_rest_gini_utility
 from .._validation import check_max_depth, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import ExponentialMechanism, Laplace
@@ -125,16 +126,7 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
             n_noisy = max(1.0, idx.size + float(Laplace(eps_t[t], 1.0).sample(0.0, rng)))
             ledger.charge(f"count{tag}", "Laplace", eps_t[t], scope=scope, note="noisy node size")
             sens = 2 * n_noisy / (n_noisy + 1) ** 2
-            util = np.empty(len(cand))
-            for i, (j, c) in enumerate(cand):
-                go = codes[idx, j] == c
-                g = 0.0
-                for side in (go, ~go):
-                    ns = side.sum()
-                    if ns:
-                        p1 = yy[side].mean()
-                        g += ns * (1 - p1 ** 2 - (1 - p1) ** 2)
-                util[i] = 0.5 - g / idx.size
+            util = one_vs_rest_gini_utility(codes, idx, yy, cand)
             k = ExponentialMechanism(eps_node, sens).sample(util, rng)
             ledger.charge(f"split{tag}", "Exponential(smooth sensitivity)", eps_node, scope=scope, sensitivity=sens)
             j, c = cand[k]

@@ -24,6 +24,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ._gini import one_vs_rest_gini_utility
 from .._validation import check_max_depth, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
@@ -105,16 +106,7 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
             cand = [p for p in all_pairs if p not in used]
             if depth == d or idx.size < self.min_samples_split or np.unique(yy).size <= 1 or not cand:
                 return leaf(idx, scope, path)
-            util = np.empty(len(cand))
-            for i, (j, c) in enumerate(cand):
-                go = codes[idx, j] == c
-                g = 0.0
-                for side in (go, ~go):
-                    ns = side.sum()
-                    if ns:
-                        p1 = yy[side].mean()
-                        g += ns * (1 - p1 ** 2 - (1 - p1) ** 2)
-                util[i] = 0.5 - g / idx.size
+            util = one_vs_rest_gini_utility(codes, idx, yy, cand)
             k = PermuteAndFlip(eps_node, 0.5, monotonic=False).sample(util, rng)
             ledger.charge(f"split{path or '^'}", "PermuteAndFlip", eps_node, scope=scope, sensitivity=0.5)
             j, c = cand[k]
