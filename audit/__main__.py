@@ -1,4 +1,5 @@
-"""Command line: ``python -m audit list | run TARGET | check MODULE:CALLABLE | check --claims FILE | compare``.
+"""Command line: ``python -m audit list | run TARGET | check MODULE:CALLABLE | check --claims FILE | compare |
+reproduce PAPER``.
 
 Exit status: for ``run``, 0 when every verdict matches what is expected and
 1 when one does not; for ``check``, 0 when no claim is violated and 1 when
@@ -56,6 +57,17 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--reference", required=True, help="the reference's name (see --reference list)")
     cmp.add_argument("--params", default=None, help="JSON object of parameters given to both (default: the reference's)")
     _common(cmp, "quick")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's tables side by side with ours")
+    rep.add_argument("paper", help="privatree, diprime, random-trees or lpdt")
+    rep.add_argument("--datasets", default=None, help="comma-separated dataset names (default: all the paper's)")
+    rep.add_argument("--data-dir", default=None,
+                     help="directory of the benchmark files (default: $DPTREE_AUDIT_DATA, else ../shared/data)")
+    rep.add_argument("--smoke", action="store_true",
+                     help="a reduced protocol (one small dataset, one epsilon) that checks the pipeline, not the numbers")
+    rep.add_argument("--out", default="reports", help="directory of reports (default: reports)")
+    rep.add_argument("--seed", type=int, default=0, help="master seed")
+    rep.add_argument("--jobs", type=int, default=1, help="worker processes (same seed, same tables)")
+    rep.add_argument("--quiet", action="store_true", help="no progress output")
     return p
 
 
@@ -162,6 +174,24 @@ def _compare(args) -> int:
                    not res.rejected)
 
 
+def _reproduce(args) -> int:
+    from audit.reproduce import PAPERS, reproduce
+
+    if args.paper not in PAPERS:
+        return _error(f"unknown paper {args.paper!r}; choose one of: {', '.join(PAPERS)}")
+    names = None if args.datasets is None else [d.strip() for d in args.datasets.split(",") if d.strip()]
+    try:
+        rep = reproduce(args.paper, names, data_dir=args.data_dir, jobs=args.jobs, smoke=args.smoke,
+                        seed=args.seed, out=args.out)
+    except ValueError as exc:
+        return _error(str(exc))
+    marked = sum(c.marked for c in rep.cells)
+    print(f"{args.paper}: {len(rep.cells)} cells, {marked} outside 2 SE, {len(rep.skipped)} datasets skipped; "
+          f"{rep.elapsed_s:.0f} s")
+    print(f"written to {Path(args.out) / 'reproductions' / (args.paper + '.md')}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = _parser()
     try:
@@ -177,6 +207,8 @@ def main(argv=None) -> int:
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
     checkpoint.set_progress(not args.quiet)
+    if args.command == "reproduce":
+        return _reproduce(args)
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
         return {"run": _run, "check": _check, "compare": _compare}[args.command](args)
 
