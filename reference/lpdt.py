@@ -158,8 +158,23 @@ def leaf_estimates(D: np.ndarray, N: np.ndarray, n: int, c: float, fallback: np.
 
 
 # --------------------------------------------------------------------------- shared fitting steps
-class _PartitionRegressor(RegressorMixin, BaseEstimator):
-    """Shared validation, public partition, prediction and release."""
+class PartitionPredictorMixin:
+    """``predict`` and ``release`` of a fitted partition estimator (``partition_``, ``leaf_values_``)."""
+
+    def predict(self, X):
+        X = _as_X("X", X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
+        return self.leaf_values_[self.partition_.apply(X)]
+
+    def release(self) -> tuple:
+        """Everything the fitted model publishes: the public structure and the leaf values (6 decimals)."""
+        return (type(self).__name__, self.partition_.structure(),
+                tuple(round(float(v), 6) for v in self.leaf_values_))
+
+
+class _PartitionRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
+    """Shared validation and public partition (prediction and release: :class:`PartitionPredictorMixin`)."""
 
     def _public_facts(self, X, y, X_public, y_public):
         X = _as_X("X", X)
@@ -190,18 +205,6 @@ class _PartitionRegressor(RegressorMixin, BaseEstimator):
         #: True when max_depth was not reached anywhere because the public data could not support it
         self.depth_limited_by_public_data_ = self.depth_ < depth
         return part
-
-    def predict(self, X):
-        X = _as_X("X", X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
-        return self.leaf_values_[self.partition_.apply(X)]
-
-    def release(self) -> tuple:
-        """Everything the fitted model publishes: the public structure and the leaf values (6 decimals)."""
-        return (type(self).__name__, self.partition_.structure(),
-                tuple(round(float(v), 6) for v in self.leaf_values_))
-
 
 class LPDTRegressor(_PartitionRegressor):
     """Locally private decision tree regressor with a public max-edge partition (Algorithm 1).

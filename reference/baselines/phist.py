@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import check_positive_finite
 from ..ledger import PrivacyLedger, Scope
-from ..lpdt import _as_X, _as_y, check_bounds, leaf_estimates
+from ..lpdt import PartitionPredictorMixin, _as_X, _as_y, check_bounds, leaf_estimates
 from ..lpdt_partition import GridPartition
 from ..lpdt_randomizer import CHUNK, LPDTRandomizer, check_target_bounds
 from ..mechanisms import Laplace
@@ -43,7 +43,7 @@ __all__ = ["PHISTRegressor"]
 MAX_CELLS = 2 ** 16
 
 
-class PHISTRegressor(RegressorMixin, BaseEstimator):
+class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
     """Locally private histogram regression on a regular grid (PHIST).
 
     Parameters
@@ -125,12 +125,3 @@ class PHISTRegressor(RegressorMixin, BaseEstimator):
         self.leaf_values_, self.guarded_ = leaf_estimates(D, N, n, c, fallback, clip_to=tb)
         self.privacy_ledger_ = ledger
         return self
-
-    def predict(self, X):
-        X = _as_X("X", X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
-        return self.leaf_values_[self.partition_.apply(X)]
-
-    def release(self) -> tuple:
-        return ("PHISTRegressor", self.partition_.structure(), tuple(round(float(v), 6) for v in self.leaf_values_))
