@@ -6,7 +6,9 @@
 Rows: samples per second of every mechanism's ``batch``; outputs per second of
 the auditor's estimator; tiny fits per second (depth 2, 8 records, 2 features:
 the audit's workload) of each learner's reference path, and of the batched path
-where one exists; peak traced memory of each row. Where diffprivlib is
+where one exists; peak traced memory of each row. With ``--targets standard``
+(or quick/full), the wall time and peak resident memory of ``audit run TARGET``
+for every target. Where diffprivlib is
 installed, its mechanisms' sampling rates appear beside ours as ratios.
 """
 from __future__ import annotations
@@ -116,18 +118,52 @@ def learner_rows(n_fits):
     return rows
 
 
+def target_rows(budget: str):
+    """Wall time and peak resident memory of ``python -m audit run TARGET --budget BUDGET`` for every target,
+    each in its own process (peak memory: the child's maximum resident set size)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    targets = [line.split()[0] for line in subprocess.run([sys.executable, "-m", "audit", "list"], capture_output=True,
+                                                          text=True, check=True).stdout.splitlines() if line.strip()]
+    rows = []
+    for t in targets:
+        with tempfile.TemporaryDirectory() as out:
+            script = ("import resource, runpy, sys; sys.argv = ['audit', 'run', %r, '--budget', %r, '--quiet', "
+                      "'--out', %r]\ntry:\n    runpy.run_module('audit', run_name='__main__')\nfinally:\n"
+                      "    print('PEAK_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+                      % (t, budget, out))
+            start = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                  env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            elapsed = time.perf_counter() - start
+        peak = next((int(line.split()[1]) / 1024 for line in proc.stderr.splitlines() if line.startswith("PEAK_KIB")),
+                    float("nan"))
+        status = "" if proc.returncode == 0 else f" (exit {proc.returncode})"
+        rows.append((f"audit run {t} --budget {budget}{status}", elapsed, "s wall", peak))
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--small", action="store_true", help="small sizes (seconds), for CI")
+    p.add_argument("--targets", choices=("quick", "standard", "full"), default=None,
+                   help="also time `audit run TARGET` at this budget for every target, with its peak memory")
     args = p.parse_args(argv)
     n, n_fits = (20_000, 100) if args.small else (1_000_000, 1_000)
     rows = mechanism_rows(n) + estimator_rows(n) + learner_rows(n_fits)
+    if args.targets:
+        rows += target_rows(args.targets)
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
           f"{'small' if args.small else 'full'} sizes")
     print(f"| {'measure':70s} | {'rate':>14s} | {'unit':10s} | {'peak MiB':>8s} |")
     print(f"|{'-' * 72}|{'-' * 16}|{'-' * 12}|{'-' * 10}|")
     for name, rate, unit, peak in rows:
-        print(f"| {name:70s} | {rate:>14,.0f} | {unit:10s} | {peak:>8.1f} |")
+        value = f"{rate:>14,.1f}" if unit == "s wall" else f"{rate:>14,.0f}"
+        print(f"| {name:70s} | {value} | {unit:10s} | {peak:>8.1f} |")
 
 
 if __name__ == "__main__":
