@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .diprime_mechanisms import (AuthorsFlipMedian, CountScaledLeafMean, FastExponential, FastIntervalExponential,
-                                 IndexMedianV000)
+from .diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from .ledger import PrivacyLedger, Scope
-from .mechanisms import Laplace, PermuteAndFlip
+from .mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip
 
 __all__ = ["Node", "Budget", "TreeGrower", "budget", "route_leaves", "bipartitions", "FLIP_GRID",
            "MAX_CATEGORIES"]
@@ -231,7 +230,7 @@ class TreeGrower:
             masks = self._bip[len(cats)]
             counts = np.array([np.count_nonzero(x == c) for c in cats], dtype=float)
             u = -np.abs(2.0 * (masks @ counts) - x.size)
-            mech = self._mech(PermuteAndFlip if flip else FastExponential, eps)
+            mech = self._mech(PermuteAndFlip if flip else ExponentialMechanism, eps)
             k = int(mech.batch(u, 1, self.rng)[0]) if flip else mech.sample(u, self.rng)
             self._charge("median", type(mech).__name__, eps, scope, f"{note} feature {j} (categorical)")
             return tuple(c for c, m in zip(cats, masks[k]) if m)
@@ -253,7 +252,7 @@ class TreeGrower:
             self._charge("median", "PermuteAndFlip", eps, scope, f"{note} feature {j}: PF on {FLIP_GRID} public thresholds")
             return float(grid[int(self._mech(PermuteAndFlip, eps).batch(u, 1, self.rng)[0])])
         self._charge("median", "IntervalExponential", eps, scope, f"{note} feature {j}")
-        return FastIntervalExponential(eps, (lo, hi)).sample(x, self.rng)
+        return self._mech(IntervalExponential, eps, (lo, hi)).sample(x, self.rng)
 
     def _split_sse(self, idx, j, split) -> float:
         x, y = self.X[idx, j], self.y[idx]
@@ -281,7 +280,7 @@ class TreeGrower:
             self._charge("attribute", "PermuteAndFlip", eps, scope, note, delta)
             return int(self._mech(PermuteAndFlip, eps, delta).batch(u, 1, self.rng)[0])
         self._charge("attribute", "ExponentialMechanism", eps, scope, note, delta)
-        return self._mech(FastExponential, eps, delta).sample(u, self.rng)
+        return self._mech(ExponentialMechanism, eps, delta).sample(u, self.rng)
 
     # ------------------------------------------------------------------ leaves
     def leaf(self, idx, scope, path) -> Node:
