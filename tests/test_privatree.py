@@ -302,3 +302,35 @@ def test_target_is_registered():
     assert TARGETS["privatree"] == "audit.targets.privatree"
     mod = load("privatree")
     assert callable(mod.run) and mod.DESCRIPTION
+
+
+def test_target_dp_lr_exact_loss_is_beta_times_the_minimiser_shift():
+    """The exact rows of baseline/dp-lr: the loss read off the noise law equals beta ||w*(D) - w*(D')|| and stays
+    within the claim, which needs ||w*(D) - w*(D')|| <= 2 / (n lambda) (Chaudhuri et al. 2011, Corollary 8)."""
+    from audit.neighbours import substitute_pairs
+    from audit.targets.privatree import DPLR_BOUNDS, DPLR_LAMBDA, DPLR_X, DPLR_Y, _dplr_exact_loss
+    from reference.baselines.dp_logistic import regularised_minimiser, unit_ball_map
+
+    n = len(DPLR_Y)
+    for p in substitute_pairs(DPLR_X, DPLR_Y, bounds=DPLR_BOUNDS, classes=[0, 1], records=[0, 3]):
+        (X0, y0), (X1, y1) = p.d0, p.d1
+        w0, w1 = (regularised_minimiser(unit_ball_map(X, DPLR_BOUNDS), np.where(y == 1, 1.0, -1.0), DPLR_LAMBDA)
+                  for X, y in ((X0, y0), (X1, y1)))
+        for eps in (0.5, 2.0):
+            loss = _dplr_exact_loss(eps, p.d0, p.d1)
+            assert loss == pytest.approx(n * DPLR_LAMBDA * eps / 2 * np.linalg.norm(w0 - w1), rel=1e-9)
+            assert 0 < loss <= eps
+
+
+def test_target_dpa_near_copies_reach_distinct_partitions():
+    """The near-copy attack of the poisoning comparison: k distinct records (so up to k partitions, k votes)."""
+    from audit.targets.privatree import _near_copies
+    from reference.baselines.dpa import partition_of
+
+    rng = np.random.default_rng(0)
+    Xtr, ytr, Xte = rng.integers(0, 17, (30, 64)).astype(float), rng.integers(0, 2, 30), rng.integers(0, 17, (5, 64))
+    radius, pred = np.array([0, 3, 1, 2, 5]), np.array([0, 1, 1, 0, 1])
+    Xa, ya, k, t = _near_copies(Xtr, ytr, Xte.astype(float), pred, radius, 2, k=6)
+    assert (k, t) == (6, 3) and len(ya) == 36 and np.all(ya[30:] == 1 - pred[3])
+    assert len({tuple(r) for r in Xa[30:]}) == 6
+    assert len(set(partition_of(Xa[30:], ya[30:], 1000).tolist())) >= 5  # distinct hashes (collisions rare)

@@ -18,7 +18,7 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
-from reference.baselines.dp_logistic import DPLogisticRegression, GammaNormNoise, _minimise, unit_ball_map
+from reference.baselines.dp_logistic import DPLogisticRegression, GammaNormNoise, regularised_minimiser, unit_ball_map
 from reference.baselines.dpa import (
     DeepPartitionAggregation,
     certified_accuracy,
@@ -222,7 +222,7 @@ def test_dp_lr_noise_norm_follows_the_gamma_law():
     (for dim = 3 a coordinate of a uniform direction is uniform on [-1, 1], Archimedes). Each KS test flags a
     correct implementation with probability 0.001 over seeds; the seed is fixed."""
     eps, lam, n = 0.7, 0.2, len(Y6)
-    w_star = _minimise(unit_ball_map(X6, B6), np.where(Y6 == 1, 1.0, -1.0), lam)
+    w_star = regularised_minimiser(unit_ball_map(X6, B6), np.where(Y6 == 1, 1.0, -1.0), lam)
     rng = np.random.default_rng(12)
     est = DPLogisticRegression(eps, lam, bounds=B6, classes=[0, 1])
     b = np.array([est.set_params(random_state=rng).fit(X6, Y6).coef_[0] - w_star for _ in range(1500)])
@@ -263,15 +263,15 @@ def test_dp_lr_minimiser_moves_at_most_2_over_n_lambda_under_substitution(seed, 
     X1, y1 = X.copy(), y.copy()
     X1[0] = rng.uniform(-3, 3, size=2)
     y1[0] = 1 - y[0]
-    w0 = _minimise(unit_ball_map(X, B6), np.where(y == 1, 1.0, -1.0), lam)
-    w1 = _minimise(unit_ball_map(X1, B6), np.where(y1 == 1, 1.0, -1.0), lam)
+    w0 = regularised_minimiser(unit_ball_map(X, B6), np.where(y == 1, 1.0, -1.0), lam)
+    w1 = regularised_minimiser(unit_ball_map(X1, B6), np.where(y1 == 1, 1.0, -1.0), lam)
     assert np.linalg.norm(w0 - w1) <= 2.0 / (n * lam) * (1 + 1e-9)
 
 
 def test_dp_lr_minimiser_is_exact():
     Z = unit_ball_map(X6, B6)
     s = np.where(Y6 == 1, 1.0, -1.0)
-    w = _minimise(Z, s, 0.05)
+    w = regularised_minimiser(Z, s, 0.05)
     p = 1 / (1 + np.exp(s * (Z @ w)))
     grad = -(Z.T @ (s * p)) / len(s) + 0.05 * w
     assert np.linalg.norm(grad) < 1e-10

@@ -50,7 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .._validation import check_generator, check_positive_finite
 from ..ledger import PrivacyLedger, Scope
 
-__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map"]
+__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser"]
 
 
 class GammaNormNoise:
@@ -147,8 +147,20 @@ def unit_ball_map(X, bounds, fit_intercept: bool = True) -> np.ndarray:
     return Z / np.maximum(1.0, np.linalg.norm(Z, axis=1, keepdims=True))
 
 
-def _minimise(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
-    """argmin_w mean(log(1 + exp(-s * Zw))) + lam/2 ||w||^2 by Newton steps with backtracking."""
+def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
+    """``argmin_w mean(log(1 + exp(-s * Z w))) + lam/2 ||w||^2`` (step 2), by Newton steps with backtracking.
+
+    Parameters
+    ----------
+    Z : array (n, dim), mapped records (:func:`unit_ball_map`)
+    s : array (n,), labels in {-1, +1}
+    lam : float, the regularisation (> 0, so the minimiser is unique)
+    tol : float, stop when the gradient's L2 norm is below it
+
+    Returns
+    -------
+    w : array (dim,), the noise-free minimiser ``w*`` of Algorithm 1.
+    """
     n, d = Z.shape
 
     def objective(w):
@@ -256,7 +268,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         coef = []
         for k in targets:
             s = np.where(yk == k, 1.0, -1.0)
-            w = _minimise(Z, s, lam)
+            w = regularised_minimiser(Z, s, lam)
             coef.append(w + noise.sample(rng))
             ledger.charge(f"model[{classes[k]!r}]", "output perturbation, Gamma-norm noise (CMS 2011 Alg. 1)",
                           eps_model, scope=Scope.root(), sensitivity=2.0 / (n * lam),
