@@ -46,7 +46,8 @@ from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
 
-DESCRIPTION = "PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollary 1"
+DESCRIPTION = ("PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollaries 1-3, "
+               "poisoning comparison with DP logistic regression and DPA")
 EPSILONS = (0.5, 1.0, 2.0)
 #: outputs drawn per input (pilot included)
 N_STRICT = {"quick": 600, "standard": 2000, "full": 40_000}
@@ -510,8 +511,8 @@ def poisoning_comparison(budget: str, seed: int):
             covered = radius >= budget_sd
             changed = int(np.sum(after[covered] != pred[covered]))
             rows.append({"id": f"dpa/certificate/{name}/x={x}", "paper": "Levine and Feizi 2021 (PrivaTree [44])",
-                         "statement": "a test point certified for r >= |D~ (-) D| keeps its DPA prediction (Theorem 1); "
-                                      f"P={DPA_PARTITIONS} hash partitions of depth-3 trees, digits 0 vs 1",
+                         "statement": "a test point certified for r >= |D~ (-) D| keeps its DPA prediction "
+                                      f"(Theorem 1); P={DPA_PARTITIONS} hash partitions of depth-3 trees, digits 0 vs 1",
                          "estimate": changed, "ci": [changed, changed], "bound": 0,
                          "verdict": "refuted" if changed else "holds", "expected": "holds", "n": int(covered.sum()),
                          "detail": f"{name}, symmetric difference {budget_sd}: {int(covered.sum())} of {len(yte)} "
