@@ -184,20 +184,18 @@ def median_flip_grid(values, member, lo, hi, eps, rng) -> np.ndarray:
     (:meth:`reference.diprime_tree.TreeGrower.candidate`)."""
     G = FLIP_GRID
     count = member.sum(axis=1)
-    span = (hi - lo)[:, None]
-    grid = lo[:, None] + span * np.arange(1, G + 1)[None, :] / (G + 1)  # the reference's expression
-    # c = #{grid points <= x} for every value: estimated, then corrected against the exact grid
-    x = np.where(member, values, lo[:, None])
-    c = np.clip(np.floor((x - lo[:, None]) / span * (G + 1)), 0, G)
-    for _ in range(2):
-        up = (c < G) & (lo[:, None] + span * (c + 1) / (G + 1) <= x)
-        down = (c > 0) & (lo[:, None] + span * c / (G + 1) > x)
-        c = c + up - down
-    # below[k] = #{x < grid[k]} = #{c <= k}: a cumulative count of c per row (non-members in cell G + 1)
+    lo_c, span = lo[:, None], (hi - lo)[:, None]
+    # grid point k (1..G) is lo + (hi - lo) * k / (G + 1), the reference's expression, evaluated only where needed.
+    # c = #{grid points <= x} for every value: estimated, then corrected by one step against the exact grid
+    # (the estimate's rounding error is far below one grid cell, so it is off by at most one)
+    x = np.where(member, values, lo_c)
+    c = np.clip(np.floor((x - lo_c) / span * (G + 1)), 0, G)
+    c = c + ((c < G) & (lo_c + span * (c + 1) / (G + 1) <= x)) - ((c > 0) & (lo_c + span * c / (G + 1) > x))
+    # below[k] = #{x < grid point k + 1} = #{c <= k}: a cumulative count of c per row (non-members in cell G + 1)
     cell = np.where(member, c, G + 1).astype(np.intp) + (G + 2) * np.arange(c.shape[0])[:, None]
     below = np.cumsum(np.bincount(cell.ravel(), minlength=c.shape[0] * (G + 2)).reshape(-1, G + 2), axis=1)[:, :G]
     k = _noisy_max(-0.5 * eps * np.abs(2.0 * below - count[:, None]), rng, "exponential")
-    return np.take_along_axis(grid, k[:, None], 1)[:, 0]
+    return lo + (hi - lo) * (k + 1) / (G + 1)
 
 
 class DiPriMeBatch:
