@@ -196,6 +196,7 @@ def test_dpa_certified_accuracy_and_ledger():
     (dict(n_partitions=0), "n_partitions must be a positive integer, got 0"),
     (dict(n_partitions=2.5), "n_partitions must be a positive integer, got 2.5"),
     (dict(max_depth=-1), "max_depth must be a non-negative integer, got -1"),
+    (dict(max_depth=0), "max_depth must be at least 1 for DPA's base trees, got 0"),
     (dict(classes=None), "classes must list at least two distinct labels, got None"),
 ])
 def test_dpa_bad_parameters(kw, match):

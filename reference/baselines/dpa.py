@@ -139,6 +139,8 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
         if isinstance(P, (bool, np.bool_)) or not isinstance(P, (int, np.integer)) or P < 1:
             raise ValueError(f"n_partitions must be a positive integer, got {P!r}")
         d = check_max_depth(self.max_depth)
+        if d < 1:
+            raise ValueError(f"max_depth must be at least 1 for DPA's base trees, got {self.max_depth!r}")
         if self.classes is None or len(set(self.classes)) < 2:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
         X = np.asarray(X, dtype=float)
