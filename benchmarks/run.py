@@ -99,6 +99,13 @@ def learner_rows(n_fits):
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         rows.append((f"fit: DiPriMe classifier ({variant})", rate, "fits/s", peak))
+        fast = dp.batched_fits_per_second("classification", variant, seconds=seconds)
+        tracemalloc.start()
+        dp.batched_fits_per_second("classification", variant, seconds=0.0)
+        fast_peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        rows.append((f"fit: DiPriMe classifier ({variant}), batched path ({fast / rate:.0f}x)", fast, "fits/s",
+                     fast_peak))
     rt = _bench_module("bench_random_trees")
     rate, peak = measure(lambda: rt.tiny_fits(n=n_fits), n_fits)
     rows.append(("fit: random decision forest (3 trees, depth 1)", rate, "fits/s", peak))
