@@ -210,7 +210,8 @@ class DiPriMeBatch:
         As in the estimators' ``release(bins, leaf_bins)``.
     post : callable or None
         Public post-processing applied to each release (as the audit target's
-        ``ReleaseMechanism`` does).
+        ``ReleaseMechanism`` does); a result that is not a tuple is wrapped in
+        a 1-tuple, as that mechanism wraps it.
     **params
         The estimator's parameters (``epsilon``, ``n_estimators``,
         ``max_depth``, ``max_features``, ``rho``, ``variant``, ``version``,
@@ -282,7 +283,13 @@ class DiPriMeBatch:
         est = self._estimator()
         est.random_state = int(rng.integers(0, 2**31 - 1))
         rel = est.fit(*data).release(bins=self.bins, leaf_bins=self.leaf_bins)
-        return rel if self.post is None else self.post(rel)
+        return rel if self.post is None else self._post(rel)
+
+    def _post(self, release):
+        """``post(release)``, a value that is not a tuple wrapped in a 1-tuple: the discrete output of
+        :class:`audit.learner.LearnerMechanism`, which the audit target's ``ReleaseMechanism`` is."""
+        out = self.post(release)
+        return out if isinstance(out, tuple) else (out,)
 
     # ------------------------------------------------------------------ validation
     def _prepare(self, data):
@@ -520,7 +527,7 @@ class DiPriMeBatch:
             made = [tuple(tuple(map(get, filter(None, tree))) for tree in row)
                     for row in uniq.reshape(-1, t, H)[:, :, order].tolist()]
             if self.post is not None:
-                made = [self.post(r) for r in made]
+                made = [self._post(r) for r in made]
             return [made[i] for i in np.asarray(inverse).ravel().tolist()]
         finally:
             if paused:

@@ -22,7 +22,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from audit.compare import compare_distributions
-from audit.targets.diprime import X_TINY, Y_CLF, Y_REG, ReleaseMechanism, _forest, _strict_pairs
+from audit.targets.diprime import (X_TINY, Y_CLF, Y_REG, ReleaseMechanism, _forest, _gap_pair, _in_gap,
+                                   _strict_pairs)
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime_batch import DiPriMeBatch, median_lebesgue
 from reference.diprime_tree import FLIP_GRID
@@ -155,7 +156,7 @@ def test_release_format_is_the_targets():
                 assert _shape_of(rel, task, bins) == skeleton
     out = DiPriMeBatch("regression", bins=2, leaf_bins=2, post=len, epsilon=1.0, n_estimators=3, max_depth=1,
                        bounds=B2, target_bounds=(0, 1)).batch((X_TINY, Y_REG), 5, rng)
-    assert out == [3] * 5
+    assert out == [(3,)] * 5  # wrapped in a 1-tuple, as ReleaseMechanism wraps it
 
 
 def test_categorical_features_fall_back_to_the_reference():
@@ -230,6 +231,21 @@ def test_paper_modes_accepted(name):
     # N_POWER releases per side, alpha = 0.01: false-alarm rate <= 0.01
     ref, fast = _paper_pair(PAPER[name])
     res = compare_distributions(fast, ref, [("one feature", X_ONE)], n_samples=N_POWER, alpha=0.01, seed=4)
+    assert not res.rejected, res.summary()
+
+
+@pytest.mark.parametrize("name", ["v000", "paper-flip"])
+def test_paper_claims_gap_indicator_accepted(name):
+    """The target's paper claims as they run: unbinned release, post-processed to 'is the root threshold
+    in the tiny gap', on its gap pair. N_POWER per side, alpha = 0.01 Holm over the two inputs:
+    false-alarm rate <= 0.01."""
+    one = dict(n_estimators=1, max_depth=1, max_features=1, bounds=B1, target_bounds=(0.0, 1.0))
+    cfg = PAPER[name]
+    ref = ReleaseMechanism(lambda: DiPriMeForestRegressor(epsilon=1.0, **one, **cfg), None, None, _in_gap())
+    fast = DiPriMeBatch("regression", post=_in_gap(), epsilon=1.0, **one, **cfg)
+    pair = _gap_pair()
+    res = compare_distributions(fast, ref, [("one record", pair.d0), (pair.description, pair.d1)],
+                                n_samples=N_POWER, alpha=0.01, seed=10)
     assert not res.rejected, res.summary()
 
 
