@@ -85,19 +85,6 @@ class Forests:
     threshold: np.ndarray
     value: np.ndarray
 
-    def apply(self, X) -> np.ndarray:
-        """Heap index of the leaf every row of ``X`` reaches, shape (n, T, rows)."""
-        X = np.asarray(X, dtype=float)
-        n, T, _ = self.kind.shape
-        h = np.zeros((n, T, X.shape[0]), dtype=np.intp)
-        for _ in range(int(np.log2(self.kind.shape[2] + 1))):
-            kind = np.take_along_axis(self.kind, h, axis=2)
-            feat = np.take_along_axis(self.feature, h, axis=2)
-            thr = np.take_along_axis(self.threshold, h, axis=2)
-            x = X[np.arange(X.shape[0])[None, None, :], np.maximum(feat, 0)]
-            h = np.where(kind == _SPLIT, 2 * h + 1 + (x >= thr), h)
-        return h
-
 
 def _masked_sort(values: np.ndarray, member: np.ndarray) -> np.ndarray:
     """Each row's member values sorted first, ``+inf`` after them."""

@@ -32,8 +32,8 @@ B1, B2 = [(0.0, 1.0)], [(0.0, 1.0)] * 2
 HUGE = 1e9
 
 
-def _facts(task):
-    return {"target_bounds": (0.0, 1.0)} if task == "regression" else {"classes": [0, 1]}
+def _facts(task, n_classes=2):
+    return {"target_bounds": (0.0, 1.0)} if task == "regression" else {"classes": list(range(n_classes))}
 
 
 def _target_inputs(task, both=False):
@@ -65,9 +65,9 @@ def _same_leaves(a, b):
             np.testing.assert_allclose(va, vb, atol=1e-6)
 
 
-def _check_noise_off(task, X, y, depth, trees, seed, **params):
+def _check_noise_off(task, X, y, depth, trees, seed, n_classes=2, **params):
     params = dict(epsilon=HUGE, n_estimators=trees, max_depth=depth, max_features=2, partition=trees == 1,
-                  bounds=[(0.0, 1.0)] * X.shape[1], **_facts(task), **params)
+                  bounds=[(0.0, 1.0)] * X.shape[1], **_facts(task, n_classes), **params)
     cls = DiPriMeForestRegressor if task == "regression" else DiPriMeForestClassifier
     ref = cls(random_state=seed, **params).fit(X, y)
     fast = DiPriMeBatch(task, **params)
@@ -83,7 +83,7 @@ _distinct = st.lists(st.floats(0.001, 0.999), min_size=8, max_size=8, unique=Tru
 
 
 @given(x=_distinct, y=st.lists(st.floats(0.0, 1.0), min_size=8, max_size=8),
-       labels=st.lists(st.integers(0, 1), min_size=8, max_size=8), size=st.sampled_from([4, 8]),
+       labels=st.lists(st.integers(0, 2), min_size=8, max_size=8), size=st.sampled_from([4, 8]),
        depth=st.integers(1, 2), trees=st.integers(1, 2), seed=st.integers(0, 2**16),
        config=st.sampled_from([dict(variant="base"), dict(variant="exp"),
                                dict(variant="base", accounting="paper"), dict(variant="exp", accounting="paper"),
@@ -95,8 +95,27 @@ def test_noise_off_same_leaves_as_reference(x, y, labels, size, depth, trees, se
     the same records left, and the leaves carry their exact statistics (noise scale ~1e-9)."""
     xs = np.array(x[:size])
     X = np.column_stack((xs, xs))
-    for task, target in (("regression", np.array(y[:size])), ("classification", np.array(labels[:size]))):
-        _check_noise_off(task, X, target, depth, trees, seed, **config)
+    _check_noise_off("regression", X, np.array(y[:size]), depth, trees, seed, **config)
+    _check_noise_off("classification", X, np.minimum(labels[:size], 1), depth, trees, seed, **config)
+    _check_noise_off("classification", X, np.array(labels[:size]), depth, trees, seed, n_classes=3, **config)
+
+
+def test_runs_in_chunks_same_law(monkeypatch):
+    """Many chunks of one run each give n independent forests of the right shape (huge epsilon: all equal)."""
+    import reference.diprime_batch as mod
+
+    monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 1)
+    xs = np.array([0.1, 0.3, 0.6, 0.7])
+    m = DiPriMeBatch("classification", epsilon=HUGE, n_estimators=2, max_depth=2, partition=False, bounds=B2,
+                     classes=[0, 1, 2])
+    f = m.fit_forests((np.column_stack((xs, xs)), Y_CLF), 5, np.random.default_rng(0))
+    assert f.kind.shape == (5, 2, 7) and f.value.shape == (5, 2, 7, 3)
+    assert (f.kind == 2).sum(axis=2).tolist() == [[4, 4]] * 5
+    np.testing.assert_allclose(f.value[:, :, 3:], np.broadcast_to(f.value[0, 0, 3:], (5, 2, 4, 3)), atol=1e-6)
+    np.testing.assert_allclose(f.value[0, 0, 3:, 1], Y_CLF, atol=1e-6)  # one record per leaf
+    with pytest.raises(ValueError, match="vectorises numerical features only"):
+        DiPriMeBatch("regression", epsilon=1.0, bounds=[None], categories={0: [0, 1]},
+                     target_bounds=(0, 1)).fit_forests((np.zeros((2, 1)), np.zeros(2)), 2, np.random.default_rng(0))
 
 
 @given(x=st.lists(st.floats(0.001, 0.999), min_size=2, max_size=6, unique=True), y=st.lists(st.floats(0.0, 1.0),
