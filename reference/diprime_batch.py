@@ -20,7 +20,7 @@ What is vectorised over the runs, trees and nodes of one level:
 * the candidate attributes, a uniform ``min(K, |A|)``-subset of the node's
   splittable attributes (V003 Algorithm 1, FINDSPLIT), or one uniform
   attribute for base DiPriMe;
-* the private medians: V003's exponential mechanism with a Lebesgue base
+* the private medians (:mod:`reference.diprime_batch_medians`): V003's exponential mechanism with a Lebesgue base
   measure (section 3.1; :class:`reference.mechanisms.IntervalExponential`),
   permute-and-flip on ``FLIP_GRID`` public thresholds (strict DiPriMeFlip,
   spec A6), the authors' DiPriMeFlip median
@@ -55,6 +55,8 @@ import numpy as np
 
 from ._validation import check_generator
 from .diprime import DiPriMeForestClassifier, DiPriMeForestRegressor, _check_int, _check_pair
+from .diprime_batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
+                                    noisy_max)
 from .diprime_tree import FLIP_GRID, budget
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
@@ -84,105 +86,6 @@ class Forests:
     feature: np.ndarray
     threshold: np.ndarray
     value: np.ndarray
-
-
-def _masked_sort(values: np.ndarray, member: np.ndarray) -> np.ndarray:
-    """Each row's member values sorted first, ``+inf`` after them."""
-    return np.sort(np.where(member, values, np.inf), axis=1)
-
-
-def _gaps(values, member, count, lo, hi):
-    """Gap edges of :class:`reference.mechanisms.IntervalExponential` for every row:
-    ``I_0 = [lo, x_(1))``, ``I_i = [x_(i), x_(i+1))``, ``I_N = [x_(N), hi]``;
-    ``(left, right, i, valid)`` of shape (U, n + 1), ``valid`` marking ``i <= N``."""
-    s = _masked_sort(values, member)
-    U, n = s.shape
-    i = np.arange(n + 1)
-    left = np.concatenate((lo[:, None], s), axis=1)
-    right = np.concatenate((s, np.full((U, 1), np.inf)), axis=1)
-    right = np.where(i[None, :] < count[:, None], right, hi[:, None])
-    valid = i[None, :] <= count[:, None]
-    left = np.where(valid, left, lo[:, None])
-    return left, right, i, valid
-
-
-def _draw_from_log_weights(log_w: np.ndarray, rng) -> np.ndarray:
-    """One index per row with probabilities ``∝ exp(log_w)`` (each row has a finite entry),
-    by inverting the cumulative law as ``reference.mechanisms._draw_index`` does."""
-    w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
-    cum = np.cumsum(w, axis=1)
-    u = rng.random(cum.shape[0]) * cum[:, -1]
-    idx = np.count_nonzero(cum <= u[:, None], axis=1)
-    return np.minimum(idx, cum.shape[1] - 1)
-
-
-def _noisy_max(z: np.ndarray, rng, noise: str) -> np.ndarray:
-    """``argmax(z + noise)`` per row, ``-inf`` entries excluded: Gumbel noise gives the
-    exponential mechanism with weights ``exp(z)``; exponential noise gives permute-and-flip
-    with flip probabilities ``exp(z - max z)`` (Ding et al. 2021)."""
-    g = rng.gumbel(size=z.shape) if noise == "gumbel" else rng.exponential(size=z.shape)
-    return np.argmax(z + g, axis=1)
-
-
-def median_lebesgue(values, member, lo, hi, eps, rng) -> np.ndarray:
-    """V003 section 3.1: gap ``I_i`` with probability ``∝ |I_i| exp(-(eps/2)|2i - N|)``, then
-    ``r`` uniform in it (:class:`reference.mechanisms.IntervalExponential`), one per row."""
-    count = member.sum(axis=1)
-    left, right, i, valid = _gaps(values, member, count, lo, hi)
-    width = right - left
-    ok = valid & (width > 0)
-    with np.errstate(divide="ignore"):
-        log_w = np.where(ok, np.log(np.where(ok, width, 1.0)) - 0.5 * eps * np.abs(2 * i - count[:, None]), -np.inf)
-    k = _draw_from_log_weights(log_w, rng)[:, None]
-    a, b = np.take_along_axis(left, k, 1)[:, 0], np.take_along_axis(right, k, 1)[:, 0]
-    return a + (b - a) * rng.random(a.shape)
-
-
-def median_index_v000(values, member, lo, hi, eps, rng) -> np.ndarray:
-    """V000 Algorithm 3, lines 42-47 (FLAWED, not DP): gap ``I_j`` of positive length with
-    probability ``∝ exp(-(eps/2)|N - 2j|)``, then ``r`` uniform in it
-    (:class:`reference.diprime_mechanisms.IndexMedianV000`)."""
-    count = member.sum(axis=1)
-    left, right, i, valid = _gaps(values, member, count, lo, hi)
-    log_w = np.where(valid & (right > left), -0.5 * eps * np.abs(2 * i - count[:, None]), -np.inf)
-    k = _draw_from_log_weights(log_w, rng)[:, None]
-    a, b = np.take_along_axis(left, k, 1)[:, 0], np.take_along_axis(right, k, 1)[:, 0]
-    return a + (b - a) * rng.random(a.shape)
-
-
-def median_authors_flip(values, member, lo, hi, eps, rng) -> np.ndarray:
-    """The authors' DiPriMeFlip median (FLAWED, spec A6, 2.4 (iv)): permute-and-flip over the
-    gaps of positive length with score ``2 ln|I_i| - |2i - N|`` and sensitivity 1, then ``r``
-    uniform in the gap (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`)."""
-    count = member.sum(axis=1)
-    left, right, i, valid = _gaps(values, member, count, lo, hi)
-    width = right - left
-    ok = valid & (width > 0)
-    with np.errstate(divide="ignore"):
-        u = 2.0 * np.log(np.where(ok, width, 1.0)) - np.abs(2 * i - count[:, None])
-    k = _noisy_max(np.where(ok, 0.5 * eps * u, -np.inf), rng, "exponential")[:, None]
-    a, b = np.take_along_axis(left, k, 1)[:, 0], np.take_along_axis(right, k, 1)[:, 0]
-    return a + (b - a) * rng.random(a.shape)
-
-
-def median_flip_grid(values, member, lo, hi, eps, rng) -> np.ndarray:
-    """Strict DiPriMeFlip median (spec A6): permute-and-flip over the ``FLIP_GRID`` public
-    thresholds ``lo + (hi - lo) k / (G + 1)`` with score ``-|2 #{x < r} - N|``, sensitivity 1
-    (:meth:`reference.diprime_tree.TreeGrower.candidate`)."""
-    G = FLIP_GRID
-    count = member.sum(axis=1)
-    lo_c, span = lo[:, None], (hi - lo)[:, None]
-    # grid point k (1..G) is lo + (hi - lo) * k / (G + 1), the reference's expression, evaluated only where needed.
-    # c = #{grid points <= x} for every value: estimated, then corrected by one step against the exact grid
-    # (the estimate's rounding error is far below one grid cell, so it is off by at most one)
-    x = np.where(member, values, lo_c)
-    c = np.clip(np.floor((x - lo_c) / span * (G + 1)), 0, G)
-    c = c + ((c < G) & (lo_c + span * (c + 1) / (G + 1) <= x)) - ((c > 0) & (lo_c + span * c / (G + 1) > x))
-    # below[k] = #{x < grid point k + 1} = #{c <= k}: a cumulative count of c per row (non-members in cell G + 1)
-    cell = np.where(member, c, G + 1).astype(np.intp) + (G + 2) * np.arange(c.shape[0])[:, None]
-    below = np.cumsum(np.bincount(cell.ravel(), minlength=c.shape[0] * (G + 2)).reshape(-1, G + 2), axis=1)[:, :G]
-    k = _noisy_max(-0.5 * eps * np.abs(2.0 * below - count[:, None]), rng, "exponential")
-    return lo + (hi - lo) * (k + 1) / (G + 1)
 
 
 class DiPriMeBatch:
@@ -442,7 +345,7 @@ class DiPriMeBatch:
             go_left = xa < r[rows, a][:, None]
             sse = self._sse(member[rows] & go_left, y, p) + self._sse(member[rows] & ~go_left, y, p)
             score[rows, a] = -rate * factor * sse
-        j = _noisy_max(score, rng, "exponential" if est.variant == "flip" else "gumbel")
+        j = noisy_max(score, rng, "exponential" if est.variant == "flip" else "gumbel")
         return j, r[np.arange(U), j]
 
     @staticmethod

@@ -20,13 +20,18 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from audit.compare import compare_distributions
 from audit.targets.diprime import (X_TINY, Y_CLF, Y_REG, ReleaseMechanism, _forest, _gap_pair, _in_gap,
                                    _strict_pairs)
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
-from reference.diprime_batch import DiPriMeBatch, median_lebesgue
+from reference.diprime_batch import DiPriMeBatch
+from reference.diprime_batch_medians import (median_authors_flip, median_flip_grid, median_index_v000,
+                                             median_lebesgue)
+from reference.diprime_mechanisms import AuthorsFlipMedian, IndexMedianV000
 from reference.diprime_tree import FLIP_GRID
+from reference.mechanisms import IntervalExponential, PermuteAndFlip
 
 B1, B2 = [(0.0, 1.0)], [(0.0, 1.0)] * 2
 HUGE = 1e9
@@ -137,6 +142,39 @@ def test_noise_off_flip_medians_same_leaves_as_reference(x, y, seed, paper):
     X = np.column_stack((xs, xs))
     _check_noise_off("regression", X, np.array(y[:n]), 1, 1, seed, variant="flip",
                      accounting="paper" if paper else "strict")
+
+
+# --------------------------------------------------------------------------- the vectorised medians' laws
+def _rows(x, n, extra=(0.95, 0.02)):
+    """``n`` identical rows holding ``x`` plus non-member values (which must be ignored)."""
+    values = np.broadcast_to(np.concatenate((x, extra)), (n, len(x) + len(extra)))
+    member = np.broadcast_to(np.arange(values.shape[1]) < len(x), values.shape)
+    return values, member, np.zeros(n), np.ones(n)
+
+
+@pytest.mark.parametrize("fast, exact", [(median_lebesgue, IntervalExponential),
+                                         (median_index_v000, IndexMedianV000),
+                                         (median_authors_flip, AuthorsFlipMedian)])
+def test_vectorised_gap_medians_have_the_mechanisms_law(fast, exact):
+    # Kolmogorov-Smirnov against the mechanism's exact cdf, fixed seed: false-alarm rate 1e-3 per input
+    rng = np.random.default_rng(12)
+    for x in ([0.1, 0.15, 0.5, 0.52, 0.9], [0.3, 0.3, 0.7], []):
+        r = fast(*_rows(np.array(x), 20_000), 1.5, rng)
+        assert stats.kstest(r, lambda v: exact(1.5, (0.0, 1.0)).cdf(v, x)).pvalue > 1e-3
+
+
+def test_grouped_flip_grid_median_has_the_permute_and_flip_law():
+    # chi-square against PermuteAndFlip's exact pmf over the grid, fixed seed: false-alarm rate 1e-3 per input
+    rng = np.random.default_rng(13)
+    grid = np.arange(1, FLIP_GRID + 1) / (FLIP_GRID + 1)
+    for x, eps in (([0.05, 0.3, 0.31, 0.62, 0.9], 2.0), ([0.5, 0.5, grid[3]], 0.7), ([], 1.0)):
+        u = -np.abs(2.0 * np.searchsorted(np.sort(x), grid, side="left") - len(x))
+        p = PermuteAndFlip(eps).pmf(u)
+        r = median_flip_grid(*_rows(np.array(x), 50_000), eps, rng)
+        k = np.rint(r * (FLIP_GRID + 1)).astype(int) - 1
+        np.testing.assert_array_equal(r, grid[k])  # exactly the reference's grid points
+        counts = np.bincount(k, minlength=FLIP_GRID)
+        assert stats.chisquare(counts, 50_000 * p).pvalue > 1e-3
 
 
 # --------------------------------------------------------------------------- formats and errors
