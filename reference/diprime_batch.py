@@ -20,8 +20,9 @@ What is vectorised over the runs, trees and nodes of one level:
 * the candidate attributes, a uniform ``min(K, |A|)``-subset of the node's
   splittable attributes (V003 Algorithm 1, FINDSPLIT), or one uniform
   attribute for base DiPriMe;
-* the private medians (:mod:`reference.diprime_batch_medians`): V003's exponential mechanism with a Lebesgue base
-  measure (section 3.1; :class:`reference.mechanisms.IntervalExponential`),
+* the private medians (:mod:`reference.diprime_batch_medians`): V003's
+  exponential mechanism with a Lebesgue base measure (section 3.1;
+  :class:`reference.mechanisms.IntervalExponential`),
   permute-and-flip on ``FLIP_GRID`` public thresholds (strict DiPriMeFlip,
   spec A6), the authors' DiPriMeFlip median
   (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`) and V000's index
@@ -40,6 +41,14 @@ Not vectorised: categorical features (spec A9's bipartitions). With any
 reference estimator once per run (``vectorised`` is then False); its outputs
 have the same law and format, at the reference's speed.
 
+Every node's row spans all records, so the work per level grows as nodes x
+records: the path is for the auditor's tiny inputs (a few records, many
+runs); on large data one reference fit is faster.
+
+The batched path keeps no privacy ledger: it publishes releases only, and the
+reference's ledger describes every one of them (the same mechanism calls at
+the same epsilons, :func:`reference.diprime_tree.budget`).
+
 References
 ----------
 Consul and Williamson, 003_9d9c0c8370f39611.txt (V003), Algorithms 1-2,
@@ -57,13 +66,13 @@ from ._validation import check_generator
 from .diprime import DiPriMeForestClassifier, DiPriMeForestRegressor, _check_int, _check_pair
 from .diprime_batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
-from .diprime_tree import FLIP_GRID, budget
+from .diprime_tree import budget
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
 
 TASKS = ("regression", "classification")
 #: cap on the elements of the largest temporary array of one chunk of runs
-_CHUNK_ELEMENTS = 1 << 21
+_CHUNK_ELEMENTS = 1 << 20
 #: node kinds in :class:`Forests`
 _NONE, _SPLIT, _LEAF = 0, 1, 2
 
@@ -227,16 +236,17 @@ class DiPriMeBatch:
         """Fit ``n`` forests on ``data`` (the arrays behind :meth:`batch`'s releases).
 
         Runs are processed in chunks so that no temporary array exceeds about
-        two million elements.
+        a million elements.
         """
         if not self.vectorised:
             raise ValueError("fit_forests vectorises numerical features only; with categories, use batch "
                              "(the reference fallback)")
         check_generator(rng)
+        n = _check_int("n", n, 1)
         p = self._prepare(data) if prepared is None else prepared
         est = p["est"]
         N, d, t = p["X"].shape[0], int(est.max_depth), int(est.n_estimators)
-        per_run = t * 2 ** max(d - 1, 0) * max(N, 1) * max(FLIP_GRID, N + 1)
+        per_run = t * 2 ** d * (N + 2 + p["n_classes"])  # the deepest level's (nodes, records + gaps) arrays
         chunk = max(1, _CHUNK_ELEMENTS // per_run)
         parts = [self._grow(p, min(chunk, n - s), rng) for s in range(0, n, chunk)]
         return Forests(*(np.concatenate([getattr(f, a) for f in parts]) for a in

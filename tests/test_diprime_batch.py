@@ -279,7 +279,8 @@ def _paper_pair(config, bins=4):
 def test_accepted_on_the_targets_input(task, variant):
     # N_POWER releases per side (as in (c)), alpha = 0.01: a correct batched path is rejected with probability <= 0.01
     ref, params = _strict_pair(task, variant)
-    res = compare_distributions(DiPriMeBatch(**params), ref, _target_inputs(task), n_samples=N_POWER, alpha=0.01, seed=3)
+    res = compare_distributions(DiPriMeBatch(**params), ref, _target_inputs(task), n_samples=N_POWER, alpha=0.01,
+                                seed=3)
     assert not res.rejected, res.summary()
 
 
