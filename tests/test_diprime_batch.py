@@ -380,3 +380,27 @@ def test_accepted_without_partition_and_with_three_trees():
         res = compare_distributions(fast, ref, [("8 records", (X, np.tile(Y_CLF, 2)))], n_samples=4_000,
                                     alpha=0.001, seed=9)
         assert not res.rejected, res.summary()
+
+
+@pytest.mark.slow
+def test_the_targets_verdicts_through_the_batched_path():
+    """What the switch would give: the target's strict claims pass and its paper claims are violations,
+    at the target's standard sample sizes, with the batched path as the mechanism (alpha = 0.01 each:
+    a pass claim is wrongly flagged with probability <= 0.01)."""
+    from audit.estimate import Claim, audit_pairs
+    from audit.targets.diprime import ALPHA, N_PAPER, N_SAMPLES
+
+    for task, variant in STRICT:
+        fast = DiPriMeBatch(task, bins=2, leaf_bins=2, epsilon=1.0, variant=variant, n_estimators=1, max_depth=1,
+                            max_features=2, bounds=B2, **_facts(task))
+        res = audit_pairs(fast, _strict_pairs(task), Claim(1.0), n_samples=N_SAMPLES["standard"], alpha=ALPHA, seed=11)
+        assert not res.violation, (task, variant, res.epsilon_lower)
+    # the three cases of audit.targets.diprime.paper_claims, with the batched path
+    one = dict(n_estimators=1, max_depth=1, max_features=1, bounds=B1, target_bounds=(0.0, 1.0))
+    empty_leaf = ((np.array([[0.0]]), np.array([0.5])), (np.array([[0.0], [1.0]]), np.array([0.5, 1.0])))
+    cases = [(PAPER["paper-leaf"], 2, None, [empty_leaf]), (PAPER["v000"], None, _in_gap(), [_gap_pair()]),
+             (PAPER["paper-flip"], None, _in_gap(), [_gap_pair()])]
+    for cfg, bins, post, pairs in cases:
+        fast = DiPriMeBatch("regression", bins=bins, leaf_bins=bins, post=post, epsilon=1.0, **one, **cfg)
+        res = audit_pairs(fast, pairs, Claim(1.0), n_samples=N_PAPER["standard"], alpha=ALPHA, seed=12)
+        assert res.violation, (cfg, res.epsilon_lower)
