@@ -1,0 +1,613 @@
+"""PrivaTree fitted many times at once: the auditor's batched path.
+
+:class:`PrivaTreeBatch` is a mechanism over ``data = (X, y)`` whose output is
+``PrivaTreeClassifier(**params).fit(X, y).release(edges)``: the same value, in
+the same format (nested tuples of Python ints), as the audit target's wrapped
+reference (``ReleaseMechanism(partial(PrivaTreeClassifier, **params),
+edges=edges)`` in :mod:`audit.targets.privatree`). ``batch(data, n, rng)``
+fits the ``n`` trees together, level by level, as NumPy arrays over the run
+axis. The reference (:mod:`reference.privatree`) stays the definition;
+``tests/test_privatree_batch.py`` checks this path against it (the same
+release when the noise is off, the same release distribution when it is on).
+
+What is vectorised over the runs (and the nodes of one level), following
+Algorithm 1 of the paper (004_2521a6732a5af66c.txt):
+
+* the budget split, Eqs. 7-10 or the strict correction (computed once by
+  :func:`reference.privatree.budget_split`);
+* the bin edges, Algorithm 1 lines 3-5 and section IV-B: JointExp private
+  quantiles (Gillenwater et al. 2021) by :func:`joint_exp_batch`, which runs
+  the reference's forward pass once (it depends only on the public input)
+  and the backward sampling pass for all runs at once; public uniform edges
+  and the non-private quantiles of PrivaTree* are shared by every run. A run
+  whose edges coincide keeps fewer bins, as ``np.unique`` in the reference
+  does (the missing bins are masked);
+* the noisy histograms of every feature at every node (Eq. 4, two-sided
+  geometric noise by :meth:`reference.mechanisms.TwoSidedGeometric.batch`,
+  clamped at 0), the order of binary categorical features by noisy class-1
+  share (section IV-A, spec A5), and the least weighted Gini candidate on the
+  noisy counts with the reference's tie rule (first feature, first boundary;
+  Algorithm 1 lines 11-12), candidates filtered on noisy side totals (spec A6);
+* the stopping rule: depth only, or Algorithm 1 line 7 (``stopping="paper"``,
+  not DP: spec 4.3, G2);
+* the leaf labels, section IV-C: monotone permute-and-flip on the exact class
+  counts, drawn as report-noisy-max with exponential noise (the same law,
+  Ding et al. 2021; as :meth:`reference.mechanisms.PermuteAndFlip.batch`).
+
+Fallback: a subclass of :class:`~reference.privatree.PrivaTreeClassifier`
+given as ``estimator`` that overrides any method of the algorithm other than
+``_leaf_mechanism_epsilon`` (the audit mutants do) is not vectorised:
+:meth:`PrivaTreeBatch.batch` then fits that estimator once per run
+(``vectorised`` is False), with the same law and format at the reference's
+speed.
+
+The budget a batched fit spends is the reference's: :meth:`PrivaTreeBatch.ledger`
+rebuilds, for one run, the :class:`reference.ledger.PrivacyLedger` the
+reference would have written for the same tree (the same charges in the same
+order, from the nodes whose histograms were drawn and the leaves).
+
+References
+----------
+PrivaTree (004_2521a6732a5af66c.txt): Algorithm 1, Eqs. 4 and 7-10, sections
+IV-A to IV-D; spec/privatree.md sections 2-4 (A1, A5, A6, G1, G2).
+Gillenwater, Joseph, Kulesza (2021), JointExp. McKenna and Sheldon (2020),
+permute-and-flip; Ding et al. (2021), its report-noisy-max form.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+
+from ._validation import check_generator
+from .jointexp import JointExp
+from .ledger import PrivacyLedger, Scope
+from .mechanisms import PermuteAndFlip, TwoSidedGeometric
+from .privatree import PrivaTreeClassifier, budget_split
+
+__all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
+
+#: node kinds in :class:`Trees`
+_NONE, _SPLIT, _LEAF = 0, 1, 2
+#: cap on the elements of the largest per-chunk array (runs x records x features or bins)
+_CHUNK_ELEMENTS = 1 << 21
+#: methods of the reference whose override by a subclass makes :meth:`PrivaTreeBatch.batch` fall back
+_ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
+              "_bounds_for_fit", "_category_order", "_candidates_ok", "release")
+
+
+# --------------------------------------------------------------------------- JointExp over the run axis
+def _draw_rows(weights: np.ndarray, rng) -> np.ndarray:
+    """One index per row with probability proportional to the row's non-negative weights, by
+    inverting the cumulative sum as ``reference.jointexp._draw`` does (``searchsorted`` on the right)."""
+    c = np.cumsum(weights, axis=1)
+    u = rng.random(c.shape[0]) * c[:, -1]
+    k = np.count_nonzero(c <= u[:, None], axis=1)
+    return np.minimum(k, c.shape[1] - 1)
+
+
+def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
+    """``n`` independent draws of ``mech.sample(data, rng)``, shape ``(n, m)``, each row sorted.
+
+    The forward pass of :class:`reference.jointexp.JointExp` (exact partial sums of the
+    interval-sequence weights) is a function of the data alone, so it is computed once; the
+    backward pass, which samples the last (interval, run position) and then each predecessor
+    given its successor, runs for all ``n`` draws at once; each output is then uniform in its
+    interval and the row is sorted (Gillenwater et al. 2021, section 3; spec 2.4).
+    """
+    check_generator(rng)
+    edges, lengths, N = mech._prepare(data)
+    m = mech.quantiles.size
+    fw = mech._forward(lengths, N)
+    if fw is None:  # lo == hi: the only possible output
+        return np.full((n, m), mech.bounds[0])
+    A, _ = fw
+    last = np.exp(mech._log_phi(m, N)[::-1])  # phi_{m+1}(N - i)
+    i = _draw_rows((A[-1].sum(axis=1) * last)[None, :].repeat(n, axis=0), rng)
+    r = _draw_rows(A[-1][i], rng)
+    idx = np.empty((n, m), dtype=np.int64)
+    idx[:, m - 1] = i
+    ip = np.arange(N + 1)
+    for j in range(m - 1, 0, -1):
+        cont = r > 0  # continuing a run: the previous output is in the same interval
+        r = np.where(cont, r - 1, r)
+        new = np.flatnonzero(~cont)  # a new run: the previous output is in an earlier interval i' < i
+        if new.size:
+            prev = A[j - 1]
+            phi = np.exp(mech._log_phi(j, N))  # phi_j(g), g = 0..N
+            g = i[new][:, None] - ip[None, :]
+            w = np.where(g > 0, prev.sum(axis=1)[None, :] * phi[np.clip(g, 0, N)], 0.0)
+            i_new = _draw_rows(w, rng)
+            i[new] = i_new
+            r[new] = _draw_rows(prev[i_new], rng)
+        idx[:, j - 1] = i
+    return np.sort(edges[idx] + rng.random(idx.shape) * lengths[idx], axis=1)
+
+
+def _row_ids(codes: np.ndarray):
+    """``(id of every row, first row of every id)``: equal integer rows get equal ids (the rows are
+    compared as raw bytes, much faster than ``np.unique(axis=0)``)."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    rows = codes.view(np.dtype((np.void, 8 * codes.shape[1]))).ravel()
+    _, first, ids = np.unique(rows, return_index=True, return_inverse=True)
+    return ids.ravel(), first
+
+
+# --------------------------------------------------------------------------- fitted trees as arrays
+@dataclass
+class Trees:
+    """``n`` fitted PrivaTrees as heap-ordered arrays (node ``h`` has children ``2h + 1`` and
+    ``2h + 2``; ``H = 2^(d + 1) - 1`` slots per tree).
+
+    Attributes
+    ----------
+    kind : int8 array (n, H)
+        0 no node, 1 a split, 2 a leaf.
+    feature : int array (n, H)
+        The split feature (-1 elsewhere).
+    cut : int array (n, H)
+        The split boundary ``s`` (bins ``0..s`` of the candidate order go left).
+    left : bool array (n, H, B)
+        Bins that go left at a split (``B`` the largest bin count).
+    label : int array (n, H)
+        The leaf's class index.
+    measured : bool array (n, H)
+        Nodes whose noisy histograms were drawn (the nodes :meth:`PrivaTreeBatch.ledger` charges).
+    edges : dict
+        Numerical feature -> float array (n, B_j) of bin edges, ``+inf`` after the ``n_bins`` used.
+    n_bins : int array (n, m)
+        Bins of every feature in every run.
+    """
+
+    kind: np.ndarray
+    feature: np.ndarray
+    cut: np.ndarray
+    left: np.ndarray
+    label: np.ndarray
+    measured: np.ndarray
+    edges: dict
+    n_bins: np.ndarray
+
+    def __len__(self) -> int:
+        return self.kind.shape[0]
+
+
+@dataclass
+class _Prepared:
+    """The validated input and public facts of one fit (as ``PrivaTreeClassifier.fit`` computes them)."""
+
+    Z: np.ndarray
+    y: np.ndarray
+    K: int
+    cats: dict
+    bounds: dict
+    num: list
+    budget: dict
+    d: int
+    stopping: str
+    private_q: bool
+    leaf_epsilon: float
+
+
+class PrivaTreeBatch:
+    """The release of a PrivaTree fitted on ``data = (X, y)``, many at once.
+
+    Parameters
+    ----------
+    edges : None, "exact" or int
+        As in :meth:`reference.privatree.PrivaTreeClassifier.release`: ``None``
+        the tree over bin ids; an integer ``G`` adds, per numerical bin edge,
+        which of ``G`` equal cells of its public range it lies in; ``"exact"``
+        the edges rounded to 6 decimals.
+    estimator : class, default PrivaTreeClassifier
+        The learner whose release is sampled: ``PrivaTreeClassifier`` or a
+        subclass. One that overrides a method of the algorithm other than
+        ``_leaf_mechanism_epsilon`` is fitted once per run (``vectorised`` False).
+    **params
+        The estimator's parameters (``epsilon``, ``max_depth``, ``bounds``,
+        ``categories``, ``classes``, ``n_public``, ``max_bins``, ``E_max``,
+        ``max_leaf_share``, ``epsilon_shares``, ``use_private_quantiles``,
+        ``binning``, ``accounting``, ``stopping``, ``min_samples_leaf``),
+        validated by the estimator itself. ``random_state`` is not one: every
+        run draws from the ``rng`` given.
+
+    Attributes
+    ----------
+    vectorised : bool
+        False when :meth:`batch` falls back to the reference loop.
+
+    Notes
+    -----
+    ``m(data, rng)`` returns one release and ``m.batch(data, n, rng)`` a list of
+    ``n``: the auditor's mechanism contract. Each release has the reference's
+    law (Algorithm 1), not its random stream: a seed gives other trees than the
+    reference's.
+    """
+
+    def __init__(self, *, edges=None, estimator=PrivaTreeClassifier, **params):
+        if not (isinstance(estimator, type) and issubclass(estimator, PrivaTreeClassifier)):
+            raise ValueError(f"estimator must be PrivaTreeClassifier or a subclass of it, got {estimator!r}")
+        if "random_state" in params:
+            raise ValueError("random_state is not a parameter of PrivaTreeBatch: every run draws from the rng "
+                             f"it is given (got random_state={params['random_state']!r})")
+        accepted = estimator().get_params(deep=False)
+        unknown = sorted(k for k in params if k not in accepted)
+        if unknown:
+            raise ValueError(f"{estimator.__name__} takes no parameter(s) {unknown}; it accepts {sorted(accepted)}")
+        if not (edges is None or edges == "exact"
+                or (isinstance(edges, Integral) and not isinstance(edges, bool) and edges >= 1)):
+            raise ValueError(f"edges must be None, 'exact' or a positive integer, got {edges!r}")
+        self.edges = edges if edges is None or edges == "exact" else int(edges)
+        self.estimator = estimator
+        self.params = dict(params)
+        self._estimator()._check_params()  # every parameter error is raised here, as fit would raise it
+        self.vectorised = all(getattr(estimator, name) is getattr(PrivaTreeClassifier, name) for name in _ALGORITHM)
+
+    def __repr__(self):
+        args = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        est = "" if self.estimator is PrivaTreeClassifier else f", estimator={self.estimator.__name__}"
+        return f"PrivaTreeBatch(edges={self.edges!r}{est}{args})"
+
+    def _estimator(self):
+        return self.estimator(**self.params)
+
+    # ------------------------------------------------------------------ the mechanism contract
+    def __call__(self, data, rng):
+        return self.batch(data, 1, rng)[0]
+
+    def batch(self, data, n, rng) -> list:
+        """``n`` independent releases of trees fitted on ``data = (X, y)``."""
+        check_generator(rng)
+        if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+            raise ValueError(f"n must be a positive integer, got {n!r}")
+        n = int(n)
+        if not self.vectorised:
+            return [self._reference_release(data, rng) for _ in range(n)]
+        p = self._prepare(data)
+        out = []
+        for size in self._chunks(p, n):
+            out.extend(self.releases(self.fit_trees(data, size, rng, prepared=p), prepared=p))
+        return out
+
+    def _reference_release(self, data, rng):
+        """The fallback: one reference fit, seeded from ``rng`` as the audit target's
+        ``ReleaseMechanism`` seeds it."""
+        est = self._estimator()
+        est.random_state = int(rng.integers(0, 2**31 - 1))
+        X, y = data
+        est.fit(X, y)
+        return est.release() if self.edges is None else est.release(self.edges)
+
+    @staticmethod
+    def _chunks(p: _Prepared, n: int):
+        widest = max([p.Z.shape[1]] + [len(v) for v in p.cats.values()] + [1]) * p.K + 16
+        size = max(1, _CHUNK_ELEMENTS // (p.Z.shape[0] * widest))
+        while n > 0:
+            yield min(size, n)
+            n -= size
+
+    # ------------------------------------------------------------------ validation (as PrivaTreeClassifier.fit)
+    def _prepare(self, data) -> _Prepared:
+        """The input checks and public facts of ``PrivaTreeClassifier.fit``, through the estimator's own
+        helpers: the same errors for bad input, the same clipping, encoding and budget split."""
+        try:
+            X, y = data
+        except (TypeError, ValueError):
+            raise ValueError(f"data must be a pair (X, y), got {type(data).__name__}") from None
+        est = self._estimator()
+        eps, d = est._check_params()
+        y = np.asarray(y)
+        Xa = np.asarray(X, dtype=object)
+        if Xa.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {Xa.shape}")
+        if Xa.shape[0] == 0:
+            raise ValueError("X has no records: PrivaTree needs at least one record")
+        if y.shape != (Xa.shape[0],):
+            raise ValueError(f"y must be 1-D with one label per row of X, got shape {y.shape}")
+        m = Xa.shape[1]
+        classes, cats, bounds = est._check_schema(m)
+        index = {c: k for k, c in enumerate(classes.tolist())}
+        try:
+            yk = np.array([index[v] for v in y.tolist()], dtype=np.int64)
+        except KeyError as e:
+            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes {classes.tolist()}") from None
+        Z, _ = est._encode(X, cats, bounds, fitting=True)
+        bounds = est._bounds_for_fit(bounds, Z)
+        num = [j for j in range(m) if j not in cats]
+        private_q = est.binning == "quantile" and est.use_private_quantiles
+        budget = budget_split(eps, d, classes.size, m_num=len(num), m_cat=len(cats), n_public=est.n_public,
+                              E_max=est.E_max, max_leaf_share=est.max_leaf_share,
+                              epsilon_shares=est.epsilon_shares, private_quantiles=private_q,
+                              accounting=est.accounting)
+        stopping = est.stopping or ("paper" if est.accounting == "paper" else "depth")
+        return _Prepared(Z=Z, y=yk, K=int(classes.size), cats=cats, bounds=bounds, num=num, budget=budget, d=d,
+                         stopping=stopping, private_q=private_q,
+                         leaf_epsilon=float(est._leaf_mechanism_epsilon(budget["leaf"])))
+
+    # ------------------------------------------------------------------ bin edges (Algorithm 1 lines 3-5)
+    def _edges(self, p: _Prepared, n: int, rng) -> dict:
+        """Numerical feature -> (n, B) bin edges per run, ``+inf`` after the run's last edge
+        (the upper bound ``hi``): the reference's ``np.unique(inner + [hi])``."""
+        est = self._estimator()
+        B = est.max_bins
+        levels = np.linspace(0.0, 1.0, B + 1)[1:-1]
+        out = {}
+        for j in p.num:
+            lo, hi = p.bounds[j]
+            col = p.Z[:, j]
+            shared = True
+            if p.d == 0:
+                inner = np.array([])
+            elif est.binning == "uniform":
+                inner = np.linspace(lo, hi, B + 1)[1:-1]
+            elif not est.use_private_quantiles:
+                inner = np.quantile(col, levels)
+            elif lo == hi:
+                inner = np.array([])
+            else:
+                inner = joint_exp_batch(JointExp(p.budget["quantile"], levels, (lo, hi)), col, n, rng)
+                shared = False
+            if shared:
+                e = np.unique(np.concatenate((inner, [hi])))
+                out[j] = np.broadcast_to(e, (n, e.size))
+                continue
+            e = np.concatenate((inner, np.full((n, 1), hi)), axis=1)  # rows sorted: JointExp sorts, inner <= hi
+            dup = np.zeros(e.shape, dtype=bool)
+            dup[:, 1:] = e[:, 1:] == e[:, :-1]
+            if dup.any():  # equal edges (probability ~0): keep each value once, as np.unique does
+                e = np.sort(np.where(dup, np.inf, e), axis=1)
+            out[j] = e
+        return out
+
+    # ------------------------------------------------------------------ the algorithm, vectorised
+    def fit_trees(self, data, n: int, rng, *, prepared: _Prepared | None = None) -> Trees:
+        """Fit ``n`` trees on ``data`` (Algorithm 1), as :class:`Trees`."""
+        if not self.vectorised:
+            raise ValueError(f"{self.estimator.__name__} overrides the algorithm: PrivaTreeBatch.batch fits it "
+                             "once per run (the reference fallback), fit_trees cannot")
+        check_generator(rng)
+        p = self._prepare(data) if prepared is None else prepared
+        N, m = p.Z.shape
+        K, d = p.K, p.d
+        edges = self._edges(p, n, rng)
+        bins = np.empty((n, N, m), dtype=np.int64)
+        n_bins = np.empty((n, m), dtype=np.int64)
+        for j in range(m):
+            if j in p.cats:
+                bins[:, :, j] = p.Z[:, j].astype(np.int64)[None, :]
+                n_bins[:, j] = len(p.cats[j])
+            else:
+                e = edges[j]
+                bins[:, :, j] = np.count_nonzero(e[:, None, :] < p.Z[None, :, j, None], axis=2)  # E[b-1] < x <= E[b]
+                n_bins[:, j] = np.count_nonzero(np.isfinite(e), axis=1)
+        B_max = int(n_bins.max()) if m else 1
+        B_feat = n_bins.max(axis=0) if m else np.zeros(0, dtype=np.int64)
+        H = 2 ** (d + 1) - 1
+        kind = np.zeros((n, H), dtype=np.int8)
+        feature = np.full((n, H), -1, dtype=np.int64)
+        cut = np.zeros((n, H), dtype=np.int64)
+        left = np.zeros((n, H, B_max), dtype=bool)
+        label = np.zeros((n, H), dtype=np.int64)
+        measured = np.zeros((n, H), dtype=bool)
+        alive = np.zeros((n, H), dtype=bool)
+        alive[:, 0] = True
+        node = np.zeros((n, N), dtype=np.int64)  # heap index of every record's node
+        runs = np.arange(n)[:, None]
+        rate = PermuteAndFlip(p.leaf_epsilon, 1.0, monotonic=True).rate  # section IV-C
+        floor = max(self._estimator().min_samples_leaf, 1e-12)  # spec A6: on noisy side totals
+        for depth in range(d + 1):
+            P, base = 2 ** depth, 2 ** depth - 1
+            slot = node - base
+            here = (slot >= 0) & (slot < P)
+            cell = (runs * P + np.where(here, slot, 0)) * K + p.y[None, :]
+            counts = np.bincount(cell[here], minlength=n * P * K).reshape(n, P, K)
+            live = alive[:, base:base + P]
+            stop = np.full((n, P), depth == d)
+            if p.stopping == "paper":  # Algorithm 1 line 7: data-dependent, not DP (spec 4.3, G2)
+                stop |= (counts.sum(axis=2) <= 1) | (np.count_nonzero(counts, axis=2) == 1)
+            gr, gs = np.nonzero(live & ~stop)
+            split = np.zeros(gr.size, dtype=bool)
+            if gr.size:
+                best_j, best_s, best_left = self._best_splits(p, bins, n_bins, B_feat, B_max, here, slot, P,
+                                                              gr, gs, floor, rng)
+                split = best_j >= 0
+                h = base + gs
+                measured[gr, h] = True
+                sr, sh = gr[split], h[split]
+                kind[sr, sh] = _SPLIT
+                feature[sr, sh] = best_j[split]
+                cut[sr, sh] = best_s[split]
+                left[sr, sh] = best_left[split]
+                alive[sr, 2 * sh + 1] = True
+                alive[sr, 2 * sh + 2] = True
+            # leaves: stopped nodes and nodes without a valid candidate (Algorithm 1 line 7; section IV-C)
+            leaf = live.copy()
+            leaf[gr[split], gs[split]] = False
+            lr, ls = np.nonzero(leaf)
+            if lr.size:
+                noisy = rate * counts[lr, ls].astype(float) + rng.exponential(1.0, size=(lr.size, K))
+                kind[lr, base + ls] = _LEAF
+                label[lr, base + ls] = np.argmax(noisy, axis=1)
+            if depth < d:  # records of split nodes move to a child
+                h = node
+                moving = here & (kind[runs, h] == _SPLIT)
+                j = np.maximum(feature[runs, h], 0)
+                b = np.take_along_axis(bins, j[:, :, None], axis=2)[:, :, 0]
+                go_left = left[runs, h, b]
+                node = np.where(moving, 2 * h + 1 + ~go_left, h)
+        return Trees(kind=kind, feature=feature, cut=cut, left=left, label=label, measured=measured,
+                     edges=edges, n_bins=n_bins)
+
+    def _best_splits(self, p, bins, n_bins, B_feat, B_max, here, slot, P, gr, gs, floor, rng):
+        """Noisy histograms of every feature at the growing nodes ``(gr, gs)`` and their least-Gini
+        candidate (Algorithm 1 lines 11-12; Eq. 4; section IV-A): ``(feature, boundary, left bins)``
+        per node, feature -1 when no candidate passes the noisy-side-total filter."""
+        n = bins.shape[0]
+        K = p.K
+        G = gr.size
+        runs = np.arange(n)[:, None]
+        best_g = np.full(G, np.inf)
+        best_j = np.full(G, -1, dtype=np.int64)
+        best_s = np.zeros(G, dtype=np.int64)
+        best_left = np.zeros((G, B_max), dtype=bool)
+        where_slot = np.where(here, slot, 0)
+        cls = p.y[None, :] * (n * P)
+        for j in range(bins.shape[2]):
+            Bj = int(B_feat[j])
+            cat = j in p.cats
+            eps_j = p.budget["node_cat" if cat else "node_num"]
+            # exact class counts, class-major: (K, G, Bj)
+            cell = ((cls + runs * P + where_slot) * Bj + bins[:, :, j])[here]
+            exact = np.bincount(cell, minlength=K * n * P * Bj).reshape(K, n, P, Bj)[:, gr, gs]
+            noisy = TwoSidedGeometric(eps_j, 1.0).batch(exact, 1, rng)[0]  # Eq. 4
+            nb = n_bins[gr, j]
+            valid = np.arange(Bj)[None, :] < nb[:, None]  # bins a run does not have are never drawn
+            Hn = np.where(valid[None], np.maximum(noisy, 0), 0).astype(float)
+            if Bj < 2:
+                continue
+            if cat and K == 2:  # section IV-A, spec A5: by noisy class-1 share, 0.5 when empty, ties by code
+                tot = Hn[0] + Hn[1]
+                share = np.divide(Hn[1], tot, out=np.full(tot.shape, 0.5), where=tot != 0)
+                order = np.argsort(share, axis=1, kind="stable")
+                L = np.cumsum(np.take_along_axis(Hn, order[None], axis=2), axis=2)[:, :, :-1]
+            else:
+                L = np.cumsum(Hn, axis=2)[:, :, :-1]
+            R = Hn.sum(axis=2)[:, :, None] - L
+            # side totals and sums of squares over the classes (integer-valued: any summation order is exact)
+            nL, nR, sqL, sqR = L[0].copy(), R[0].copy(), L[0] ** 2, R[0] ** 2
+            for k in range(1, K):
+                nL += L[k]
+                nR += R[k]
+                sqL += L[k] ** 2
+                sqR += R[k] ** 2
+            ok = (nL >= floor) & (nR >= floor) & (np.arange(Bj - 1)[None, :] < (nb - 1)[:, None])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gini = (nL - sqL / nL + nR - sqR / nR) / (nL + nR)  # weighted Gini, as the reference writes it
+            gini = np.where(ok, gini, np.inf)
+            s = np.argmin(gini, axis=1)
+            g = gini[np.arange(G), s]
+            better = g < best_g  # strict: the first feature keeps a tie, as in the reference's loop
+            if not better.any():
+                continue
+            lb = np.zeros((G, B_max), dtype=bool)
+            if cat and K == 2:  # the bins before and at the boundary in the noisy order
+                np.put_along_axis(lb, order, np.arange(Bj)[None, :] <= s[:, None], axis=1)
+            else:
+                lb[:, :Bj] = (np.arange(Bj)[None, :] <= s[:, None]) & valid
+            best_g = np.where(better, g, best_g)
+            best_j = np.where(better, j, best_j)
+            best_s = np.where(better, s, best_s)
+            best_left = np.where(better[:, None], lb, best_left)
+        return best_j, best_s, best_left
+
+    # ------------------------------------------------------------------ releases
+    def releases(self, trees: Trees, *, prepared: _Prepared) -> list:
+        """The ``release(edges)`` of every fitted tree, as the reference formats it: nested tuples
+        ``("node", feature, key, left, right)`` / ``("leaf", class_index)``, with the numerical edges'
+        cells (or exact values) first when ``edges`` is given. Equal trees and equal edge cells are
+        built once."""
+        p = prepared
+        n = len(trees)
+        if self.edges == "exact":
+            return [self._release_of(trees, r, p) for r in range(n)]
+        tree_id, tree_first = _row_ids(self._tree_codes(trees, p))
+        built_trees = [self._tree_tuple(trees, int(r), 0, p) for r in tree_first]
+        if self.edges is None:
+            return [built_trees[k] for k in tree_id]
+        cells = {j: self._edge_cells(trees.edges[j], p.bounds[j]) for j in p.num}
+        if p.num:
+            edge_id, edge_first = _row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
+        else:
+            edge_id, edge_first = np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        built_edges = [tuple((j, tuple(int(v) for v in cells[j][r, : trees.n_bins[r, j]])) for j in p.num)
+                       for r in edge_first]
+        _, pair_first, pair_id = np.unique(edge_id * len(built_trees) + tree_id, return_index=True,
+                                           return_inverse=True)
+        built = [(built_edges[edge_id[r]], built_trees[tree_id[r]]) for r in pair_first]
+        return [built[k] for k in pair_id.ravel()]
+
+    @staticmethod
+    def _tree_codes(trees: Trees, p: _Prepared) -> np.ndarray:
+        """One row of integers per run that equals another run's exactly when the released trees do."""
+        split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
+        m = trees.n_bins.shape[1]
+        code = np.where(split, 1 + 2 * ((trees.feature + 1) + (m + 1) * trees.cut), 0)
+        code = np.where(leaf, 2 + 2 * trees.label, code)
+        binary = np.array([j in p.cats and p.K == 2 for j in range(m)] + [False])
+        if not binary.any():
+            return code
+        bits = (split & binary[trees.feature])[:, :, None] & trees.left
+        return np.concatenate((code, bits.reshape(len(trees), -1)), axis=1)
+
+    def _edge_cells(self, e, bound):
+        """Which of ``G`` equal cells of ``[lo, hi]`` every edge lies in (``-1`` after the run's edges),
+        the expression of ``PrivaTreeClassifier.release``."""
+        lo, hi = bound
+        G = self.edges
+        finite = np.isfinite(e)
+        if hi == lo:
+            cell = np.zeros(e.shape, dtype=np.int64)
+        else:
+            cell = np.minimum(((np.where(finite, e, lo) - lo) / (hi - lo) * G).astype(int), G - 1)
+        return np.where(finite, cell, -1)
+
+    def _release_of(self, trees: Trees, r: int, p: _Prepared):
+        """One run's release, built directly (the ``edges="exact"`` form)."""
+        tree = self._tree_tuple(trees, r, 0, p)
+        if self.edges is None:
+            return tree
+        feats = []
+        for j in p.num:
+            e = trees.edges[j][r, : trees.n_bins[r, j]]
+            if self.edges == "exact":
+                feats.append((j, tuple(round(float(v), 6) for v in e)))
+            else:
+                feats.append((j, tuple(int(v) for v in self._edge_cells(e, p.bounds[j]))))
+        return (tuple(feats), tree)
+
+    def _tree_tuple(self, trees: Trees, r: int, h: int, p: _Prepared):
+        if trees.kind[r, h] == _LEAF:
+            return ("leaf", int(trees.label[r, h]))
+        j = int(trees.feature[r, h])
+        if j in p.cats and p.K == 2:
+            key = tuple(int(b) for b in np.flatnonzero(trees.left[r, h]))
+        else:
+            key = int(trees.cut[r, h])
+        return ("node", j, key, self._tree_tuple(trees, r, 2 * h + 1, p), self._tree_tuple(trees, r, 2 * h + 2, p))
+
+    # ------------------------------------------------------------------ the budget spent
+    def ledger(self, trees: Trees, r: int, *, prepared: _Prepared) -> PrivacyLedger:
+        """The :class:`reference.ledger.PrivacyLedger` of run ``r``: the charges
+        ``PrivaTreeClassifier.fit`` makes for the same tree, in the same order (quantiles, then the
+        nodes in preorder: each measured node's histograms, each leaf's permute-and-flip)."""
+        p = prepared
+        ledger = PrivacyLedger("add-remove")
+        if p.d > 0 and p.private_q:
+            for j in p.num:
+                if p.bounds[j][0] != p.bounds[j][1]:
+                    ledger.charge(f"quantiles[{j}]", "JointExp", p.budget["quantile"], scope=Scope.root(),
+                                  sensitivity=2.0,
+                                  note="Algorithm 1 lines 3-5; every record is in every feature's quantiles")
+
+        def walk(h, scope, path):
+            if trees.measured[r, h]:
+                for j in range(trees.n_bins.shape[1]):
+                    ledger.charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric",
+                                  p.budget["node_cat" if j in p.cats else "node_num"], scope=scope,
+                                  note="Eq. 4; one record changes one count of each feature's histogram")
+            if trees.kind[r, h] == _SPLIT:
+                part = f"split{path or '^'}"
+                walk(2 * h + 1, scope.child(part, "L"), path + "L")
+                walk(2 * h + 2, scope.child(part, "R"), path + "R")
+            else:
+                ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", p.budget["leaf"], scope=scope,
+                              note="section IV-C; leaves partition the records")
+
+        walk(0, Scope.root(), "")
+        return ledger
+
+    def prepare(self, data) -> _Prepared:
+        """The validated input and public facts of a fit on ``data`` (for :meth:`fit_trees`,
+        :meth:`releases` and :meth:`ledger`)."""
+        return self._prepare(data)
