@@ -99,7 +99,7 @@ def _traffic(d: Path) -> Dataset:
     df = read_csv(d / "metro_interstate_traffic_volume.csv.gz", keep_default_na=False, na_values=["?"])
     when = pd.to_datetime(df.pop("date_time"), format="%Y-%m-%d %H:%M:%S")
     df = df.drop(columns=["weather_description"])
-    df["weekday"], df["hour"] = when.dt.weekday, when.dt.hour
+    df["weekday"], df["hour"] = when.dt.day_of_week, when.dt.hour
     y = _minmax(df["traffic_volume"])
     return _dataset("traffic", df, "traffic_volume", ["holiday", "weather_main", "weekday"], "regression",
                     ["date_time and weather_description dropped; weekday (categorical) and hour derived from "
