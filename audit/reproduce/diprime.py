@@ -329,6 +329,37 @@ def _cells(table, results: dict[str, list[dict]], run_names, smoke) -> list[Cell
     return cells
 
 
+VARIANT_ROWS = ("DiPriMe", "DiPriMeExp", "DiPriMeFlip")
+
+
+def _draw_ratio(cells, path) -> None:
+    """Ours (paper accounting) and strict as ratios to the paper's number, for the DiPriMe rows of V003."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = [t for t in (T1_003, T2_003) if any(c.table == t and c.ours is not None for c in cells)]
+    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
+    for ax, table in zip(axes[0], tables):
+        sel = [c for c in cells if c.table == table and c.row in VARIANT_ROWS and c.ours is not None and c.paper]
+        x = np.arange(len(sel))
+        for off, attr, label in ((-0.15, "ours", "ours, paper accounting"), (0.15, "strict", "ours, strict")):
+            val = np.array([getattr(c, attr) / c.paper for c in sel])
+            err = np.array([2 * (getattr(c, attr + "_se") or 0.0) / c.paper for c in sel])
+            ax.errorbar(x + off, val, yerr=err, fmt="o", label=label, capsize=3)
+        band = np.array([2 * (c.paper_se or 0.0) / c.paper for c in sel])
+        ax.bar(x, 2 * band, bottom=1 - band, width=0.6, color="0.85", label="paper ± 2 SE")
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks(x, [f"{c.column.split(' (')[0]}\n{c.row}" for c in sel], rotation=90, fontsize=7)
+        ax.set_ylabel("ours / paper")
+        ax.set_title(table.split(" (")[0] + " (DiPriMe rows)")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = False, seed: int = 0) -> Reproduction:
     """Run the protocol of the module docstring on ``datasets`` (default :data:`DATASETS`)."""
     rep = Reproduction("diprime", TITLE, seed=seed, smoke=smoke)
@@ -348,6 +379,8 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     run_names = set(results)
     for table in (T1_003, T2_003, T1_000, T2_000):
         rep.cells += _cells(table, results, run_names, smoke)
+    if any(c.ours is not None for c in rep.cells if c.row in VARIANT_ROWS):
+        rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path)))
     # ---- protocol, facts, notes
     rep.protocol += [
         f"{n_runs} runs per dataset, each a fresh random permutation with the first floor({TRAIN_FRACTION} N) rows "
