@@ -86,10 +86,15 @@ def estimator_rows(n):
 def learner_rows(n_fits):
     rows = []
     pt = _bench_module("bench_privatree")
-    rate, peak = measure(lambda: pt.tiny(n_fits=n_fits), n_fits)
-    rows.append(("fit: PrivaTree (private quantiles)", rate, "fits/s", peak))
-    rate, peak = measure(lambda: pt.tiny(n_fits=n_fits, binning="uniform"), n_fits)
-    rows.append(("fit: PrivaTree (uniform bins)", rate, "fits/s", peak))
+    for label, kw in (("private quantiles", {}), ("uniform bins", {"binning": "uniform"})):
+        rate, peak = measure(lambda: pt.tiny(n_fits=n_fits, **kw), n_fits)
+        rows.append((f"fit: PrivaTree ({label})", rate, "fits/s", peak))
+        fast = pt.batched(n_fits=50 * n_fits, **kw)
+        tracemalloc.start()
+        pt.batched(n_fits=50 * n_fits, **kw)
+        fast_peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        rows.append((f"fit: PrivaTree ({label}), batched path ({fast / rate:.0f}x)", fast, "fits/s", fast_peak))
     dp = _bench_module("bench_diprime")
     for variant in ("base", "exp", "flip"):
         seconds = max(0.2, n_fits / 2000)

@@ -236,6 +236,23 @@ def test_noise_off_private_quantiles_same_tree_as_reference(x, labels, size, m, 
     _check_same_as_reference(X, np.array(labels[:size]), params, None, seed)
 
 
+@pytest.mark.parametrize("edges", [None, 2, "exact"])
+def test_equal_private_edges_are_merged_as_the_reference_merges_them(monkeypatch, edges):
+    """JointExp outputs that coincide (probability ~0, but ``np.unique`` in the reference merges them)
+    leave a run with fewer bins: both paths are given the same inner edges, one of them twice."""
+    inner = np.array([0.3, 0.3, 0.7])
+    monkeypatch.setattr(JointExp, "sample", lambda self, data, rng: inner.copy())
+    monkeypatch.setattr("reference.privatree_batch.joint_exp_batch", lambda mech, data, n, rng: np.tile(inner, (n, 1)))
+    X = np.array([[0.1, 0.2], [0.3, 0.9], [0.5, 0.4], [0.65, 0.1], [0.8, 0.8], [0.95, 0.6]])
+    y = np.array([0, 0, 1, 0, 1, 1])
+    params = dict(epsilon=HUGE, max_depth=2, bounds=[(0.0, 1.0)] * 2, classes=[0, 1], max_bins=4,
+                  epsilon_shares=(1 / 3, 1 / 3, 1 / 3))
+    _check_same_as_reference(X, y, params, edges, 0)
+    fast = PrivaTreeBatch(**params)
+    trees = fast.fit_trees((X, y), 2, np.random.default_rng(0))
+    assert trees.n_bins.tolist() == [[3, 3], [3, 3]] and np.all(np.isinf(trees.edges[0][:, 3]))
+
+
 # --------------------------------------------------------------------------- JointExp over the run axis
 class _BatchedJointExp:
     def __init__(self, mech):
