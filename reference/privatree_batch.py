@@ -39,7 +39,8 @@ given as ``estimator`` that overrides any method of the algorithm other than
 ``_leaf_mechanism_epsilon`` (the audit mutants do) is not vectorised:
 :meth:`PrivaTreeBatch.batch` then fits that estimator once per run
 (``vectorised`` is False), with the same law and format at the reference's
-speed.
+speed. So is a tree whose heap arrays would not fit one chunk (very deep
+trees; see :attr:`PrivaTreeBatch.vectorised`).
 
 The budget a batched fit spends is the reference's: :meth:`PrivaTreeBatch.ledger`
 rebuilds, for one run, the :class:`reference.ledger.PrivacyLedger` the
@@ -215,7 +216,11 @@ class PrivaTreeBatch:
     Attributes
     ----------
     vectorised : bool
-        False when :meth:`batch` falls back to the reference loop.
+        False when :meth:`batch` falls back to the reference loop (``estimator``
+        overrides the algorithm). :meth:`batch` also falls back, for that input,
+        when one run's heap arrays would exceed ``_CHUNK_ELEMENTS`` (trees of
+        depth about 15 and more, where the heap of ``2^(d+1) - 1`` slots is
+        mostly empty and the reference grows only the nodes that exist).
 
     Notes
     -----
@@ -265,6 +270,8 @@ class PrivaTreeBatch:
         if not self.vectorised:
             return [self._reference_release(data, rng) for _ in range(n)]
         p = self._prepare(data)
+        if self._per_run_elements(p) > _CHUNK_ELEMENTS:  # a very deep tree: the reference grows only its nodes
+            return [self._reference_release(data, rng) for _ in range(n)]
         out = []
         for size in self._chunks(p, n):
             out.extend(self.releases(self.fit_trees(data, size, rng, prepared=p), prepared=p))
@@ -279,10 +286,15 @@ class PrivaTreeBatch:
         est.fit(X, y)
         return est.release() if self.edges is None else est.release(self.edges)
 
-    @staticmethod
-    def _chunks(p: _Prepared, n: int):
-        widest = max([p.Z.shape[1]] + [len(v) for v in p.cats.values()] + [1]) * p.K + 16
-        size = max(1, _CHUNK_ELEMENTS // (p.Z.shape[0] * widest))
+    def _per_run_elements(self, p: _Prepared) -> int:
+        """A bound on the array elements one run takes: its records' bins and nodes, and the heap
+        arrays and histograms of a depth-``d`` tree (``2^(d+1) - 1`` slots, up to ``B`` bins, ``K`` classes)."""
+        N, m = p.Z.shape
+        B = max([self._estimator().max_bins] + [len(v) for v in p.cats.values()])
+        return N * (m + 4) + (2 ** (p.d + 1)) * (B * p.K + 8)
+
+    def _chunks(self, p: _Prepared, n: int):
+        size = max(1, _CHUNK_ELEMENTS // self._per_run_elements(p))
         while n > 0:
             yield min(size, n)
             n -= size
@@ -429,7 +441,7 @@ class PrivaTreeBatch:
                 noisy = rate * counts[lr, ls].astype(float) + rng.exponential(1.0, size=(lr.size, K))
                 kind[lr, base + ls] = _LEAF
                 label[lr, base + ls] = np.argmax(noisy, axis=1)
-            if depth < d:  # records of split nodes move to a child
+            if depth < d and m:  # records of split nodes move to a child
                 h = node
                 moving = here & (kind[runs, h] == _SPLIT)
                 j = np.maximum(feature[runs, h], 0)

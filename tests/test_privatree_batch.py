@@ -253,6 +253,12 @@ def test_equal_private_edges_are_merged_as_the_reference_merges_them(monkeypatch
     assert trees.n_bins.tolist() == [[3, 3], [3, 3]] and np.all(np.isinf(trees.edges[0][:, 3]))
 
 
+def test_no_features_gives_the_references_single_leaf():
+    X, y = np.empty((5, 0)), np.array([0, 1, 1, 0, 1])
+    _check_same_as_reference(X, y, dict(epsilon=HUGE, max_depth=2, classes=[0, 1], epsilon_shares=(0, 0.5, 0.5)),
+                             None, 0)
+
+
 # --------------------------------------------------------------------------- JointExp over the run axis
 class _BatchedJointExp:
     def __init__(self, mech):
@@ -405,6 +411,18 @@ def test_fallback_for_an_estimator_that_changes_the_algorithm():
     assert fast.batch(data, 20, rng_a) == [ref(data, rng_b) for _ in range(20)]
     with pytest.raises(ValueError, match="fallback"):
         fast.fit_trees(data, 2, np.random.default_rng(0))
+
+
+def test_very_deep_trees_fall_back_to_the_reference():
+    """Depth 16: the heap arrays would not fit one chunk, so every run is the reference's fit,
+    seeded as the target seeds it."""
+    X, y = np.array([[0.1], [0.4], [0.6], [0.9]]), np.array([0, 1, 0, 1])
+    params = dict(epsilon=HUGE, max_depth=16, bounds=[(0.0, 1.0)], classes=[0, 1], epsilon_shares=(0, 0.5, 0.5),
+                  use_private_quantiles=False, stopping="paper")
+    fast = PrivaTreeBatch(**params)
+    ref = ReleaseMechanism(partial(PrivaTreeClassifier, **params))
+    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+    assert fast.batch((X, y), 3, rng_a) == [ref((X, y), rng_b) for _ in range(3)]
 
 
 def test_large_batches_are_chunked_and_complete():
