@@ -4,9 +4,11 @@ Claims
 ------
 * Sampled, expected to pass: the strict regression and classification
   forests, every variant, at epsilon 1 and 2, on tiny neighbouring datasets
-  (add/remove one record), through :func:`audit.learner_mechanism` and the
-  forest's discrete ``release(bins=...)`` (post-processing, so a loss seen
-  there is a real loss).
+  (add/remove one record), through the forest's discrete
+  ``release(bins=...)`` (post-processing, so a loss seen there is a real
+  loss), drawn by the batched path :class:`reference.diprime_batch.DiPriMeBatch`
+  (the same law as fitting the reference, checked in
+  ``tests/test_diprime_batch.py``).
 * Sampled, expected violations: the paper's empty-leaf fallback (spec 2.4
   (ii)), V000's index median (2.4 (iii)) and the authors' DiPriMeFlip median
   (2.4 (iv)), each end to end.
@@ -33,14 +35,16 @@ from audit.learner import LearnerMechanism
 from audit.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
+from reference.diprime_batch import DiPriMeBatch
 from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.mechanisms import IntervalExponential
 
 DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed accounting is caught"
 #: outputs per input (pilot included) of each sampled claim
-N_SAMPLES = {"quick": 1_500, "standard": 10_000, "full": 50_000}
+#: (forests are drawn through the batched path, reference.diprime_batch, ~100x the reference's fits/s)
+N_SAMPLES = {"quick": 10_000, "standard": 100_000, "full": 1_000_000}
 #: outputs per input of each paper-mode (violation) claim: one-feature forests, cheap
-N_PAPER = {"quick": 2_500, "standard": 20_000, "full": 100_000}
+N_PAPER = {"quick": 5_000, "standard": 50_000, "full": 200_000}
 #: outputs per input of the mutant rows (audit.mutants.diprime)
 N_MUTANT = {"quick": 4_000, "standard": 20_000, "full": 100_000}
 #: error probability of each sampled row (a correct learner is flagged with probability at most ALPHA)
@@ -74,6 +78,15 @@ class ReleaseMechanism(LearnerMechanism):
         return rel if self.post is None else self.post(rel)
 
 
+def _batch(task, bins=2, leaf_bins=2, post=None, **kw):
+    """The batched path of ``_forest(task, **kw)`` wrapped as ``ReleaseMechanism`` (same release, same law;
+    checked against the reference in tests/test_diprime_batch.py)."""
+    common = dict(n_estimators=1, max_depth=1, max_features=2, bounds=[(0.0, 1.0)] * 2)
+    common.update(kw)
+    facts = {"target_bounds": (0.0, 1.0)} if task == "regression" else {"classes": [0, 1]}
+    return DiPriMeBatch(task, bins=bins, leaf_bins=leaf_bins, post=post, **facts, **common)
+
+
 def _forest(task, **kw):
     common = dict(n_estimators=1, max_depth=1, max_features=2, bounds=[(0.0, 1.0)] * 2)
     common.update(kw)
@@ -93,9 +106,8 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
         pairs = _strict_pairs(task)
         for variant in VARIANTS:
             for eps in EPSILONS:
-                make = (lambda t=task, v=variant, e=eps: _forest(t, epsilon=e, variant=v))
                 with checkpoint.scope(f"strict:{task}:{variant}@{eps:g}"):
-                    res = audit_pairs(ReleaseMechanism(make), pairs, Claim(eps), n_samples=n, alpha=ALPHA,
+                    res = audit_pairs(_batch(task, epsilon=eps, variant=variant), pairs, Claim(eps), n_samples=n, alpha=ALPHA,
                                       seed=seed * 1000 + k)
                 k += 1
                 rows.append(res.claim_row(
@@ -108,9 +120,8 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
     for task in ("regression", "classification"):
         y8 = np.round(rng.random(8), 3) if task == "regression" else rng.integers(0, 2, 8)
         pairs = add_remove_pairs(X8, y8, bounds=[(0.0, 1.0)] * 2, classes=[0, 1], remove=[7], corners=1)
-        make = (lambda t=task: _forest(t, epsilon=1.0, variant="exp", max_depth=2))
         with checkpoint.scope(f"strict:{task}:depth2"):
-            res = audit_pairs(ReleaseMechanism(make), pairs, Claim(1.0), n_samples=n, alpha=ALPHA,
+            res = audit_pairs(_batch(task, epsilon=1.0, variant="exp", max_depth=2), pairs, Claim(1.0), n_samples=n, alpha=ALPHA,
                               seed=seed * 1000 + 100 + k)
         k += 1
         rows.append(res.claim_row(id=f"strict-{task}-exp-depth2@1", expected="pass",
@@ -132,7 +143,7 @@ def _gap_pair(gap=1e-3):
 def paper_claims(budget: str, seed: int) -> list[dict]:
     """End-to-end violations of the paper-mode learners, each with a pair built to show its flaw."""
     n = N_PAPER[budget]
-    one = dict(n_estimators=1, max_depth=1, max_features=1, bounds=[(0.0, 1.0)], target_bounds=(0.0, 1.0))
+    one = dict(n_estimators=1, max_depth=1, max_features=1, bounds=[(0.0, 1.0)])
     empty_leaf = NeighbourPair((np.array([[0.0]]), np.array([0.5])),
                                (np.array([[0.0], [1.0]]), np.array([0.5, 1.0])),
                                "a record at the lower bound (right leaf always empty) vs one added at the upper bound")
@@ -140,19 +151,19 @@ def paper_claims(budget: str, seed: int) -> list[dict]:
     cases = [
         ("paper-leaf-count-scaled", "regression forest, accounting='paper': leaf noise S/(N eps_l) with the true "
          "count and Uniform(B_L, B_U) for an empty leaf (spec 2.4 (ii))",
-         lambda: DiPriMeForestRegressor(epsilon=1.0, variant="base", accounting="paper", **one), [empty_leaf], 2, keep),
+         dict(epsilon=1.0, variant="base", accounting="paper", **one), [empty_leaf], 2, keep),
         ("paper-v000-index-median", "V000 forest (index median, spec 2.4 (iii)), accounting='paper'",
-         lambda: DiPriMeForestRegressor(epsilon=1.0, version="v000", accounting="paper", **one), [_gap_pair()],
+         dict(epsilon=1.0, version="v000", accounting="paper", **one), [_gap_pair()],
          None, _in_gap()),
         ("paper-flip-authors-median", "DiPriMeFlip forest, accounting='paper': the authors' PF median with score "
          "2 ln|I| - |2i - N| (spec 2.4 (iv))",
-         lambda: DiPriMeForestRegressor(epsilon=1.0, variant="flip", accounting="paper", **one), [_gap_pair()],
+         dict(epsilon=1.0, variant="flip", accounting="paper", **one), [_gap_pair()],
          None, _in_gap()),
     ]
     rows = []
-    for k, (cid, subject, make, pairs, bins, post) in enumerate(cases):
+    for k, (cid, subject, params, pairs, bins, post) in enumerate(cases):
         with checkpoint.scope(f"paper:{cid}"):
-            mech = ReleaseMechanism(make, bins, bins, post)
+            mech = _batch("regression", bins, bins, post, **params)
             res = audit_pairs(mech, pairs, Claim(1.0), n_samples=n, alpha=ALPHA,
                               seed=seed * 1000 + 500 + k)
         rows.append(res.claim_row(id=f"{cid}@1", subject=subject, expected="violation"))
