@@ -517,16 +517,16 @@ class PrivaTreeBatch:
     def releases(self, trees: Trees, *, prepared: _Prepared) -> list:
         """The ``release(edges)`` of every fitted tree, as the reference formats it: nested tuples
         ``("node", feature, key, left, right)`` / ``("leaf", class_index)``, with the numerical edges'
-        cells (or exact values) first when ``edges`` is given. Equal trees and equal edge cells are
+        cells (or exact values) first when ``edges`` is given. Equal subtrees and equal edge cells are
         built once."""
         p = prepared
         n = len(trees)
-        if self.edges == "exact":
-            return [self._release_of(trees, r, p) for r in range(n)]
-        tree_id, tree_first = _row_ids(self._tree_codes(trees, p))
-        built_trees = [self._tree_tuple(trees, int(r), 0, p) for r in tree_first]
+        tree_id, built_trees = self._tree_tuples(trees, p)
         if self.edges is None:
             return [built_trees[k] for k in tree_id]
+        if self.edges == "exact":
+            return [(tuple((j, tuple(round(float(v), 6) for v in trees.edges[j][r, : trees.n_bins[r, j]]))
+                           for j in p.num), built_trees[tree_id[r]]) for r in range(n)]
         cells = {j: self._edge_cells(trees.edges[j], p.bounds[j]) for j in p.num}
         if p.num:
             edge_id, edge_first = _row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
@@ -540,17 +540,46 @@ class PrivaTreeBatch:
         return [built[k] for k in pair_id.ravel()]
 
     @staticmethod
-    def _tree_codes(trees: Trees, p: _Prepared) -> np.ndarray:
-        """One row of integers per run that equals another run's exactly when the released trees do."""
-        split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
+    def _tree_tuples(trees: Trees, p: _Prepared):
+        """``(id of every run's tree, the distinct trees as nested tuples)``, built bottom-up: at each
+        depth the distinct subtrees (node code, left categories, children's ids) are found with
+        :func:`_row_ids` and each is built once from its children's tuples."""
+        n, H = trees.kind.shape
         m = trees.n_bins.shape[1]
+        split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
         code = np.where(split, 1 + 2 * ((trees.feature + 1) + (m + 1) * trees.cut), 0)
         code = np.where(leaf, 2 + 2 * trees.label, code)
         binary = np.array([j in p.cats and p.K == 2 for j in range(m)] + [False])
-        if not binary.any():
-            return code
-        bits = (split & binary[trees.feature])[:, :, None] & trees.left
-        return np.concatenate((code, bits.reshape(len(trees), -1)), axis=1)
+        bits = (split & binary[trees.feature])[:, :, None] & trees.left  # left categories of binary splits
+        d = int(np.log2(H + 1)) - 1
+        child_ids = None
+        below: list = []
+        for depth in range(d, -1, -1):
+            lo, hi = 2 ** depth - 1, 2 ** (depth + 1) - 1
+            P = hi - lo
+            parts = [code[:, lo:hi, None]]
+            if binary.any():
+                parts.append(bits[:, lo:hi])
+            if child_ids is not None:
+                parts.append(child_ids.reshape(n, P, 2))
+            rows = np.concatenate(parts, axis=2).reshape(n * P, -1)
+            ids, first = _row_ids(rows)
+            built = []
+            for f in first.tolist():
+                r, h = divmod(f, P)
+                h += lo
+                if leaf[r, h]:
+                    built.append(("leaf", int(trees.label[r, h])))
+                elif split[r, h]:
+                    j = int(trees.feature[r, h])
+                    key = tuple(int(b) for b in np.flatnonzero(trees.left[r, h])) if binary[j] \
+                        else int(trees.cut[r, h])
+                    children = child_ids[r, 2 * (h - lo): 2 * (h - lo) + 2]
+                    built.append(("node", j, key, below[children[0]], below[children[1]]))
+                else:
+                    built.append(None)
+            child_ids, below = ids.reshape(n, P), built
+        return child_ids[:, 0], below
 
     def _edge_cells(self, e, bound):
         """Which of ``G`` equal cells of ``[lo, hi]`` every edge lies in (``-1`` after the run's edges),
@@ -563,30 +592,6 @@ class PrivaTreeBatch:
         else:
             cell = np.minimum(((np.where(finite, e, lo) - lo) / (hi - lo) * G).astype(int), G - 1)
         return np.where(finite, cell, -1)
-
-    def _release_of(self, trees: Trees, r: int, p: _Prepared):
-        """One run's release, built directly (the ``edges="exact"`` form)."""
-        tree = self._tree_tuple(trees, r, 0, p)
-        if self.edges is None:
-            return tree
-        feats = []
-        for j in p.num:
-            e = trees.edges[j][r, : trees.n_bins[r, j]]
-            if self.edges == "exact":
-                feats.append((j, tuple(round(float(v), 6) for v in e)))
-            else:
-                feats.append((j, tuple(int(v) for v in self._edge_cells(e, p.bounds[j]))))
-        return (tuple(feats), tree)
-
-    def _tree_tuple(self, trees: Trees, r: int, h: int, p: _Prepared):
-        if trees.kind[r, h] == _LEAF:
-            return ("leaf", int(trees.label[r, h]))
-        j = int(trees.feature[r, h])
-        if j in p.cats and p.K == 2:
-            key = tuple(int(b) for b in np.flatnonzero(trees.left[r, h]))
-        else:
-            key = int(trees.cut[r, h])
-        return ("node", j, key, self._tree_tuple(trees, r, 2 * h + 1, p), self._tree_tuple(trees, r, 2 * h + 2, p))
 
     # ------------------------------------------------------------------ the budget spent
     def ledger(self, trees: Trees, r: int, *, prepared: _Prepared) -> PrivacyLedger:
