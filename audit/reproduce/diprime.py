@@ -284,14 +284,51 @@ REMARKS = {
                          "under strict accounting at the same settings",
 }
 
+_V000_UNSTATED = ("V000 states neither its number of repetitions nor any uncertainty, so z uses our SE "
+                  "alone; ")
+_V000_BASELINES = (_V000_UNSTATED + "nor does it state the non-private baselines' settings beyond d_max = 5 "
+                   "and K (scikit-learn's defaults, a partitioned forest or another min_samples_leaf are all "
+                   "possible); a specification ambiguity we cannot resolve from the text")
 #: explanations of cells outside 2 SE, per (table, method, dataset) or (table, method, None) for a whole row;
 #: written after looking at the committed run's numbers (reports/reproductions/diprime.md)
-EXPLANATIONS: dict[tuple, str] = {}
+EXPLANATIONS: dict[tuple, str] = {
+    (T1_003, "Median", "traffic"): (
+        "finding: the authors' code scores a categorical candidate's SSE with both children indexed by the "
+        "LEFT category set (split_count in Classes/DiPrime.py, ind_upp and ind_low both built from "
+        "val_cand[idx][0]), so its median forest misjudges Traffic's three categorical features (holiday, "
+        "weather_main, weekday); our median forest scores the true two-child SSE and picks better splits "
+        "(lower MSE)"),
+    (T2_003, "DiPriMeFlip", "robot"): (
+        "no specific cause found: the authors' flip median and 0/1-SSE attribute score are what we run, and our "
+        "DiPriMe and DiPriMeExp on Robot agree within 1 SE; with about 60 V003 cells compared, about 3 are "
+        "expected beyond 2 SE by chance at 5% each"),
+    (T1_000, "RF", None): _V000_BASELINES + "; V003's RF on the same data by the same authors (1.59 at depth 7) "
+                                            "agrees with ours",
+    (T1_000, "ERT", None): _V000_BASELINES,
+    (T1_000, "Median", None): _V000_BASELINES,
+    (T1_000, "DP-ERT", None): _V000_UNSTATED + "V000's DP-ERT budget split is not stated (we give its leaves "
+                                               "ε / N_T per tree, as V003's code does)",
+    (T1_000, "DiPriMe", None): _V000_UNSTATED + "V000's split and leaf settings are run as its Algorithm 1 says",
+    (T2_000, "RF", None): _V000_BASELINES,
+    (T2_000, "ERT", None): _V000_BASELINES,
+    (T2_000, "Median", None): _V000_BASELINES,
+    (T2_000, "DP-ERT (mean abs(y - p))", None): (
+        _V000_UNSTATED + "V000 does not define its DP-ERT 'error' or budget: the authors' later code reports "
+        "mean |y - p|, as here, and V003's numbers for it agree with ours, so V000's DP-ERT differed in an "
+        "unstated setting (0.49 on Banknote is near chance)"),
+    (T2_000, "DiPriMe", None): _V000_UNSTATED + "V000's DiPriMe is run as its Algorithms 1-3 say",
+}
 
 
-def _explain(table, method, dataset) -> str:
-    return EXPLANATIONS.get((table, method, dataset)) or EXPLANATIONS.get((table, method, None)) or \
-        "outside 2 SE; no explanation found yet"
+def _explain(cell, table, method, dataset) -> str:
+    text = EXPLANATIONS.get((table, method, dataset)) or EXPLANATIONS.get((table, method, None)) or \
+        "outside 2 SE; no explanation found"
+    if cell.paper_se is None and cell.ours_se and cell.n_runs > 1:
+        # the paper's number as one split: its own sampling spread is about our per-run standard deviation
+        z1 = (cell.ours - cell.paper) / (cell.ours_se * math.sqrt(cell.n_runs))
+        text += (f" (if the paper's number is a single 90/10 split, its own spread is about our per-run SD, "
+                 f"and the difference is {z1:+.1f} of those)")
+    return text
 
 
 def _cells(table, results: dict[str, list[dict]], run_names, smoke) -> list[Cell]:
@@ -323,7 +360,8 @@ def _cells(table, results: dict[str, list[dict]], run_names, smoke) -> list[Cell
                     if runs[0][1] is not None:
                         cell.strict, cell.strict_se = (v * factor for v in mean_se([s for _, s in runs]))
                 if cell.marked:
-                    notes.insert(0, _explain(table, method, d))
+                    notes.insert(0, f"smoke run ({SMOKE_ROWS} rows, {SMOKE_RUNS} runs): not comparable" if smoke
+                                 else _explain(cell, table, method, d))
             cell.note = "; ".join(notes)
             cells.append(cell)
     return cells
@@ -379,6 +417,14 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     run_names = set(results)
     for table in (T1_003, T2_003, T1_000, T2_000):
         rep.cells += _cells(table, results, run_names, smoke)
+    priced = [c for c in rep.cells if c.price is not None and c.price_se]
+    if priced:
+        costly = [f"{c.table.split(' (')[0]} {c.row} on {c.column.split(' (')[0]} ({c.price:+.3g} ± {c.price_se:.2g})"
+                  for c in priced if c.price > 2 * c.price_se]
+        cheaper = sum(c.price < -2 * c.price_se for c in priced)
+        rep.notes.append(f"price of strict accounting: {len(priced)} cells have both accountings; strict is worse "
+                         f"by more than 2 SE in {len(costly)}" + (f": {'; '.join(costly)}" if costly else "") +
+                         f"; better by more than 2 SE in {cheaper}; the rest are within 2 SE (the table's units)")
     if any(c.ours is not None for c in rep.cells if c.row in VARIANT_ROWS):
         rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path)))
     # ---- protocol, facts, notes
@@ -409,6 +455,8 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     if depths:
         rep.protocol.append("depths (d_full, d_part) from the rule: " +
                             ", ".join(f"{LABEL[n]} {d}" for n, d in depths.items()))
+    if not smoke and datasets is None:
+        rep.protocol.append("the full protocol above was run on every available dataset; nothing was cut")
     if smoke:
         rep.protocol.append(f"SMOKE: {', '.join(names)} subsampled to {SMOKE_ROWS} rows, {n_runs} runs; "
                             "a pipeline check, not a reproduction")
