@@ -45,13 +45,19 @@ from reference.baselines.cart import HistogramCARTClassifier
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
+from reference.privatree_batch import PrivaTreeBatch
 
 DESCRIPTION = ("PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollaries 1-3, "
                "poisoning comparison with DP logistic regression and DPA")
 EPSILONS = (0.5, 1.0, 2.0)
 #: outputs drawn per input (pilot included)
-N_STRICT = {"quick": 600, "standard": 2000, "full": 40_000}
-N_LEAK = {"quick": 3000, "standard": 6000, "full": 40_000}
+#: (strict claims, G1 and G2 are drawn through the batched path reference.privatree_batch, 70-150x the reference)
+N_STRICT = {"quick": 10_000, "standard": 60_000, "full": 1_000_000}
+N_LEAK = {"quick": 20_000, "standard": 50_000, "full": 400_000}
+#: G1 at 20% above the claim (2 features, node share 0.2: true loss 2.4 against the paper's claimed 2)
+N_G1_20 = {"quick": 200_000, "standard": 400_000, "full": 2_000_000}
+#: the baselines run through the reference learners (no batched path)
+N_BASELINE = {"quick": 600, "standard": 2000, "full": 40_000}
 N_MUTANT = {"quick": 3000, "standard": 6000, "full": 40_000}
 N_COROLLARY1 = {"quick": 50_000, "standard": 200_000, "full": 1_000_000}
 #: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
@@ -118,7 +124,7 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
         X, y = data()
         pairs = _pairs(X, y, np.array(corner))
         for i, eps in enumerate(EPSILONS):
-            mech = ReleaseMechanism(_strict_factory(eps, schema), edges=2)
+            mech = PrivaTreeBatch(edges=2, **_strict_factory(eps, schema).keywords)
             with checkpoint.scope(f"strict:{name}@{eps:g}"):
                 res = audit_pairs(mech, pairs, Claim(eps), n_samples=n, alpha=ALPHA, seed=seed * 1000 + 10 * k + i)
             rows.append(res.claim_row(
@@ -135,7 +141,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     g1 = partial(PrivaTreeClassifier, epsilon=2.0, max_depth=1, bounds=[(0.0, 1.0)] * 4, classes=[0, 1],
                  binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper", stopping="depth")
     with checkpoint.scope("paper:G1"):
-        res = audit_pairs(ReleaseMechanism(g1), [_g1_pair(4)], Claim(2.0), n_samples=n, alpha=ALPHA,
+        res = audit_pairs(PrivaTreeBatch(**g1.keywords), [_g1_pair(4)], Claim(2.0), n_samples=n, alpha=ALPHA,
                           seed=seed * 1000 + 900)
     rows.append(res.claim_row(
         id="privatree/paper-accounting/G1@2", expected="violation",
@@ -145,13 +151,23 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     g2 = partial(PrivaTreeClassifier, epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1],
                  binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper")
     with checkpoint.scope("paper:G2"):
-        res = audit_pairs(ReleaseMechanism(g2), [_pure_pair()], Claim(1.0), n_samples=n, alpha=ALPHA,
+        res = audit_pairs(PrivaTreeBatch(**g2.keywords), [_pure_pair()], Claim(1.0), n_samples=n, alpha=ALPHA,
                           seed=seed * 1000 + 901)
     rows.append(res.claim_row(
         id="privatree/paper-stopping/G2@1", expected="violation",
         subject="PrivaTree accounting='paper' (Algorithm 1 line 7 stopping), one feature, pure node vs one added "
                 "record of the other class: spec 4.3 G2",
         reason="a pure node is a leaf with probability 1; after one added record it almost never is"))
+    # the power check of issue 10: the same flaw at 20% above the claim
+    g1_20 = dict(g1.keywords, bounds=[(0.0, 1.0)] * 2, epsilon_shares=(0.0, 0.2, 0.8))
+    with checkpoint.scope("paper:G1-20%"):
+        res = audit_pairs(PrivaTreeBatch(**g1_20), [_g1_pair(2)], Claim(2.0), n_samples=N_G1_20[budget],
+                          alpha=ALPHA, seed=seed * 1000 + 902)
+    rows.append(res.claim_row(
+        id="privatree/paper-accounting/G1-20%@2", expected="violation",
+        subject="PrivaTree accounting='paper', 2 features with 2 public bins, d=1, eps=2, shares (0, 0.2, 0.8): "
+                "G1 with a true loss of 2 x 0.4 + 1.6 = 2.4, 20% above the claimed 2",
+        reason="the same parallel composition over features as G1, at the smallest excess issue 10 asks to see"))
     return rows
 
 
@@ -161,7 +177,7 @@ def baseline_claims(budget: str, seed: int) -> list[dict]:
     X, y = _numerical(1)
     rt = partial(RandomTreePFClassifier, epsilon=1.0, max_depth=2, bounds=[(0.0, 1.0)], classes=[0, 1])
     with checkpoint.scope("baseline:random-tree"):
-        res = audit_pairs(ReleaseMechanism(rt), _pairs(X, y, np.array([1.0])), Claim(1.0), n_samples=N_STRICT[budget],
+        res = audit_pairs(ReleaseMechanism(rt), _pairs(X, y, np.array([1.0])), Claim(1.0), n_samples=N_BASELINE[budget],
                           alpha=ALPHA, seed=seed * 1000 + 950)
     rows.append(res.claim_row(id="baseline/diffprivlib-tree@1", expected="pass",
                               subject="RandomTreePFClassifier (random structure, PF leaves with the whole epsilon), "
@@ -172,14 +188,14 @@ def baseline_claims(budget: str, seed: int) -> list[dict]:
                          "pure node of 12 records + one record of the other class")
     dg = partial(DPGDFClassifier, epsilon=1.0, max_depth=1, categories={0: CATS3}, classes=[0, 1])
     with checkpoint.scope("baseline:dpgdf"):
-        res = audit_pairs(ReleaseMechanism(dg), [pair], Claim(1.0), n_samples=N_LEAK[budget], alpha=ALPHA,
+        res = audit_pairs(ReleaseMechanism(dg), [pair], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
                           seed=seed * 1000 + 951)
     rows.append(res.claim_row(id="baseline/dpgdf-stopping@1", expected="violation",
                               subject="DPGDFClassifier as re-implemented by the PrivaTree authors (spec 3.4)",
                               reason="stops on pure nodes and nodes of < 11 records without noise (like G2)"))
     bd = partial(BDPTClassifier, epsilon=1.0, max_depth=1, classes=[0, 1])
     with checkpoint.scope("baseline:bdpt"):
-        res = audit_pairs(ReleaseMechanism(bd), [_pure_pair()], Claim(1.0), n_samples=N_LEAK[budget], alpha=ALPHA,
+        res = audit_pairs(ReleaseMechanism(bd), [_pure_pair()], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
                           seed=seed * 1000 + 952)
     rows.append(res.claim_row(id="baseline/bdpt@1", expected="violation",
                               subject="BDPTClassifier as re-implemented by the PrivaTree authors (spec 3.3)",
@@ -259,7 +275,9 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
     n = N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):
         with checkpoint.scope(f"mutant:{case.id}"):
-            res = audit_pairs(ReleaseMechanism(case.make, case.edges), case.pairs, Claim(case.epsilon), n_samples=n,
+            mech = PrivaTreeBatch(estimator=case.make.func, edges=case.edges, **case.make.keywords)
+            # a vectorised mutant is as cheap as the leaks: give it their sample size
+            res = audit_pairs(mech, case.pairs, Claim(case.epsilon), n_samples=N_LEAK[budget] if mech.vectorised else n,
                               alpha=ALPHA, seed=seed * 1000 + 500 + k)
         rows.append(res.mutant_row(case))
     return rows
@@ -724,7 +742,11 @@ def run(budget: str, seed: int) -> Report:
     report.figures.append(("utility", _utility_figure(utility(budget, seed))))
     report.notes.append(
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
-        f"(leaks) / {N_MUTANT[budget]:,} (mutants) fits per input, alpha = {ALPHA} per row.")
+        f"(G1, G2) / {N_G1_20[budget]:,} (G1 at 20% excess) / {N_MUTANT[budget]:,} (mutants, DPGDF, BDPT) / "
+        f"{N_BASELINE[budget]:,} (random-tree baseline) fits per input, alpha = {ALPHA} per row. Strict claims, "
+        "G1, G2 and the mutants are drawn through reference.privatree_batch.PrivaTreeBatch (the same release law as "
+        "fitting the reference, checked by the oracle in tests/test_privatree_batch.py; mutants that override a "
+        "step other than the leaf epsilon fall back to fitting the reference).")
     report.notes.append(
         "Neighbouring: add/remove one record. n_public (Eq. 7) is a fixed parameter of the learner, identical for "
         "both datasets of a pair, so the budget split never reads the data. Exception: the DP-LR baseline rows "
