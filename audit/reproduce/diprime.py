@@ -300,8 +300,8 @@ EXPLANATIONS: dict[tuple, str] = {
         "(lower MSE)"),
     (T2_003, "DiPriMeFlip", "robot"): (
         "no specific cause found: the authors' flip median and 0/1-SSE attribute score are what we run, and our "
-        "DiPriMe and DiPriMeExp on Robot agree within 1 SE; with about 60 V003 cells compared, about 3 are "
-        "expected beyond 2 SE by chance at 5% each"),
+        "DiPriMe and DiPriMeExp on Robot agree within 1 SE; the full run compares 46 V003 cells, so about 2 are "
+        "expected beyond 2 SE by chance at 5% each, and this is the only V003 private cell marked"),
     (T1_000, "RF", None): _V000_BASELINES + "; V003's RF on the same data by the same authors (1.59 at depth 7) "
                                             "agrees with ours",
     (T1_000, "ERT", None): _V000_BASELINES,
