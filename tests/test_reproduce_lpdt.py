@@ -104,3 +104,17 @@ def test_absent_files_skip_table2_but_not_the_synthetic_part(tmp_path):
     rep = rl.reproduce(None, data_dir=tmp_path, smoke=True)
     assert len(rep.skipped) == len(rl.SMOKE_DATASETS)
     assert rep.cells and all(c.table == rl.TS for c in rep.cells)
+
+
+def test_committed_report_explains_every_marked_cell():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "reports" / "reproductions" / "lpdt.json"
+    if not path.is_file():
+        pytest.skip("no committed lpdt reproduction")
+    data = json.loads(path.read_text())
+    assert not data["smoke"]
+    marked = [c for c in data["cells"] if c["marked"]]
+    assert all(c["note"] and "no explanation found" not in c["note"] for c in marked)
+    assert {c["row"] for c in data["cells"]} >= set(rl.DATASETS)
+    assert any(c["strict"] is not None for c in data["cells"])
