@@ -212,6 +212,7 @@ def write_reproduction(rep: Reproduction, out_dir: str | os.PathLike) -> Path:
             fd, tmp = tempfile.mkstemp(prefix=f".{rep.paper}", suffix=suffix, dir=d)
             with os.fdopen(fd, "w") as fh:
                 fh.write(text)
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is for reading
             written.append((Path(tmp), d / f"{rep.paper}{suffix}"))
     except BaseException:
         for tmp, _ in written:
