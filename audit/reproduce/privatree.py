@@ -409,6 +409,8 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
 
 
 def _price_note(rep: Reproduction) -> None:
+    from scipy import stats
+
     priced = [c for c in rep.cells if c.price is not None and c.price_se and c.table in TABLE_OF_EPS.values()]
     if not priced:
         return
@@ -425,6 +427,23 @@ def _price_note(rep: Reproduction) -> None:
             f"than 2 SE in {len(worse)}" + (f" ({listed})" if worse else "") +
             f", better by more than 2 SE in {len(better)}; median price {np.median(prices):+.3f}, "
             f"mean {prices.mean():+.3f}")
+        by_eps = []
+        for eps, table in TABLE_OF_EPS.items():
+            cells = [c for c in sel if c.table == table]
+            if len(cells) >= 5:
+                rho = stats.spearmanr([_n_features(c) for c in cells], [c.price for c in cells])
+                by_eps.append(f"ε = {eps:g}: median {np.median([c.price for c in cells]):+.3f}, Spearman "
+                              f"correlation with the number of features {rho.statistic:+.2f} (p = {rho.pvalue:.2g})")
+        if by_eps:
+            rep.notes.append(f"price of strict accounting, {method}, by ε: " + "; ".join(by_eps) + ". Strict "
+                             "accounting splits each level's node budget over the m features' histograms (all read "
+                             "the same records, G1): a negative correlation says the price grows with m")
+
+
+def _n_features(cell: Cell) -> int:
+    from audit.reproduce.privatree_tables import TABLE_IV
+
+    return TABLE_IV[cell.row.split(" (")[0]][1]
 
 
 def _chance_note(rep: Reproduction) -> None:
