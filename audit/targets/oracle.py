@@ -10,31 +10,43 @@ import time
 
 from audit import checkpoint
 from audit.compare import compare_distributions
-from audit.oracle_cases import REFERENCES, oracle_cases
+from audit.oracle_cases import REFERENCES, OracleCase, oracle_cases
+from audit.oracle_learner_cases import learner_cases, learner_references
 from audit.report import Report
 
 DESCRIPTION = "the oracle: second implementations accepted, subtly wrong candidates rejected"
 N_SAMPLES = {"quick": 20_000, "standard": 50_000, "full": 200_000}
+#: per side for the learner-level cases (reference fits: about 800 tiny trees per second)
+N_LEARNER = {"quick": 8_000, "standard": 20_000, "full": 50_000}
 SWEEP = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000)
 ALPHA = 0.01
+
+
+def _all_cases(budget: str):
+    """``(case, (factory, params, inputs), n per side)``: the mechanism-level cases, then the learner-level ones
+    (whole PrivaTree and DiPriMe releases; the reference learner is fitted per draw, so they use fewer samples)."""
+    out = [(case, REFERENCES[case.reference], N_SAMPLES[budget]) for case in oracle_cases()]
+    refs = learner_references()
+    for cid, ref, description, make, expected in learner_cases():
+        out.append((OracleCase(cid, ref, description, make, expected), refs[ref], N_LEARNER[budget]))
+    return out
 
 
 def run(budget: str, seed: int) -> Report:
     start = time.perf_counter()
     report = Report("oracle", budget, seed,
                     title="`audit compare` against candidates whose relation to the reference is known.")
-    n = N_SAMPLES[budget]
-    for k, case in enumerate(oracle_cases()):
-        factory, params, inputs = REFERENCES[case.reference]
+    for k, (case, (factory, params, inputs), n) in enumerate(_all_cases(budget)):
         with checkpoint.scope(case.id):
             res = compare_distributions(case.make(), factory(**params), inputs, n_samples=n, alpha=ALPHA,
                                         seed=seed * 100 + k)
         detail = res.summary()
         if case.expected == "different":
-            caught = next((m for m in SWEEP if m <= n and compare_distributions(
+            sweep = tuple(m for m in SWEEP if m < n) + (n,)
+            caught = next((m for m in sweep if compare_distributions(
                 case.make(), factory(**params), inputs, n_samples=m, alpha=ALPHA, seed=seed * 100 + k).rejected), None)
-            detail += f"; caught from n = {caught:,} per side in the sweep {SWEEP[:SWEEP.index(n) + 1] if n in SWEEP else SWEEP}" \
-                if caught else "; not caught at any n of the sweep"
+            detail += f"; caught from n = {caught:,} per side in the sweep {sweep}" if caught else \
+                "; not caught at any n of the sweep"
         report.comparisons.append({
             "id": case.id, "candidate": case.description, "reference": case.reference, "expected": case.expected,
             "verdict": "different" if res.rejected else "same", "p_min": min(r.p_adjusted for r in res.rows),
