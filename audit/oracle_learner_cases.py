@@ -11,7 +11,13 @@ project's batched fast paths (expected: same law) and subtly wrong learners
 * every numerical threshold one bin to the right of the chosen boundary;
 * ties between features of equal noisy Gini broken towards the last feature
   instead of the first (Algorithm 1 lines 11-12 take the first);
-* DiPriMe's leaf noise scale 10% too large.
+* DiPriMe's leaf noise scale 10% too large;
+
+and one outside candidate: IBM diffprivlib's ``DecisionTreeClassifier``
+against the reference DiffPrivLib-style baseline
+(:mod:`reference.baselines.diffprivlib_tree`), compared through its
+predictions at public probe points (present only where diffprivlib is
+installed).
 
 The public inputs are tiny (8 records, depth 1) so the reference fits fast
 and the releases have few distinct values (a G test on whole releases).
@@ -28,7 +34,7 @@ import reference.privatree as privatree_module
 from reference.privatree import PrivaTreeClassifier
 
 __all__ = ["learner_references", "learner_cases", "BudgetOffByOneLevel", "ThresholdOffByOneBin",
-           "TiesToLastFeature", "PRIVATREE_PARAMS", "DIPRIME_PARAMS"]
+           "TiesToLastFeature", "PRIVATREE_PARAMS", "DIPRIME_PARAMS", "diffprivlib_tree"]
 
 #: depth 1, two numerical features on public bounds, uniform (public) bins, explicit shares: few releases
 PRIVATREE_PARAMS = dict(epsilon=8.0, max_depth=1, bounds=[(0.0, 1.0)] * 2, classes=[0, 1], binning="uniform",
@@ -159,11 +165,50 @@ def _diprime_batched(leaf_factor: float = 1.0):
     return Candidate("regression", bins=DIPRIME_BINS, leaf_bins=DIPRIME_BINS, **DIPRIME_PARAMS)
 
 
+# ----------------------------------------------------------------------------- diffprivlib's tree
+#: depth 2 on two features in [0, 1]; outputs compared: the predictions at four public probe points
+DPL_PARAMS = dict(epsilon=1.0, max_depth=2, bounds=[(0.0, 1.0)] * 2, classes=[0, 1])
+DPL_PROBE = np.array([[0.2, 0.2], [0.2, 0.8], [0.8, 0.2], [0.8, 0.8]])
+DPL_INPUTS = [("8 records, label = x0 > 0.5", (np.column_stack((_X, _X[::-1])), np.array([0, 0, 0, 0, 1, 1, 1, 1])))]
+
+
+class _Predictions:
+    """An estimator fitted per draw (an integer seed from the oracle's generator), its predictions at the probe."""
+
+    def __init__(self, make, probe):
+        self.make, self.probe = make, probe
+
+    def __call__(self, data, rng):
+        X, y = data
+        est = self.make(random_state=int(rng.integers(2**31 - 1))).fit(X, y)
+        return tuple(int(v) for v in est.predict(self.probe))
+
+
+def _dpl_reference(epsilon, max_depth, bounds, classes):
+    from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
+
+    return _Predictions(partial(RandomTreePFClassifier, epsilon, max_depth, bounds=bounds, classes=classes),
+                        DPL_PROBE)
+
+
+def diffprivlib_tree(epsilon, max_depth, bounds, classes):
+    """IBM diffprivlib's ``DecisionTreeClassifier`` with the same public facts, as an oracle candidate.
+
+    Raises ImportError when diffprivlib is not installed (it needs scikit-learn < 1.6).
+    """
+    from diffprivlib.models import DecisionTreeClassifier
+
+    lo, hi = np.array(bounds, dtype=float).T
+    return _Predictions(partial(DecisionTreeClassifier, max_depth=max_depth, epsilon=epsilon, bounds=(lo, hi),
+                                classes=classes), DPL_PROBE)
+
+
 def learner_references() -> dict:
     """name -> (factory(**params) -> reference mechanism, params, public inputs), as
     :data:`audit.oracle_cases.REFERENCES` (built on call: the DiPriMe inputs import its target)."""
     return {"privatree": (_privatree_reference, PRIVATREE_PARAMS, PRIVATREE_INPUTS),
-            "diprime": (_diprime_reference, DIPRIME_PARAMS, _diprime_inputs())}
+            "diprime": (_diprime_reference, DIPRIME_PARAMS, _diprime_inputs()),
+            "diffprivlib-style-tree": (_dpl_reference, DPL_PARAMS, DPL_INPUTS)}
 
 
 def learner_cases():
@@ -185,4 +230,9 @@ def learner_cases():
          lambda: _diprime_batched(), "same"),
         ("diprime-leaf-noise-1.1", "diprime", "DiPriMeExp regressor with leaf noise scale 10% too large",
          lambda: _diprime_batched(1.1), "different"),
+        # diffprivlib 0.6.6 draws a feature uniformly and a threshold uniform in the node's cell, labels each
+        # reached leaf by monotone permute-and-flip and each empty leaf uniformly: the baseline's law
+        ("diffprivlib-decision-tree", "diffprivlib-style-tree",
+         "IBM diffprivlib 0.6.6 DecisionTreeClassifier (predictions at 4 probe points; needs the diffprivlib extra)",
+         lambda: diffprivlib_tree(**DPL_PARAMS), "same"),
     ]

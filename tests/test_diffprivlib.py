@@ -21,3 +21,19 @@ def test_diffprivlib_claims(tmp_path):
     assert code == 1
     assert verdicts.pop("decision-tree/substitute") == "violation"
     assert set(verdicts.values()) == {"pass"}
+
+
+def test_oracle_accepts_diffprivlib_tree_against_the_reference_baseline():
+    """diffprivlib's DecisionTreeClassifier against reference.baselines.diffprivlib_tree (predictions at four
+    probe points): 2,000 draws per side, alpha 0.01, so a false alarm has probability <= 0.01; the same tree
+    at epsilon x 1.5 is rejected at that size (and at x 1.2 from 20,000 per side, measured)."""
+    from audit.compare import compare_distributions
+    from audit.oracle_learner_cases import diffprivlib_tree, learner_references
+
+    factory, params, inputs = learner_references()["diffprivlib-style-tree"]
+    same = compare_distributions(diffprivlib_tree(**params), factory(**params), inputs, n_samples=2000, alpha=0.01,
+                                 seed=1)
+    assert not same.rejected, same.summary()
+    wrong = compare_distributions(diffprivlib_tree(**dict(params, epsilon=1.5 * params["epsilon"])),
+                                  factory(**params), inputs, n_samples=2000, alpha=0.01, seed=1)
+    assert wrong.rejected, wrong.summary()
