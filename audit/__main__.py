@@ -3,7 +3,8 @@ reproduce PAPER``.
 
 Exit status: for ``run``, 0 when every verdict matches what is expected and
 1 when one does not; for ``check``, 0 when no claim is violated and 1 when
-one is; 2 for a usage error (the message says what is wrong).
+one is, except that a claims-file subject marked ``expected = "violation"`` must be
+violated (its row is then as expected); 2 for a usage error (the message says what is wrong).
 """
 from __future__ import annotations
 
@@ -127,10 +128,11 @@ def _check(args) -> int:
             report = check_report(subjects, budget, seed, name)
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc))
-    violated = [c["id"] for c in report.claims if c["verdict"] == "violation"]
+    violated = [c["id"] + (" (expected)" if c["expected"] == "violation" else "")
+                for c in report.claims if c["verdict"] == "violation"]
     if violated:
         print(f"VIOLATED: {', '.join(violated)}", file=sys.stderr)
-    return _finish(report, args.out, ckpt, not violated)
+    return _finish(report, args.out, ckpt, report.ok)
 
 
 def _compare(args) -> int:

@@ -14,8 +14,15 @@
     neighbours = "add-remove"                # optional: add-remove | substitute
     data = "scalar"                          # optional: see audit.check
     note = "why this claim is made"          # optional: shown beside the verdict
+    expected = "violation"                   # optional: pass (default) | violation
 
-An unknown key or a missing ``epsilon`` is an error naming the line and the key.
+``expected = "violation"`` records a violation the user already knows of (for example a library whose
+claim is stated under add/remove neighbours, audited under substitution): the row still reads
+``violation``, but it is the expected verdict, so the report says "as expected" and the exit status is 0.
+Without it every subject is expected to pass, and any violation exits 1.
+
+An unknown key, a missing ``epsilon`` or an ``expected`` other than pass/violation is an error naming the
+line and the key.
 """
 from __future__ import annotations
 
@@ -28,13 +35,21 @@ from .check import CheckError, Subject
 
 __all__ = ["load_claims"]
 
+EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
-SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note"}
+SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected"}
 
 
 def _line_of(text: str, key: str, occurrence: int = 0) -> int:
     hits = [i + 1 for i, line in enumerate(text.splitlines()) if re.match(rf"\s*{re.escape(key)}\s*=", line)]
     return hits[occurrence] if occurrence < len(hits) else 0
+
+
+def _key_line(text: str, start: int, key: str) -> int:
+    """The first line at or after ``start`` that sets ``key`` (0 if none)."""
+    lines = text.splitlines()
+    return next((n for n in range(max(start, 1), len(lines) + 1)
+                 if re.match(rf"\s*{re.escape(key)}\s*=", lines[n - 1])), 0)
 
 
 def _subject_lines(text: str) -> list[int]:
@@ -64,11 +79,11 @@ def load_claims(path) -> tuple[list[Subject], dict]:
     starts = _subject_lines(text)
     subjects, names = [], set()
     for k, entry in enumerate(entries):
-        where = f"{path}:{starts[k] if k < len(starts) else 0}"
+        start = starts[k] if k < len(starts) else 0
+        where = f"{path}:{start}"
         for key in entry:
             if key not in SUBJECT_KEYS:
-                line = next((n for n in range(starts[k] if k < len(starts) else 0, len(text.splitlines()) + 1)
-                             if n and re.match(rf"\s*{re.escape(key)}\s*=", text.splitlines()[n - 1])), 0)
+                line = _key_line(text, start, key)
                 raise CheckError(f"{path}:{line}: unknown key {key!r} in subject {k + 1} "
                                  f"(allowed: {sorted(SUBJECT_KEYS)})")
         for key in ("callable", "epsilon"):
@@ -84,7 +99,11 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             Claim(entry["epsilon"], entry.get("delta", 0.0), entry.get("neighbours", "add-remove"))
         except (TypeError, ValueError) as exc:
             raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
+        expected = entry.get("expected", "pass")
+        if expected not in EXPECTED:
+            raise CheckError(f"{path}:{_key_line(text, start, 'expected')}: subject {name!r}: expected must be "
+                             f"one of {EXPECTED}, got {expected!r}")
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),
                                 entry.get("neighbours", "add-remove"), dict(entry.get("params", {})),
-                                entry.get("data"), note=str(entry.get("note", ""))))
+                                entry.get("data"), expect=expected, note=str(entry.get("note", ""))))
     return subjects, settings

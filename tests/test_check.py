@@ -56,11 +56,30 @@ def test_claims_file_with_one_broken_and_one_correct_subject(tmp_path):
     assert data["seed"] == 3 and data["budget"] == "quick"
 
 
+def test_claims_file_records_a_known_violation(tmp_path, capsys):
+    """`expected = "violation"` turns a known violation into an expected row (exit 0, the report says so),
+    and a subject so marked that passes is a mismatch (exit 1): the known leak is gone or went unseen."""
+    subject = ('[[subject]]\nname = "{name}"\ncallable = "subjects.noise:MyLaplace"\n'
+               'params = {{ epsilon = 1.0{extra} }}\nepsilon = 1.0\nexpected = "violation"\n')
+    claims = tmp_path / "known.toml"
+    claims.write_text('budget = "quick"\nseed = 3\n\n' + subject.format(name="halved-noise", extra=", broken = true"))
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 0
+    assert "VIOLATED: halved-noise (expected)" in capsys.readouterr().err
+    data = json.loads((tmp_path / "known" / "report.json").read_text())
+    assert data["ok"] and data["claims"][0]["verdict"] == data["claims"][0]["expected"] == "violation"
+    assert "all verdicts as expected" in (tmp_path / "known" / "report.md").read_text()
+    claims.write_text('budget = "quick"\nseed = 3\n\n' + subject.format(name="good", extra=""))
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 1
+    assert "MISMATCH** in good" in (tmp_path / "known" / "report.md").read_text()
+
+
 @pytest.mark.parametrize("body,message", [
     ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\nepsilom = 1.0\n', ":3: unknown key 'epsilom'"),
     ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\n', "subject 1 has no 'epsilon'"),
     ('colour = "red"\n[[subject]]\ncallable = "a:b"\nepsilon = 1\n', ":1: unknown key 'colour'"),
     ('[[subject]]\ncallable = "subjects.noise:MyLaplace"\nepsilon = -1\n', "epsilon"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\n\n[[subject]]\ncallable = "c:d"\nepsilon = 1\nexpected = "fail"\n',
+     ":8: subject 'c:d': expected must be one of ('pass', 'violation'), got 'fail'"),
 ])
 def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, message):
     claims = tmp_path / "bad.toml"
