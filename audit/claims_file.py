@@ -40,13 +40,8 @@ TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected"}
 
 
-def _line_of(text: str, key: str, occurrence: int = 0) -> int:
-    hits = [i + 1 for i, line in enumerate(text.splitlines()) if re.match(rf"\s*{re.escape(key)}\s*=", line)]
-    return hits[occurrence] if occurrence < len(hits) else 0
-
-
-def _key_line(text: str, start: int, key: str) -> int:
-    """The first line at or after ``start`` that sets ``key`` (0 if none)."""
+def _key_line(text: str, key: str, start: int = 1) -> int:
+    """The first line (1-based) at or after ``start`` that sets ``key``; 0 if none."""
     lines = text.splitlines()
     return next((n for n in range(max(start, 1), len(lines) + 1)
                  if re.match(rf"\s*{re.escape(key)}\s*=", lines[n - 1])), 0)
@@ -68,10 +63,10 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         raise CheckError(f"{path}: not valid TOML: {exc}") from exc
     for key in data:
         if key not in TOP_KEYS:
-            raise CheckError(f"{path}:{_line_of(text, key)}: unknown key {key!r} (allowed: {sorted(TOP_KEYS)})")
+            raise CheckError(f"{path}:{_key_line(text, key)}: unknown key {key!r} (allowed: {sorted(TOP_KEYS)})")
     settings = {"budget": data.get("budget", "standard"), "seed": data.get("seed", 0)}
     if settings["budget"] not in BUDGETS:
-        raise CheckError(f"{path}:{_line_of(text, 'budget')}: budget must be one of {BUDGETS}, "
+        raise CheckError(f"{path}:{_key_line(text, 'budget')}: budget must be one of {BUDGETS}, "
                          f"got {settings['budget']!r}")
     entries = data.get("subject", [])
     if not isinstance(entries, list) or not entries:
@@ -83,7 +78,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         where = f"{path}:{start}"
         for key in entry:
             if key not in SUBJECT_KEYS:
-                line = _key_line(text, start, key)
+                line = _key_line(text, key, start)
                 raise CheckError(f"{path}:{line}: unknown key {key!r} in subject {k + 1} "
                                  f"(allowed: {sorted(SUBJECT_KEYS)})")
         for key in ("callable", "epsilon"):
@@ -101,7 +96,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
         expected = entry.get("expected", "pass")
         if expected not in EXPECTED:
-            raise CheckError(f"{path}:{_key_line(text, start, 'expected')}: subject {name!r}: expected must be "
+            raise CheckError(f"{path}:{_key_line(text, 'expected', start)}: subject {name!r}: expected must be "
                              f"one of {EXPECTED}, got {expected!r}")
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),
                                 entry.get("neighbours", "add-remove"), dict(entry.get("params", {})),
