@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
-from audit import checkpoint, sampling
+import reference
+from audit import checkpoint, progress, sampling
 from audit.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
@@ -23,9 +25,14 @@ from audit.targets import TARGETS, load
 def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
     p.add_argument("--budget", choices=BUDGETS, default=default_budget,
                    help=f"sample sizes: quick (CI, minutes), standard, full (default: {default_budget})")
-    p.add_argument("--out", default="reports", help="directory of reports (default: reports)")
+    p.add_argument("--out", default=None,
+                   help="directory of reports (default: reports; `run` writes beside a committed report of a "
+                        "larger budget, in reports/.runs/BUDGET, rather than replace it)")
     p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives the same report")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or per-row lines: only the closing summary")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="the closing summary as text (default) or as one JSON object on stdout")
+    p.add_argument("--print-report", action="store_true", help="also print the report's Markdown on stdout")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its saved counts (same seed, same result)")
     p.add_argument("--jobs", type=int, default=1,
@@ -37,11 +44,12 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
+    p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the audit targets")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
-    _common(run, "standard")
+    _common(run, "quick")
     chk = sub.add_parser("check", help="audit an outside mechanism or estimator, or a claims file")
     chk.add_argument("subject", nargs="?", help="MODULE:CALLABLE (omit with --claims)")
     chk.add_argument("--claims", help="a dp-claims.toml file of several subjects")
@@ -52,11 +60,46 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--data", default=None,
                      help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
                           "mechanisms: scalar (default) or query:N")
+    chk.add_argument("--pairs", default=None,
+                     help="MODULE:FUNCTION returning extra neighbouring pairs [(d0, d1), ...], always audited")
+    chk.add_argument("--bounds", default=None,
+                     help='public bounds per feature, JSON: [[0, 1], [0, 1]] (default: the dataset\'s)')
+    chk.add_argument("--classes", default=None, help="public class labels, JSON list or comma-separated")
+    chk.add_argument("--n-samples", type=int, default=None,
+                     help="outputs per input for each audited pair (default: the budget's)")
+    chk.add_argument("--release", default="auto",
+                     help="estimators: auto (release() if any, else the fitted structure when recognised plus "
+                          "predictions on a grid over the domain), predictions, structure, or ATTR[,ATTR] "
+                          "(fitted attributes)")
+    chk.add_argument("--no-search", action="store_true",
+                     help="estimators: audit only the default (or --pairs) pairs, no neighbour search")
+    chk.add_argument("--no-exceptions", action="store_true",
+                     help="estimators: an exception in fit is a usage error, not an outcome")
+    chk.add_argument("--no-float-probe", action="store_true",
+                     help="mechanisms: no floating-point (mantissa pattern) events")
     _common(chk, "quick")
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
-    cmp.add_argument("subject", help="MODULE:CALLABLE: the candidate (a class or factory taking the reference's parameters)")
-    cmp.add_argument("--reference", required=True, help="the reference's name (see --reference list)")
-    cmp.add_argument("--params", default=None, help="JSON object of parameters given to both (default: the reference's)")
+    cmp.add_argument("subject", nargs="?",
+                     help="MODULE:CALLABLE: the candidate (a class or factory taking the reference's parameters)")
+    cmp.add_argument("--reference", required=True,
+                     help="a reference's short name or MODULE:CALLABLE of a reference learner (`--reference list`)")
+    cmp.add_argument("--params", default=None,
+                     help="JSON object of parameters given to both (mechanisms: replaces the reference's defaults; "
+                          "learners: overrides them)")
+    cmp.add_argument("--param-map", default="{}",
+                     help="JSON object renaming the reference's parameters to the candidate's names")
+    cmp.add_argument("--noise", choices=("on", "off"), default="on",
+                     help="off: exact equality of releases with the privacy noise off, on hypothesis-generated "
+                          "datasets (learners whose only randomness is their noise: privatree)")
+    cmp.add_argument("--inputs-of", default=None,
+                     help="with --reference self: the reference learner whose public inputs and default parameters "
+                          "are used (default: the one the candidate subclasses)")
+    cmp.add_argument("--alpha", type=float, default=None,
+                     help="false-alarm rate of the comparison: an identical candidate is called different with "
+                          "probability at most alpha (default 0.01)")
+    cmp.add_argument("--samples", type=int, default=None,
+                     help="draws per side and input (default: the budget's; learners 8,000 at quick); "
+                          "with --noise off, the number of generated datasets (default 200)")
     _common(cmp, "quick")
     rep = sub.add_parser("reproduce", help="reproduce a paper's tables side by side with ours")
     rep.add_argument("paper", help="privatree, diprime, random-trees or lpdt")
@@ -77,21 +120,50 @@ def _error(msg: str) -> int:
     return 2
 
 
-def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool) -> int:
+def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str = "") -> int:
+    report.elapsed_s += ckpt.elapsed_before()  # a resumed run's report shows the whole time
     path = write_report(report, out)
     ckpt.discard()
-    print(report.to_markdown([]).split("## Versions")[0].rstrip())
-    print(f"\nreport written to {path}/report.md and report.json")
+    args = _ARGS
+    if getattr(args, "print_report", False):
+        print(report.to_markdown([]).split("## Versions")[0].rstrip() + "\n")
+    if getattr(args, "format", "text") == "json":
+        print(progress.summary_json(report, path, note))
+    else:
+        print("\n".join(progress.summary_lines(report, path, note)))
     return 0 if ok else 1
+
+
+def _default_out(target: str, budget: str) -> tuple[str, str]:
+    """Where ``run`` writes without ``--out``: ``reports``, unless ``reports/TARGET`` holds a report of a
+    larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``."""
+    try:
+        old = json.loads((Path("reports") / target / "report.json").read_text())["budget"]
+        larger = BUDGETS.index(old) > BUDGETS.index(budget)
+    except (OSError, ValueError, KeyError, TypeError):
+        return "reports", ""
+    if not larger:
+        return "reports", ""
+    out = str(Path("reports") / ".runs" / budget)
+    return out, (f"reports/{target}/ holds a {old}-budget report, left as it is; this {budget} run is in "
+                 f"{out}/{target}/ (choose with --out DIR).")
 
 
 def _run(args) -> int:
     if args.target not in TARGETS:
         return _error(f"unknown target {args.target!r}; choose one of: {', '.join(TARGETS)}")
+    note = ""
+    if args.out is None:
+        args.out, note = _default_out(args.target, args.budget)
+    if note and not args.quiet and args.format == "text":
+        print(note, flush=True)
     ckpt_path = Path(args.out) / f".{args.target}.checkpoint-{args.budget}-{args.seed}.json"
-    with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
+    total = progress.expected_rows(args.target, args.out, Path(__file__).resolve().parents[1] / "reports")
+    console = progress.Console(lines=not args.quiet, bar=not args.quiet, total=total, desc=args.target,
+                               stream=sys.stderr if args.format == "json" else sys.stdout)
+    with checkpoint.active(ckpt_path, resume=args.resume) as ckpt, progress.listening(console):
         report = load(args.target).run(args.budget, args.seed)
-    return _finish(report, args.out, ckpt, report.ok)
+    return _finish(report, args.out, ckpt, report.ok, note)
 
 
 def _check(args) -> int:
@@ -120,9 +192,9 @@ def _check(args) -> int:
 
             Claim(args.epsilon, args.delta, args.neighbours)
             subjects = [Subject(args.subject, args.subject, args.epsilon, args.delta, args.neighbours, params,
-                                args.data)]
+                                args.data, **_check_options(args))]
             budget, seed = args.budget, args.seed
-            name = "check-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
+            name = "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", args.subject.replace(":", "-"))  # module and class
         ckpt_path = Path(args.out) / f".{name}.checkpoint-{budget}-{seed}.json"
         with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
             report = check_report(subjects, budget, seed, name)
@@ -135,36 +207,184 @@ def _check(args) -> int:
     return _finish(report, args.out, ckpt, report.ok)
 
 
+def _json_object(text: str, option: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{option} must be a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{option} must be a JSON object, got {text!r}")
+    return value
+
+
+def _list_references() -> int:
+    from audit.learner_references import LEARNERS
+    from audit.oracle_cases import REFERENCES
+
+    print("learners (candidate: a class taking the reference's parameters; compared through release() or "
+          "predictions on a public probe grid):")
+    for r in LEARNERS.values():
+        print(f"  {r.name:24s} {r.target}  {r.description}")
+    print("  self                     the candidate's own batched_release_sampler against its one-fit-per-draw "
+          "path (inputs: --inputs-of NAME or the learner it subclasses)")
+    print("mechanisms (candidate: a mechanism m(data, rng) built from the reference's parameters):")
+    for name in REFERENCES:
+        if name not in LEARNERS:
+            print(f"  {name}")
+    return 0
+
+
+def _compare_setup(args):
+    """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
+    from audit.check import resolve
+    from audit.compare import map_parameters
+    from audit.learner_references import learner_reference, resolve_reference
+    from audit.oracle_cases import REFERENCES
+    from audit.targets.oracle import N_LEARNER, N_SAMPLES
+
+    given = None if args.params is None else _json_object(args.params, "--params")
+    param_map = _json_object(args.param_map, "--param-map")
+    if args.reference == "self":
+        return _self_setup(args, given, param_map)
+    if args.inputs_of is not None:
+        raise ValueError("--inputs-of applies to --reference self only")
+    try:
+        ref = learner_reference(args.reference)
+    except KeyError:
+        ref = None
+    if ref is None:
+        if args.reference not in REFERENCES:
+            raise ValueError(f"unknown reference {args.reference!r}; `--reference list` lists them")
+        if param_map:
+            raise ValueError("--param-map applies to learner references only")
+        factory, params, inputs = REFERENCES[args.reference]
+        params = params if given is None else given
+        candidate_cls = resolve(args.subject)
+        candidate = candidate_cls(**map_parameters(candidate_cls, params))
+        return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs"
+    params = _learner_params(ref, given)
+    candidate, reference, how = resolve_reference(ref, resolve(args.subject), params, param_map)
+    return candidate, reference, params, ref.inputs, N_LEARNER[args.budget], how
+
+
+def _learner_params(ref, given):
+    """``ref``'s default parameters overridden by ``--params``; one it does not take is an error listing them."""
+    params = dict(ref.params)
+    if given is not None:
+        from inspect import signature
+
+        accepted = signature(ref.load()).parameters
+        unknown = sorted(k for k in given if k not in accepted or k == "random_state")
+        if unknown:
+            raise ValueError(f"--params: the reference {ref.name!r} takes no parameter(s) {unknown}; it accepts "
+                             f"{sorted(k for k in accepted if k != 'random_state')}")
+        params.update(given)
+    return params
+
+
+def _self_setup(args, given, param_map):
+    """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
+    from audit.check import resolve
+    from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
+    from audit.targets.oracle import N_LEARNER
+
+    cls = resolve(args.subject)
+    if args.inputs_of is not None:
+        if args.inputs_of not in LEARNERS:
+            raise ValueError(f"--inputs-of {args.inputs_of!r} is not a reference learner; `--reference list` "
+                             "lists them")
+        ref = LEARNERS[args.inputs_of]
+    else:
+        base = next((r for r in LEARNERS.values() if isinstance(cls, type) and issubclass(cls, r.load())), None)
+        if base is None:
+            raise ValueError(f"--reference self: {args.subject!r} subclasses no reference learner; name the one "
+                             "whose inputs to use with --inputs-of NAME")
+        ref = learner_reference(base.name)
+    params = rename_parameters(_learner_params(ref, given), param_map, cls)
+    fast = fitted_mechanism(cls, params, ref, True)
+    if fast._sampler() is None:
+        raise ValueError(f"{args.subject!r} declares no batched sampler for these parameters "
+                         "(batched_release_sampler returned None or is absent): nothing to compare")
+    slow = fitted_mechanism(cls, params, ref, True, fast=False)
+    return fast, slow, params, ref.inputs, N_LEARNER[args.budget], \
+        "release() through its batched sampler against one fit per draw"
+
+
+def _compare_noise_off(args) -> int:
+    """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
+    from audit.check import CheckError, resolve
+    from audit.compare_noise_off import NoiseOffMismatch, check_noise_off
+    from audit.learner_references import learner_reference, rename_parameters
+
+    try:
+        try:
+            ref = learner_reference(args.reference)
+        except KeyError:
+            raise ValueError(f"--noise off compares learners; {args.reference!r} is not one "
+                             "(`--reference list`)") from None
+        if ref.noise_off is None:
+            raise ValueError(f"--noise off: the reference {ref.name!r} has randomness beyond its privacy noise "
+                             "(random structure or features), so its release is not a function of the data")
+        given = None if args.params is None else _json_object(args.params, "--params")
+        params = dict(_learner_params(ref, given), **ref.noise_off)
+        cls = resolve(args.subject)
+        cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
+        n = check_noise_off(cls, cand_params, ref, params, max_examples=args.samples or 200, seed=args.seed)
+    except NoiseOffMismatch as exc:
+        print(f"DIFFERENT (noise off, shrunk counterexample): {exc}")
+        return 1
+    except (CheckError, ValueError, TypeError) as exc:
+        return _error(str(exc))
+    print(f"no difference found: {n} hypothesis-generated datasets, releases equal with the noise off "
+          f"({json.dumps(ref.noise_off)})")
+    return 0
+
+
+def _check_options(args) -> dict:
+    """The ``check`` flags as :class:`audit.check.Subject` fields (``ValueError`` naming the flag)."""
+    from audit.check import parse_bounds, parse_classes, parse_release
+
+    if args.n_samples is not None and args.n_samples < 2:
+        raise ValueError(f"--n-samples must be an integer >= 2, got {args.n_samples}")
+    return {"pairs": args.pairs, "bounds": parse_bounds(args.bounds), "classes": parse_classes(args.classes),
+            "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
+            "exceptions": not args.no_exceptions, "float_probe": not args.no_float_probe}
+
+
 def _compare(args) -> int:
     import time
 
-    from audit.check import CheckError, resolve
-    from audit.compare import compare_distributions, map_parameters
-    from audit.oracle_cases import REFERENCES
+    from audit.check import CheckError
+    from audit.compare import compare_distributions
     from audit.report import Report
-    from audit.targets.oracle import ALPHA, N_SAMPLES
+    from audit.targets.oracle import ALPHA
 
-    if args.reference not in REFERENCES:
-        return _error(f"unknown reference {args.reference!r}; choose one of: {', '.join(REFERENCES)}")
-    factory, params, inputs = REFERENCES[args.reference]
+    if args.reference == "list":
+        return _list_references()
+    if not args.subject:
+        return _error("compare needs the candidate MODULE:CALLABLE")
+    if args.noise == "off":
+        return _compare_noise_off(args)
+    if args.samples is not None and args.samples < 2:
+        return _error(f"--samples must be an integer >= 2, got {args.samples}")
+    alpha = ALPHA if args.alpha is None else args.alpha
+    if not 0 < alpha < 1:
+        return _error(f"--alpha must be in (0, 1), got {args.alpha}")
     try:
-        if args.params is not None:
-            params = json.loads(args.params)
-            if not isinstance(params, dict):
-                return _error(f"--params must be a JSON object, got {args.params!r}")
-        candidate_cls = resolve(args.subject)
-        candidate = candidate_cls(**map_parameters(candidate_cls, params))
+        candidate, reference, params, inputs, n, how = _compare_setup(args)
+        n = args.samples or n
         start = time.perf_counter()
-        res = compare_distributions(candidate, factory(**params), inputs, n_samples=N_SAMPLES[args.budget],
-                                    alpha=ALPHA, seed=args.seed)
-    except (CheckError, ValueError, TypeError, json.JSONDecodeError) as exc:
+        res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
+    except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc))
     name = "compare-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
     report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
                                "expected": "same", "verdict": "different" if res.rejected else "same",
                                "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
-                               "alpha": ALPHA, "detail": res.summary()})
+                               "alpha": alpha, "detail": res.summary()})
+    report.notes.append(f"Parameters (both sides): {json.dumps(params, default=str)}; compared through {how}, "
+                        f"{len(inputs)} public inputs.")
     for r in res.rows:
         diffs = "; ".join(f"{o!r}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
             isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
@@ -194,12 +414,38 @@ def _reproduce(args) -> int:
     return 0
 
 
+_ARGS = None  # the parsed arguments of the command being run (read by _finish)
+
+
+def _interrupted(argv) -> int:
+    """Ctrl-C: one line saying what was saved and how to continue, no traceback."""
+    ck = checkpoint.last()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    again = "python -m audit " + shlex.join(argv + ([] if "--resume" in argv else ["--resume"]))
+    if ck is None or not ck.path.exists():
+        print("\ninterrupted before any estimate finished; nothing saved.", file=sys.stderr)
+    else:
+        ck.save_elapsed()
+        print(f"\ninterrupted: {ck.n_saved()} finished estimate(s) saved in {ck.path}; continue with: {again}",
+              file=sys.stderr)
+    return 130
+
+
 def main(argv=None) -> int:
+    global _ARGS
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    _ARGS = args
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return _interrupted(argv)
+
+
+def _dispatch(args) -> int:
     if args.command == "list":
         for name in TARGETS:
             print(f"{name:16s} {load(name).DESCRIPTION}")
@@ -211,8 +457,15 @@ def main(argv=None) -> int:
     checkpoint.set_progress(not args.quiet)
     if args.command == "reproduce":
         return _reproduce(args)
+    if args.command != "run" and args.out is None:
+        args.out = "reports"
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
-        return {"run": _run, "check": _check, "compare": _compare}[args.command](args)
+        if args.command == "run":
+            return _run(args)
+        console = progress.Console(lines=not args.quiet, bar=False,
+                                   stream=sys.stderr if args.format == "json" else sys.stdout)
+        with progress.listening(console):
+            return {"check": _check, "compare": _compare}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@
 A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 
 * a class with ``fit`` (or a factory returning an object with ``fit``) is
-  an estimator: each sample fits a fresh ``CALLABLE(**params)`` on one of the neighbouring datasets and releases its
-  ``release()`` or, without one, its predictions on a fixed public probe set
-  (:func:`audit.learner_mechanism`);
+  an estimator: each sample fits a fresh ``CALLABLE(**params)`` (``random_state``
+  through the constructor when it takes one) on one of the neighbouring datasets
+  and releases what :class:`audit.release.EstimatorRelease` says (``release()``,
+  else the fitted structure when recognised plus predictions on a grid over the
+  public domain, or named attributes); an exception in ``fit`` is an outcome.
+  The pairs are found by the neighbour search of :mod:`audit.search` (screened
+  on a pilot, the best confirmed on fresh samples) plus the user's ``--pairs``;
 * any other class, or a function given ``params``, is a factory:
   ``CALLABLE(**params)`` must return a mechanism ``m(data, rng)``;
 * a function without ``params`` is the mechanism itself.
@@ -17,13 +21,17 @@ The neighbouring inputs come from ``data``:
   the label) from which add/remove or substitute pairs are built
   (:mod:`audit.neighbours`);
 * for mechanisms, ``scalar`` (answers 0 and 1, the default) or ``query:N``
-  (the query-vector patterns of length N).
+  (the query-vector patterns of length N), or ``--pairs MODULE:FUNCTION``;
+  scalar outputs also get the floating-point events of :mod:`audit.events`.
+
+A pass carries a power statement (:mod:`audit.power`).
 """
 from __future__ import annotations
 
 import importlib
 import inspect
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,15 +41,20 @@ import numpy as np
 from . import checkpoint
 from .budget import SAMPLES
 from .estimate import Claim, audit_pairs
-from .learner import learner_mechanism
+from .events import float_probe
 from .neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
+from .power import power_statement
+from .release import EstimatorRelease
 from .report import Report
+from .search import candidate_pairs, search_and_confirm
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report"]
 
 ALPHA = 0.05
 #: records of the built-in datasets used as the base of the pairs (tiny data gives strong signals)
 BUILTIN_ROWS = 8
+#: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
+CONFIRM = 2
 
 
 class CheckError(ValueError):
@@ -61,6 +74,19 @@ class Subject:
     data: str | None = None
     expect: str = "pass"
     note: str = ""
+    #: ``MODULE:FUNCTION`` returning extra pairs (always audited)
+    pairs: str | None = None
+    #: public ``[(low, high), ...]`` per feature and public classes (estimators); default: the dataset's
+    bounds: list | None = None
+    classes: list | None = None
+    #: outputs per input (default: the budget's)
+    n_samples: int | None = None
+    #: ``"auto"``, ``"predictions"``, ``"structure"`` or a list of fitted attribute names
+    release: object = "auto"
+    #: neighbour search for estimators; exceptions as outcomes; floating-point events for mechanisms
+    search: bool = True
+    exceptions: bool = True
+    float_probe: bool = True
 
 
 def resolve(target: str):
@@ -136,22 +162,138 @@ def mechanism_pairs(spec: str):
     raise CheckError(f"a mechanism's --data must be 'scalar' or 'query:N', got {spec!r}")
 
 
+def parse_bounds(text):
+    """``--bounds``: JSON ``[[low, high], ...]`` (``None`` stays ``None``)."""
+    if text is None:
+        return None
+    try:
+        bounds = json.loads(text) if isinstance(text, str) else text
+        bounds = [(float(lo), float(hi)) for lo, hi in bounds]
+    except (ValueError, TypeError) as exc:
+        raise CheckError(f"--bounds must be JSON [[low, high], ...], got {text!r}") from exc
+    if not bounds or any(not (np.isfinite(lo) and np.isfinite(hi) and lo < hi) for lo, hi in bounds):
+        raise CheckError(f"--bounds needs finite low < high for every feature, got {text!r}")
+    return bounds
+
+
+def parse_classes(text):
+    """``--classes``: a JSON list or comma-separated labels (integers where they parse)."""
+    if text is None:
+        return None
+    if isinstance(text, (list, tuple)):
+        classes = list(text)
+    else:
+        try:
+            classes = json.loads(text)
+            classes = classes if isinstance(classes, list) else [classes]
+        except ValueError:
+            classes = [c.strip() for c in text.split(",") if c.strip()]
+            classes = [int(c) if c.lstrip("-").isdigit() else c for c in classes]
+    if not classes:
+        raise CheckError(f"--classes must name at least one class, got {text!r}")
+    return classes
+
+
+def parse_release(text):
+    """``--release``: auto | predictions | structure | ATTR[,ATTR]."""
+    if isinstance(text, (list, tuple)):
+        return list(text)
+    if text in ("auto", "predictions", "structure"):
+        return text
+    attrs = [a.strip() for a in str(text).split(",") if a.strip()]
+    if not attrs or not all(a.isidentifier() for a in attrs):
+        raise CheckError(f"--release must be auto, predictions, structure or ATTR[,ATTR], got {text!r}")
+    return attrs
+
+
+def _user_pairs(spec: str, relation: str):
+    """The pairs returned by ``MODULE:FUNCTION()`` (``--pairs``)."""
+    func = resolve(spec)
+    try:
+        raw = list(func())
+    except Exception as exc:
+        raise CheckError(f"--pairs {spec}() failed: {type(exc).__name__}: {exc}") from exc
+    if not raw:
+        raise CheckError(f"--pairs {spec}() returned no pairs")
+    pairs = []
+    for k, p in enumerate(raw):
+        if isinstance(p, NeighbourPair):
+            pairs.append(p)
+        elif isinstance(p, (tuple, list)) and len(p) in (2, 3):
+            pairs.append(NeighbourPair(p[0], p[1], str(p[2]) if len(p) == 3 else f"--pairs #{k}", relation))
+        else:
+            raise CheckError(f"--pairs {spec}() item {k} must be (d0, d1) or a NeighbourPair, got {p!r}")
+    return pairs
+
+
+def _domain(subject: Subject):
+    """Public bounds and classes: the subject's own, else those of the dataset named by ``data``."""
+    X, y, bounds, classes = load_dataset(subject.data or "builtin:blobs")
+    notes = []
+    if subject.bounds is not None:
+        bounds = [tuple(map(float, b)) for b in subject.bounds]
+        if any(len(b) != 2 or not b[0] < b[1] for b in bounds):
+            raise CheckError(f"--bounds must be [[low, high], ...] with low < high, got {subject.bounds!r}")
+    elif subject.data and subject.data.endswith(".csv"):
+        notes.append("bounds taken from the CSV's own min/max (give the public ones with --bounds)")
+    if subject.classes is not None:
+        classes = list(subject.classes)
+        if not classes:
+            raise CheckError("--classes must name at least one class")
+    elif subject.data and subject.data.endswith(".csv"):
+        notes.append("classes taken from the CSV's labels (give the public ones with --classes)")
+    if X.shape[1] != len(bounds) or not set(np.asarray(y).tolist()) <= set(classes):
+        # the dataset does not fit the public domain: a public base dataset drawn inside it instead
+        rng = np.random.default_rng(20261123)
+        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+        X = lo + rng.random((BUILTIN_ROWS, len(bounds))) * (hi - lo)
+        y = np.array([classes[k % len(classes)] for k in range(BUILTIN_ROWS)])
+    return X, y, bounds, classes, notes
+
+
 def build(subject: Subject):
-    """``(mechanism, pairs, kind)`` for a subject."""
+    """``(mechanism, pairs, kind)`` for a subject: the pairs the plain (search-free) audit would use."""
+    plan = plan_subject(subject)
+    return plan["mechanism"], plan["fixed"] + plan["candidates"], plan["kind"]
+
+
+def plan_subject(subject: Subject) -> dict:
+    """Everything needed to audit a subject: its mechanism, kind, candidate and fixed pairs, notes."""
     obj = resolve(subject.target)
+    notes = []
     if _is_estimator(obj, subject.params):
-        X, y, bounds, classes = load_dataset(subject.data or "builtin:blobs")  # the dataset's own domain
+        X, y, bounds, classes, notes = _domain(subject)
         try:
             obj(**subject.params)
         except TypeError as exc:
             raise CheckError(f"{subject.target}(**params) failed: {exc}") from exc
-        probe = np.array([[lo + (hi - lo) * q for lo, hi in bounds] for q in (0.1, 0.3, 0.5, 0.7, 0.9)])
-        mech = learner_mechanism(lambda: obj(**subject.params), probe=probe)
+        mech = EstimatorRelease(obj, subject.params, bounds=bounds, classes=classes, release=subject.release,
+                                exceptions=subject.exceptions)
+        fixed = _user_pairs(subject.pairs, subject.neighbours) if subject.pairs else []
         if subject.neighbours == "add-remove":
-            pairs = add_remove_pairs(X, y, bounds=bounds, classes=classes, corners=1)
+            base = add_remove_pairs(X, y, bounds=bounds, classes=classes, corners=1)
         else:
-            pairs = substitute_pairs(X, y, bounds=bounds, classes=classes, records=[0])
-        return mech, pairs, "estimator"
+            base = substitute_pairs(X, y, bounds=bounds, classes=classes, records=[0])
+        cands = []
+        if subject.search:
+            cands = candidate_pairs(bounds, classes, subject.neighbours, seed=0) + base
+        elif not fixed:
+            cands = base
+        datasets = [d for p in fixed + cands for d in (p.d0, p.d1)]
+        try:
+            errors = mech.calibrate(datasets)
+        except Exception as exc:
+            raise CheckError(f"auditing {subject.name!r} ({subject.target}, an estimator) failed: it raised on "
+                             f"every dataset tried, e.g. mechanism raised at sample 0: {type(exc).__name__}: "
+                             f"{exc}") from exc
+        if errors:
+            notes.append(f"exceptions are outcomes: fit raised on {len(errors)} of {len(datasets)} datasets "
+                         f"tried (e.g. {type(errors[0]).__name__}: {str(errors[0])[:80]})"
+                         if subject.exceptions else "")
+        notes.append(f"release: {mech.description}")
+        notes += preflight(mech, datasets[-1])
+        return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
+                "notes": [n for n in notes if n]}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -161,20 +303,68 @@ def build(subject: Subject):
             raise CheckError(f"{subject.target}(**params) returned {mech!r}, which is not a mechanism m(data, rng)")
     else:
         mech = obj
-    return mech, mechanism_pairs(subject.data or "scalar"), "mechanism"
+    pairs = _user_pairs(subject.pairs, subject.neighbours) if subject.pairs else \
+        mechanism_pairs(subject.data or "scalar")
+    return {"mechanism": mech, "kind": "mechanism", "fixed": pairs, "candidates": [], "notes": notes}
+
+
+def preflight(mech, data) -> list[str]:
+    """Warnings when the same seed does not give the same outputs, or different seeds give the same."""
+    try:
+        a, b, c = mech.outputs(data, 11), mech.outputs(data, 11), mech.outputs(data, 12)
+    except Exception as exc:  # the audit itself reports what fails
+        return [f"pre-flight check skipped: {type(exc).__name__}: {exc}"]
+    out = []
+    if a != b:
+        out.append("WARNING: pre-flight check failed: the same seed gave different outputs, so runs are not "
+                   "reproducible (the estimator draws randomness the auditor does not seed, e.g. OS entropy)")
+    if a == c and len({tuple(v) for v in a}) > 1:
+        out.append("WARNING: pre-flight check failed: different seeds gave the same outputs, so sample blocks "
+                   "may repeat each other and the bounds' independence assumption fails")
+    return out
+
+
+def pilot_samples(n_samples: int) -> int:
+    """Outputs per input for screening one candidate pair: 5% of the budget, between 200 and 20,000."""
+    return int(min(20_000, max(200, n_samples // 20)))
 
 
 def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     """Audit one subject; return its claim row."""
-    mech, pairs, kind = build(subject)
+    plan = plan_subject(subject)
+    mech, kind = plan["mechanism"], plan["kind"]
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
-    with checkpoint.scope(subject.name):
+    n = subject.n_samples or SAMPLES[budget]
+    extra = []
+    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe):
         try:
-            res = audit_pairs(mech, pairs, claim, n_samples=SAMPLES[budget], alpha=ALPHA, seed=seed)
+            if plan["candidates"] and subject.search and kind == "estimator":
+                found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
+                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"])
+                res = found.audit
+                extra.append("search: " + found.summary())
+                tried = found.tried
+            else:
+                res = audit_pairs(mech, plan["fixed"] + plan["candidates"], claim, n_samples=n, alpha=ALPHA,
+                                  seed=seed)
+                tried = None
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     row = res.claim_row(id=subject.name, subject=f"{subject.target} {json.dumps(subject.params)} ({kind})",
                         expected=subject.expect)
+    if kind == "mechanism" and subject.float_probe:
+        extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
+    if kind == "estimator" and subject.exceptions:
+        extra.append("exceptions in fit are outcomes")
+    if not res.violation:
+        loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
+        row["detectable_loss"] = None if math.isinf(loss) else loss
+        extra.append(text)
+    row["winning_pair"] = res.worst_description
+    if tried is not None:
+        row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
+                              for d, lo, pt in tried]
+    row["detail"] = "; ".join([row["detail"]] + plan["notes"] + extra)
     if subject.note:
         row["detail"] = f"{subject.note} — {row['detail']}"
     return row
@@ -185,7 +375,11 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
     report = Report(name, budget, seed, title="Privacy claims of outside code, audited by `python -m audit check`.")
     for k, subject in enumerate(checkpoint.progress(subjects, desc="claims", unit="claim")):
         report.claims.append(audit_subject(subject, budget, seed + k))
-    report.notes.append(f"{SAMPLES[budget]:,} outputs per input (20% pilot), alpha = {ALPHA} per claim shared over "
-                        "its pairs and both directions: a claim that holds is flagged with probability at most alpha.")
+    sizes = sorted({s.n_samples or SAMPLES[budget] for s in subjects})
+    report.notes.append(f"{', '.join(f'{n:,}' for n in sizes)} outputs per input (20% pilot), alpha = {ALPHA} per claim "
+                        "shared over its audited pairs and both directions: a claim that holds is flagged with "
+                        "probability at most alpha. For estimators the audited pairs are the user's (--pairs) and "
+                        f"the {CONFIRM} best of a neighbour search screened on separate pilot samples (5% of the "
+                        "budget per input, at least 200), so the search does not raise that rate.")
     report.elapsed_s = time.perf_counter() - start
     return report

@@ -19,13 +19,18 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-__all__ = ["Checkpoint", "active", "scope", "lookup", "store", "progress_enabled", "set_progress", "progress"]
+__all__ = ["Checkpoint", "ELAPSED_KEY", "last", "active", "scope", "lookup", "store", "progress_enabled",
+           "set_progress", "progress"]
 
 _CURRENT: contextvars.ContextVar["Checkpoint | None"] = contextvars.ContextVar("checkpoint", default=None)
 _SCOPE: contextvars.ContextVar[str | None] = contextvars.ContextVar("checkpoint_scope", default=None)
 _PROGRESS: contextvars.ContextVar[bool] = contextvars.ContextVar("progress", default=False)
+_LAST: "Checkpoint | None" = None
+#: the key under which an interrupted run's time so far is kept (never a scope key: those contain "|")
+ELAPSED_KEY = "elapsed_s"
 
 
 class Checkpoint:
@@ -36,6 +41,20 @@ class Checkpoint:
         self.data: dict = {}
         if resume and self.path.exists():
             self.data = json.loads(self.path.read_text())
+        self._started = time.perf_counter()
+        self._before = float(self.data.get(ELAPSED_KEY, 0.0))
+
+    def elapsed_before(self) -> float:
+        """Seconds the interrupted parts of this run took before this part (0 for a fresh run)."""
+        return self._before
+
+    def save_elapsed(self) -> None:
+        """Record the time of every part so far, for the resumed run's report (call when interrupted)."""
+        self.put(ELAPSED_KEY, self._before + time.perf_counter() - self._started)
+
+    def n_saved(self) -> int:
+        """Finished estimates stored."""
+        return sum(k != ELAPSED_KEY for k in self.data)
 
     def get(self, key: str):
         return self.data.get(key)
@@ -52,10 +71,16 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
+def last() -> "Checkpoint | None":
+    """The checkpoint most recently made active (the one to name when a run is interrupted)."""
+    return _LAST
+
+
 @contextlib.contextmanager
 def active(path, resume: bool = True):
     """Make a checkpoint file the active store for this block."""
-    ck = Checkpoint(path, resume=resume)
+    global _LAST
+    ck = _LAST = Checkpoint(path, resume=resume)
     token = _CURRENT.set(ck)
     try:
         yield ck

@@ -15,6 +15,14 @@
     data = "scalar"                          # optional: see audit.check
     note = "why this claim is made"          # optional: shown beside the verdict
     expected = "violation"                   # optional: pass (default) | violation
+    pairs = "mypkg.tests:tiny_pairs"         # optional: MODULE:FUNCTION returning extra pairs
+    bounds = [[0, 1], [0, 1]]                # optional: public bounds per feature (estimators)
+    classes = [0, 1]                         # optional: public classes (estimators)
+    n_samples = 50000                        # optional: outputs per input (default: the budget's)
+    release = "auto"                         # optional: auto | predictions | structure | "ATTR,ATTR"
+    search = true                            # optional: neighbour search (estimators)
+    exceptions = true                        # optional: exceptions in fit are outcomes (estimators)
+    float_probe = true                       # optional: floating-point events (mechanisms)
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
 claim is stated under add/remove neighbours, audited under substitution): the row still reads
@@ -31,13 +39,14 @@ import tomllib
 from pathlib import Path
 
 from .budget import BUDGETS
-from .check import CheckError, Subject
+from .check import CheckError, Subject, parse_bounds, parse_classes, parse_release
 
 __all__ = ["load_claims"]
 
 EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
-SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected"}
+SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected",
+                "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe"}
 
 
 def _key_line(text: str, key: str, start: int = 1) -> int:
@@ -98,7 +107,14 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         if expected not in EXPECTED:
             raise CheckError(f"{path}:{_key_line(text, 'expected', start)}: subject {name!r}: expected must be "
                              f"one of {EXPECTED}, got {expected!r}")
+        try:
+            options = {"pairs": entry.get("pairs"), "bounds": parse_bounds(entry.get("bounds")),
+                       "classes": parse_classes(entry.get("classes")), "n_samples": entry.get("n_samples"),
+                       "release": parse_release(entry.get("release", "auto")),
+                       **{k: bool(entry.get(k, True)) for k in ("search", "exceptions", "float_probe")}}
+        except CheckError as exc:
+            raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),
                                 entry.get("neighbours", "add-remove"), dict(entry.get("params", {})),
-                                entry.get("data"), expect=expected, note=str(entry.get("note", ""))))
+                                entry.get("data"), expect=expected, note=str(entry.get("note", "")), **options))
     return subjects, settings

@@ -5,7 +5,12 @@ independent seeds and their outputs are compared with a two-sample test:
 
 * discrete outputs: a G test (likelihood-ratio chi-square) on the 2 x K
   table of outcome counts, outcomes expected fewer than 5 times pooled into
-  one cell so the test is valid;
+  one cell, its p-value computed exactly by Monte Carlo under the null
+  (the reference's row redrawn from the multivariate hypergeometric law given
+  the outcome totals, :data:`N_PERMUTATIONS` times): the chi-square
+  approximation is anti-conservative on the many sparse cells of released
+  trees (measured on two samples of one law, 1,000 per side: 9% of p-values
+  below 0.05, 0.25% below 0.001);
 * scalar outputs: the two-sample Kolmogorov-Smirnov test;
 * vector outputs: a KS test per coordinate, Bonferroni-combined within the input.
 
@@ -25,9 +30,12 @@ from statsmodels.stats.multitest import multipletests
 
 from .sampling import MechanismOutputError, collect, draw
 
-__all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters"]
+__all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
+           "detectable_difference"]
 
 MIN_EXPECTED = 5.0
+#: Monte Carlo draws of the G test's null law: the smallest p-value is 1 / (N_PERMUTATIONS + 1)
+N_PERMUTATIONS = 9_999
 
 
 @dataclass
@@ -58,8 +66,27 @@ class Comparison:
     def summary(self) -> str:
         worst = min(self.rows, key=lambda r: r.p_adjusted)
         verdict = "DIFFERENT" if self.rejected else "no difference found"
+        tv = detectable_difference(self.n_samples, self.alpha, len(self.rows))
         return (f"{verdict}: smallest Holm-adjusted p = {worst.p_adjusted:.3g} on input {worst.input!r} "
-                f"({worst.test}, statistic {worst.statistic:.4g}); alpha {self.alpha:g}, n = {self.n_samples:,} per side")
+                f"({worst.test}, statistic {worst.statistic:.4g}); alpha {self.alpha:g}, n = {self.n_samples:,} per side "
+                f"and input, {len(self.rows)} inputs: a difference of {tv:.3f} in the probability of one event "
+                f"(total variation >= {tv:.3f}) is detected with power 0.9")
+
+
+def detectable_difference(n: int, alpha: float, k: int = 1, power: float = 0.9) -> float:
+    """The smallest difference in the probability of one event between the two sides (a lower bound on
+    their total-variation distance) that a test at level ``alpha / k`` detects with probability ``power``
+    from ``n`` draws per side.
+
+    Normal approximation for two proportions at the worst-case variance (p = 1/2):
+    ``(z_{1 - alpha / (2k)} + z_power) * sqrt(1 / (2n))``; ``k`` inputs are corrected by Bonferroni,
+    which Holm's procedure never rejects less often than. The multi-cell G and Kolmogorov-Smirnov
+    tests the oracle runs see such an event too (it is one cell pooled, or one threshold).
+    """
+    if n < 1 or not 0 < alpha < 1 or k < 1 or not 0 < power < 1:
+        raise ValueError(f"need n >= 1, 0 < alpha < 1, k >= 1 and 0 < power < 1; got n={n}, alpha={alpha}, "
+                         f"k={k}, power={power}")
+    return float((stats.norm.ppf(1 - alpha / (2 * k)) + stats.norm.ppf(power)) * np.sqrt(1.0 / (2 * n)))
 
 
 def _counts(s) -> Counter:
@@ -70,7 +97,7 @@ def _counts(s) -> Counter:
 
 def _g_test(ref, cand):
     cr, cc = _counts(ref), _counts(cand)
-    outcomes = sorted(cr.keys() | cc.keys(), key=lambda o: -(cr[o] + cc[o]))
+    outcomes = sorted(dict.fromkeys([*cr, *cc]), key=lambda o: -(cr[o] + cc[o]))
     n_r, n_c = len(ref), len(cand)
     table, pooled = [], [0, 0]
     for o in outcomes:
@@ -86,8 +113,38 @@ def _g_test(ref, cand):
                    key=lambda t: -abs(t[1] / n_r - t[2] / n_c))[:5]
     if len(table) < 2:
         return "G test", 0.0, 1.0, diffs
-    g, p, _, _ = stats.chi2_contingency(np.array(table).T, lambda_="log-likelihood", correction=False)
-    return f"G test ({len(table)} cells)", float(g), float(p), diffs
+    table = np.array(table, dtype=np.int64)
+    g, p = g_test_exact(table[:, 0], table[:, 1])
+    return f"G test ({len(table)} cells, Monte Carlo p)", g, p, diffs
+
+
+def _g_statistic(a, b):
+    """The G statistic of 2 x K tables whose rows are ``a`` and ``b`` (last axis: the K cells)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    na, nb = a.sum(-1, keepdims=True), b.sum(-1, keepdims=True)
+    col = a + b
+    ea, eb = col * na / (na + nb), col * nb / (na + nb)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(a > 0, a * np.log(a / ea), 0.0) + np.where(b > 0, b * np.log(b / eb), 0.0)
+    return 2.0 * terms.sum(-1)
+
+
+def g_test_exact(a, b, n_permutations: int = N_PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
+    """``(G, p)`` for the 2 x K table with rows ``a`` and ``b``, the p-value from the exact conditional law.
+
+    Under the null (one law for both rows), given the K outcome totals the first row is multivariate
+    hypergeometric; ``p = (1 + #{G* >= G}) / (n_permutations + 1)`` over ``n_permutations`` draws of it, a
+    valid p-value at every sample size (Davison and Hinkley 1997, eq. 4.11), unlike the chi-square
+    approximation on sparse tables. The draws use a generator seeded by ``seed``: the same table gives the
+    same p-value.
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    g = float(_g_statistic(a, b))
+    rng = np.random.default_rng(seed)
+    null_a = rng.multivariate_hypergeometric(a + b, int(a.sum()), size=n_permutations, method="marginals")
+    null_g = _g_statistic(null_a, (a + b) - null_a)
+    exceed = int(np.count_nonzero(null_g >= g * (1 - 1e-12)))
+    return g, (1 + exceed) / (n_permutations + 1)
 
 
 def two_sample_test(ref, cand):

@@ -29,7 +29,7 @@ import numpy as np
 
 from reference._validation import check_neighbouring, check_positive_finite, check_probability
 
-from . import checkpoint
+from . import checkpoint, progress
 from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
 from .events import choose_event
 from .sampling import collect, draw
@@ -185,12 +185,23 @@ class AuditResult:
         pair = f"pair {self.worst_pair}" + (f" ({self.worst_description})" if self.worst_description else "")
         return f"{pair}: {self.worst.summary()}; alpha {self.alpha:g} shared over {len(self.results)} pair(s) x 2 directions"
 
+    def evidence_fields(self) -> dict:
+        """The worst pair's evidence as data: which pair, the direction, the event, its counts and the
+        per-direction alpha of its bound (the text of :meth:`evidence`, structured)."""
+        w = self.worst
+        return {"pair": int(self.worst_pair), "pair_description": self.worst_description,
+                "n_pairs": len(self.results), "direction": w.direction, "event": w.event,
+                "counts": {k: int(v) for k, v in w.counts.items()}, "alpha": float(w.alpha) / 2,
+                "epsilon_lower": float(w.epsilon_lower), "epsilon_point": float(w.epsilon_point)}
+
     def mutant_row(self, case) -> dict:
         """A row for :attr:`audit.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``."""
-        return {"id": case.id, "description": case.description, "source": case.source,
-                "epsilon_claimed": self.claim.epsilon, "epsilon_lower": self.epsilon_lower,
-                "detected": self.violation, "n_samples": self.n_samples, "alpha": self.alpha,
-                "evidence": self.evidence()}
+        row = {"id": case.id, "description": case.description, "source": case.source,
+               "epsilon_claimed": self.claim.epsilon, "epsilon_lower": self.epsilon_lower,
+               "detected": self.violation, "n_samples": self.n_samples, "alpha": self.alpha,
+               "evidence": self.evidence(), "evidence_data": self.evidence_fields()}
+        progress.finished("mutant", row)
+        return row
 
     def claim_row(self, *, id: str, subject: str, expected: str, **extra) -> dict:
         """A row for :attr:`audit.report.Report.claims`."""
@@ -199,8 +210,9 @@ class AuditResult:
                "epsilon_lower": self.epsilon_lower, "epsilon_point": self.epsilon_point,
                "n_samples": self.n_samples, "alpha": self.alpha,
                "verdict": "violation" if self.violation else "pass", "expected": expected,
-               "method": "sampled", "detail": self.evidence()}
+               "method": "sampled", "detail": self.evidence(), "evidence_data": self.evidence_fields()}
         row.update(extra)
+        progress.finished("claim", row)
         return row
 
 

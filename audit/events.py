@@ -13,10 +13,19 @@ so no multiplicity correction is owed for the candidates.
 * vector: per-coordinate one-sided thresholds, products of thresholds at a
   common quantile over all coordinates, and a learned score (a logistic
   regression on ``[x, x**2]`` and one on ``x``, in the style of DP-Sniper)
-  thresholded like a scalar.
+  thresholded like a scalar;
+* floating point (on request, :func:`float_probe`; scalars): the outcome
+  ``(sign, binary exponent, integer mantissa mod q)`` for small moduli ``q``,
+  ranked like a discrete output. Adding float noise to a raw value, or drawing
+  a uniform inside a data-dependent interval, puts the outputs of neighbouring
+  inputs on different float lattices (Mironov 2012): some residues occur from
+  one input only. Any function of the output is post-processing, so the event
+  stays sound for mechanisms whose outputs lie on a public lattice.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
@@ -24,9 +33,10 @@ from typing import Callable
 import numpy as np
 
 from .bounds import epsilon_lower_bound
+from .render import compact
 from .sampling import Samples
 
-__all__ = ["Event", "choose_event"]
+__all__ = ["Event", "choose_event", "float_probe", "float_features", "FLOAT_MODULI"]
 
 _SCALAR_GRID = 257
 _INTERVAL_GRID = 33
@@ -61,7 +71,7 @@ def _discrete_member(outcomes: frozenset):
 
 def _short(outcomes) -> str:
     items = sorted(outcomes, key=repr)
-    text = ", ".join(repr(o) for o in items[:4])
+    text = ", ".join(compact(o) for o in items[:4])
     return "{" + text + (f", ... ({len(items)} outcomes)" if len(items) > 4 else "") + "}"
 
 
@@ -76,7 +86,9 @@ def _discrete_candidates(a: Samples, b: Samples):
     pessimistic ratio (minus two standard errors of its log) that keeps rare outcomes,
     whose ratios are mostly noise, out of the front."""
     ca, cb = _counts(a), _counts(b)
-    outcomes = list(ca.keys() | cb.keys())
+    # first-seen order, never a set's hash order: ties in the ranking below keep this order, and
+    # strings (inside tree outcomes) hash differently in every process (PYTHONHASHSEED)
+    outcomes = list(dict.fromkeys([*ca, *cb]))
     c0 = np.array([ca[o] for o in outcomes], dtype=float) + 0.5
     c1 = np.array([cb[o] for o in outcomes], dtype=float) + 0.5
     log_ratio = np.log(c0 / len(a)) - np.log(c1 / len(b))
@@ -132,7 +144,8 @@ def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: 
 def _vector_candidates(a: Samples, b: Samples):
     xa, xb = a.values, b.values
     d = xa.shape[1]
-    for j in range(d):
+    varying = [j for j in range(d) if not (np.all(xa[:, j] == xa[0, j]) and np.all(xb[:, j] == xa[0, j]))]
+    for j in varying:  # a coordinate constant on both pilots gives only empty or full events
         yield from _threshold_candidates(xa[:, j], xb[:, j], f"x[{j}]", lambda s, j=j: s.values[:, j],
                                          _VECTOR_GRID, intervals=False)
     if d > 1:
@@ -145,12 +158,14 @@ def _vector_candidates(a: Samples, b: Samples):
                 yield ka, kb, lambda t=t, sign=sign, word=word, q=q: Event(
                     f"every x[j] {word} its pooled {q:.2f}-quantile",
                     lambda s, t=t, sign=sign: np.all(sign * (s.values - t) >= 0, axis=1))
+    cols = np.asarray(varying if varying else [0], dtype=int)  # constant columns add nothing to the fit
     for squares in (True, False):
-        score = _learned_score(xa, xb, squares)
+        score = _learned_score(xa[:, cols], xb[:, cols], squares)
         if score is not None:
             label = "logistic score on [x, x^2]" if squares else "logistic score on x"
-            yield from _threshold_candidates(score(xa), score(xb), label,
-                                             lambda s, score=score: score(s.values), _SCALAR_GRID, intervals=True)
+            yield from _threshold_candidates(score(xa[:, cols]), score(xb[:, cols]), label,
+                                             lambda s, score=score, cols=cols: score(s.values[:, cols]),
+                                             _SCALAR_GRID, intervals=True)
 
 
 def _learned_score(xa: np.ndarray, xb: np.ndarray, squares: bool = True):
@@ -175,6 +190,44 @@ def _learned_score(xa: np.ndarray, xb: np.ndarray, squares: bool = True):
     return lambda x: features(x) @ w + c
 
 
+# --------------------------------------------------------------------------- floating point
+#: moduli of the integer mantissa: powers of two see trailing zeros (a sum rounded to a coarser ulp),
+#: the others see the Beatty-like patterns of a uniform scaled by a data-dependent width
+FLOAT_MODULI = (2, 4, 8, 16, 64, 3, 5, 6, 7, 9, 10, 12)
+_FLOAT: contextvars.ContextVar[bool] = contextvars.ContextVar("float_probe", default=False)
+
+
+@contextlib.contextmanager
+def float_probe(on: bool = True):
+    """Add the floating-point events to the candidates of scalar outputs inside this block."""
+    token = _FLOAT.set(bool(on))
+    try:
+        yield
+    finally:
+        _FLOAT.reset(token)
+
+
+def float_features(x: np.ndarray, q: int) -> np.ndarray:
+    """``(sign, exponent, mantissa mod q)`` of each float, coded as one integer."""
+    x = np.asarray(x, dtype=float)
+    m, e = np.frexp(np.abs(x))
+    mant = (m * 2.0 ** 53).astype(np.int64)  # exact: m has 53 significant bits
+    return ((e.astype(np.int64) + 1100) * 2 + (x < 0)) * 128 + mant % q
+
+
+def _float_candidates(a: Samples, b: Samples):
+    for q in FLOAT_MODULI:
+        fa = Samples("discrete", float_features(a.values, q), ("int",))
+        fb = Samples("discrete", float_features(b.values, q), ("int",))
+        for ka, kb, make in _discrete_candidates(fa, fb):
+            def wrapped(make=make, q=q):
+                inner = make()
+                return Event(f"float pattern (sign, exponent, mantissa mod {q}) {inner.description}",
+                             lambda s, inner=inner, q=q: inner.member(
+                                 Samples("discrete", float_features(s.values, q), ("int",))))
+            yield ka, kb, wrapped
+
+
 # --------------------------------------------------------------------------- selection
 def candidates(a: Samples, b: Samples):
     """Yield ``(count_a, count_b, make_event)`` for every candidate event of the pilot samples."""
@@ -182,6 +235,8 @@ def candidates(a: Samples, b: Samples):
         yield from _discrete_candidates(a, b)
     elif a.kind == "scalar":
         yield from _threshold_candidates(a.values, b.values, "x", lambda s: s.values, _SCALAR_GRID, intervals=True)
+        if _FLOAT.get():
+            yield from _float_candidates(a, b)
     else:
         yield from _vector_candidates(a, b)
 

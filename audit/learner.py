@@ -37,6 +37,12 @@ class LearnerMechanism:
     or ``"auto"`` (when the release holds floats, the vector of its numeric
     entries, structure labels such as strings dropped, which is
     post-processing and so sound; otherwise discrete).
+
+    Fast path: when the estimator declares a batched sampler of its releases
+    (``batched_release_sampler``, :mod:`reference.fast_path`), ``batch(data,
+    n, rng)`` draws the ``n`` releases through it (same law, another random
+    stream); a learner without one, a subclass its sampler refuses, or a
+    release read through ``probe`` predictions is fitted once per draw.
     """
 
     def __init__(self, make_estimator, probe=None, output: str = "auto"):
@@ -47,6 +53,34 @@ class LearnerMechanism:
         self.make_estimator = make_estimator
         self.probe = None if probe is None else np.asarray(probe)
         self.output = output
+
+    #: keyword arguments of ``release()``
+    release_kwargs: dict = {}
+
+    def _sampler(self):
+        """The estimator's declared batched sampler (built once), or None."""
+        if not hasattr(self, "_fast"):
+            self._fast = None
+            # only when the way a release is read is LearnerMechanism's own (not replaced on a subclass or
+            # on this instance), unless the owner declares its release_of compatible (``_fast_path_ok``)
+            own = all(getattr(getattr(self, k), "__func__", None) is getattr(LearnerMechanism, k)
+                      for k in ("_fit", "__call__", "release_of"))
+            if own or getattr(self, "_fast_path_ok", False):
+                from reference.fast_path import batched_sampler
+
+                est = self.make_estimator()
+                if callable(getattr(est, "release", None)):
+                    self._fast = batched_sampler(est, **self.release_kwargs)
+        return self._fast
+
+    @property
+    def batch(self):
+        """``batch(data, n, rng)``: ``n`` independent outputs through the estimator's batched sampler; ``None``
+        when it declares none (the auditor then calls the mechanism once per draw)."""
+        sampler = self._sampler()
+        if sampler is None:
+            return None
+        return lambda data, n, rng: [self._shape(r) for r in sampler.batch(data, n, rng)]
 
     def _fit(self, data, rng):
         X, y = data
@@ -61,13 +95,16 @@ class LearnerMechanism:
 
     def release_of(self, est):
         if callable(getattr(est, "release", None)):
-            return est.release()
+            return est.release(**self.release_kwargs)
         if self.probe is None:
             raise ValueError(f"{type(est).__name__} has no release(); give learner_mechanism a public probe set")
         return tuple(est.predict(self.probe).tolist())
 
     def __call__(self, data, rng):
-        released = self.release_of(self._fit(data, rng))
+        return self._shape(self.release_of(self._fit(data, rng)))
+
+    def _shape(self, released):
+        """A release as the auditor sees it (``output``)."""
         kind = self.output
         if kind == "auto" and _has_float(released):
             return np.asarray([v for v in _flatten(released, []) if isinstance(v, (Real, np.number))], dtype=float)

@@ -33,15 +33,8 @@ class Looped:
 class _OffByOneRank(IntervalExponential):
     """Wrong on purpose: the gap utility counts one value too many (|2(i+1) - N|)."""
 
-    def gaps(self, data):
-        from scipy.special import logsumexp
-
-        left, right, _ = super().gaps(data)
-        x = self._values(data)
-        i = np.arange(x.size + 1) + 1
-        with np.errstate(divide="ignore"):
-            log_w = np.log(right - left) - np.abs(2 * i - x.size) * self.epsilon / (2.0 * self.sensitivity)
-        return left, right, log_w - logsumexp(log_w)
+    def _scores(self, i, n):
+        return np.abs(2 * (i + 1) - n)
 
 
 def _laplace_scaled(epsilon, factor):

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .progress import finished
+
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
 
 CLAIM_KEYS = ("id", "subject", "neighbouring", "epsilon_claimed", "delta", "epsilon_lower", "epsilon_point",
@@ -48,6 +50,29 @@ def versions() -> dict[str, str]:
     }
 
 
+class _Rows(list):
+    """A report's list of rows of one kind: each row that joins it is announced to the listening console
+    (:func:`audit.progress.finished`), so a run's user sees it finish."""
+
+    def __init__(self, kind: str = "claim", rows=()):
+        super().__init__(rows)
+        self.kind = kind
+
+    def append(self, row) -> None:
+        super().append(row)
+        finished(self.kind, row)
+
+    def extend(self, rows) -> None:
+        rows = list(rows)
+        super().extend(rows)
+        for row in rows:
+            finished(self.kind, row)
+
+    def __iadd__(self, rows):
+        self.extend(rows)
+        return self
+
+
 @dataclass
 class Report:
     """Everything one ``audit run TARGET`` found."""
@@ -69,6 +94,8 @@ class Report:
 
     def __post_init__(self):
         self.versions = versions()
+        for kind in ("claim", "theorem", "mutant", "comparison"):
+            setattr(self, kind + "s", _Rows(kind, getattr(self, kind + "s")))
 
     # ------------------------------------------------------------------ verdicts
     def mismatches(self) -> list[str]:
@@ -104,20 +131,24 @@ class Report:
             lines += [self.title, ""]
         status = "**all verdicts as expected**" if self.ok else f"**MISMATCH** in {', '.join(self.mismatches())}"
         lines += [f"Budget `{self.budget}`, seed {self.seed}, {self.elapsed_s:.1f} s: {status}.", ""]
+        verdicts = self._verdict_rows()
+        if verdicts:
+            lines += ["## Verdicts", "", "Every row at a glance (✓: the verdict expected; ✗: not); details below.",
+                      ""]
+            lines += _table(["id", "kind", "claimed", "measured", "verdict", ""], verdicts) + [""]
         if self.claims:
+            subjects = list(dict.fromkeys(c["subject"] for c in self.claims))
+            short = {s: f"S{i + 1}" for i, s in enumerate(subjects)}
             lines += ["## Privacy claims", "",
                       "Claimed epsilon beside the measured lower bound: a `violation` verdict means the "
                       "measured loss exceeds the claim (for sampled rows, at confidence 1 - alpha).", ""]
             lines += _table(
-                ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", "ε point", "method", "n / side", "α",
-                 "verdict", "expected", ""],
-                [[c["id"], c["subject"], c["neighbouring"], _num(c["epsilon_claimed"]), _num(c["delta"]),
+                ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", "ε point", "method", "n / side", "α"],
+                [[c["id"], short[c["subject"]], c["neighbouring"], _num(c["epsilon_claimed"]), _num(c["delta"]),
                   _num(c["epsilon_lower"]), _num(c["epsilon_point"]), c.get("method", "sampled"),
-                  _count(c["n_samples"]), _num(c["alpha"]), c["verdict"], c["expected"],
-                  "✓" if c["verdict"] == c["expected"] else "✗"] for c in self.claims])
-            details = [c for c in self.claims if c.get("detail")]
-            if details:
-                lines += ["", "Evidence:", ""] + [f"- `{c['id']}`: {c['detail']}" for c in details]
+                  _count(c["n_samples"]), _num(c["alpha"])] for c in self.claims])
+            lines += ["", "Subjects:", ""] + [f"- {short[s]}: {s}" for s in subjects]
+            lines += _folded("Evidence of the claims", [(c["id"], c.get("detail")) for c in self.claims])
             lines.append("")
         if self.mutants:
             lines += ["## Mutants (known-flawed variants the auditor must catch)", ""]
@@ -125,6 +156,7 @@ class Report:
                 ["id", "description", "source", "claimed ε", "ε lower", "detected"],
                 [[m["id"], m["description"], m["source"], _num(m["epsilon_claimed"]), _num(m["epsilon_lower"]),
                   "✓ yes" if m["detected"] else "✗ NO"] for m in self.mutants])
+            lines += _folded("Evidence of the mutants", [(m["id"], m.get("evidence")) for m in self.mutants])
             lines.append("")
         if self.comparisons:
             lines += ["## Comparisons with the reference (oracle)", "",
@@ -135,7 +167,7 @@ class Report:
                 [[c["id"], c["candidate"], c["reference"], _count(c["n_samples"]), f"{c['p_min']:.3g}",
                   c["verdict"], c["expected"], "✓" if c["verdict"] == c["expected"] else "✗"]
                  for c in self.comparisons])
-            lines += ["", "Evidence:", ""] + [f"- `{c['id']}`: {c['detail']}" for c in self.comparisons]
+            lines += _folded("Evidence of the comparisons", [(c["id"], c.get("detail")) for c in self.comparisons])
             lines.append("")
         if self.theorems:
             lines += ["## Theorems (Monte Carlo checks)", ""]
@@ -146,11 +178,41 @@ class Report:
                  for t in self.theorems])
             lines.append("")
         if figures:
-            lines += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in figures] + [""]
+            lines += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in dict.fromkeys(figures)] + [""]
         if self.notes:
             lines += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
         lines += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in self.versions.items()), ""]
         return "\n".join(lines)
+
+
+    def _verdict_rows(self) -> list[list[str]]:
+        """One short row per claim, mutant, theorem and comparison: id, kind, claimed, measured, verdict."""
+        def verdict(v, expected):
+            return (f"{v} (expected)" if v == "violation" else v) if v == expected else f"{v}, expected {expected}"
+
+        rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}",
+                 verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])] for c in self.claims]
+        rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
+                  "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]
+        rows += [[t["id"], "theorem", f"bound {_num(t['bound'])}", f"estimate {_num(t['estimate'])}",
+                  verdict(t["verdict"], t["expected"]), _mark(t["verdict"] == t["expected"])] for t in self.theorems]
+        rows += [[c["id"], "comparison", "same law", f"smallest p {c['p_min']:.3g}",
+                  verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])]
+                 for c in self.comparisons]
+        return rows
+
+
+def _mark(ok: bool) -> str:
+    return "✓" if ok else "✗"
+
+
+def _folded(title: str, items) -> list[str]:
+    """Long evidence folded into a ``<details>`` section (closed until clicked)."""
+    items = [(i, text) for i, text in items if text]
+    if not items:
+        return []
+    return ["", f"<details><summary>{title} ({len(items)})</summary>", ""] + \
+        [f"- `{i}`: {text}" for i, text in items] + ["", "</details>"]
 
 
 def _jsonable(obj):
@@ -198,20 +260,26 @@ def _claims_figure(report: Report, path: Path) -> bool:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     claims = report.claims
     y = np.arange(len(claims))
     cap = 3.0
     ratio = [min(float(c["epsilon_lower"]) / float(c["epsilon_claimed"]), cap) for c in claims]
-    colour = ["tab:red" if c["verdict"] == "violation" else "tab:green" for c in claims]
-    width = [2.0 if c["verdict"] != c["expected"] else 0.0 for c in claims]  # outline = unexpected verdict
-    fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.4))
-    ax.barh(y, ratio, color=colour, alpha=0.75, edgecolor="k", linewidth=width)
+    kinds = {"pass": ("tab:green", "pass, as expected"), "known": ("tab:orange", "violation, as expected (known)"),
+             "unexpected": ("tab:red", "NOT the expected verdict")}
+    kind = ["unexpected" if c["verdict"] != c["expected"] else "known" if c["verdict"] == "violation" else "pass"
+            for c in claims]
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.8))
+    ax.barh(y, ratio, color=[kinds[k][0] for k in kind], alpha=0.8, edgecolor="k",
+            linewidth=[2.0 if k == "unexpected" else 0.0 for k in kind])
     ax.axvline(1.0, color="k", lw=1, ls="--")
-    ax.set_yticks(y, [f"{c['id']} (expected {c['expected']})" for c in claims], fontsize=7)
+    ax.set_yticks(y, [c["id"] for c in claims], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, cap * 1.02)
-    ax.set_xlabel(f"epsilon lower bound / claimed epsilon (capped at {cap:g})\nred: violation; outlined: not the expected verdict")
+    ax.set_xlabel(f"epsilon lower bound / claimed epsilon (capped at {cap:g}); past the dashed line: violation")
+    ax.legend(handles=[Patch(color=kinds[k][0], label=kinds[k][1]) for k in kinds if k in kind], fontsize=7,
+              loc="lower right")
     ax.set_title(f"{report.target}: claims", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -232,17 +300,27 @@ def _mutants_figure(report: Report, path: Path) -> bool:
     y = np.arange(len(rows))
     ratio = [min(float(m["epsilon_lower"]) / float(m["epsilon_claimed"]), 10.0) for m in rows]
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.4))
-    ax.barh(y, ratio, color=["tab:red" if m["detected"] else "tab:gray" for m in rows], alpha=0.75)
+    from matplotlib.patches import Patch
+
+    ax.barh(y, ratio, color=["tab:orange" if m["detected"] else "tab:red" for m in rows], alpha=0.8)
+    ax.legend(handles=[Patch(color="tab:orange", label="detected, as expected"),
+                       Patch(color="tab:red", label="MISSED")], fontsize=7, loc="lower right")
     ax.axvline(1.0, color="k", lw=1, ls="--")
     ax.set_yticks(y, [m["id"] for m in rows], fontsize=7)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlabel("epsilon lower bound / claimed epsilon (log scale, capped at 10)\nred: detected; grey: missed")
+    ax.set_xlabel("epsilon lower bound / claimed epsilon (log scale, capped at 10); past the dashed line: detected")
     ax.set_title(f"{report.target}: mutants", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
@@ -256,12 +334,15 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
     final = out_dir / report.target
     tmp = Path(tempfile.mkdtemp(prefix=f".{report.target}-", dir=out_dir))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is as readable as any other
         (tmp / "figures").mkdir()
         figures = []
         for name, draw in (("claims", _claims_figure), ("mutants", _mutants_figure)):
             if draw(report, tmp / "figures" / f"{name}.png"):
                 figures.append(f"figures/{name}.png")
         for name, draw in report.figures:
+            if f"figures/{name}.png" in figures:  # a built-in figure: drawn once, in the one encoding
+                continue
             draw(tmp / "figures" / f"{name}.png")
             figures.append(f"figures/{name}.png")
         (tmp / "report.json").write_text(payload)

@@ -22,12 +22,15 @@ import contextlib
 import contextvars
 import math
 import multiprocessing
+import os
+import random
+import signal
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw"]
+__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "reseed_globals"]
 
 #: samples per independent stream; part of the definition of a seed's result
 BLOCK = 4096
@@ -135,7 +138,27 @@ def _normalise(outputs, start: int) -> Samples:
     return Samples(kind, arr, first.shape if kind == "vector" else ())
 
 
+def reseed_globals(rng) -> None:
+    """Seed numpy's and Python's global generators from the block generator's own seed.
+
+    Outside code often draws from ``np.random.*`` or ``random.*`` instead of the
+    generator it is given. Seeding both from a child of the block's
+    ``SeedSequence`` (without touching ``rng``'s own stream) makes such code's
+    blocks independent across blocks and worker processes, and reproducible for
+    a seed: forked workers would otherwise inherit one global state and repeat
+    each other's draws.
+    """
+    ss = getattr(rng.bit_generator, "seed_seq", None)
+    if not isinstance(ss, np.random.SeedSequence):
+        return
+    child = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (0x5EED,))
+    words = child.generate_state(4, dtype=np.uint32)
+    np.random.seed(words[:2])
+    random.seed(int.from_bytes(words.tobytes(), "little"))
+
+
 def _raw_block(mechanism, data, size: int, rng, start: int):
+    reseed_globals(rng)
     batch = getattr(mechanism, "batch", None)
     try:
         if callable(batch):
@@ -215,10 +238,33 @@ def jobs(n: int):
         _JOBS.reset(token)
 
 
+def _pin_threads() -> None:
+    """One BLAS / OpenMP thread per worker: ``--jobs`` workers must not oversubscribe the cores."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except Exception:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        pass
+
+
 def _work(task):
     start, size, seed_seq = task
     mechanism, data = _WORK
     return _normalise(_raw_block(mechanism, data, size, np.random.default_rng(seed_seq), start), start)
+
+
+def _ignore_interrupt() -> None:
+    """Workers leave Ctrl-C to the parent, which saves what finished and says how to resume."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_init() -> None:
+    """Every forked worker: one BLAS thread, and Ctrl-C left to the parent."""
+    _pin_threads()
+    _ignore_interrupt()
 
 
 def _blocks(mechanism, data, n: int, seed_seq: np.random.SeedSequence):
@@ -237,7 +283,7 @@ def _blocks(mechanism, data, n: int, seed_seq: np.random.SeedSequence):
     tasks = [(i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
     _WORK = (mechanism, data)
     try:
-        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(n_jobs, initializer=_worker_init) as pool:
             yield from pool.imap(_work, tasks, chunksize=max(1, len(tasks) // (8 * n_jobs)))
     finally:
         _WORK = None

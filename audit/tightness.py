@@ -14,7 +14,7 @@ from scipy import stats
 
 from .bounds import epsilon_lower_bound
 
-__all__ = ["attainable_from_pmf", "attainable_laplace", "attainable"]
+__all__ = ["attainable_from_pmf", "attainable_laplace", "attainable_lattice", "attainable"]
 
 
 def attainable_from_pmf(p0, p1, n: int, alpha: float, delta: float = 0.0) -> float:
@@ -41,17 +41,24 @@ def attainable_laplace(x0: float, x1: float, scale: float, n: int, alpha: float,
     return best
 
 
+def attainable_lattice(law, c0: int, c1: int, n: int, alpha: float, delta: float = 0.0, width: float = 40.0) -> float:
+    """Best bound for two discrete Laplace laws (``law``: :class:`reference.discrete_noise.DiscreteLaplaceLaw`)
+    centred at the integers ``c0`` and ``c1``, over ``width`` scales either side (the tails beyond hold
+    less than ``exp(-width)`` of the mass)."""
+    reach = int(np.ceil(width / law.rate))
+    ks = np.arange(min(c0, c1) - reach, max(c0, c1) + reach + 1)
+    return attainable_from_pmf(np.exp(law.logpmf(ks - c0)), np.exp(law.logpmf(ks - c1)), n, alpha, delta)
+
+
 def attainable(mechanism, d0, d1, n: int, alpha: float, delta: float = 0.0):
     """The attainable bound for the mechanisms whose law this module can enumerate, else ``None``."""
-    from reference.mechanisms import Laplace, TwoSidedGeometric, _Selection, RandomizedResponse
+    from reference.mechanisms import Laplace, TwoSidedGeometric, _Selection, RandomizedResponse, round_to_grid
 
     if type(mechanism) is Laplace and np.ndim(d0) == 0:
-        return attainable_laplace(float(d0), float(d1), mechanism.scale, n, alpha, delta)
+        c0, c1 = (int(round_to_grid(d, mechanism.grid)) for d in (d0, d1))
+        return attainable_lattice(mechanism.law(1), c0, c1, n, alpha, delta)
     if isinstance(mechanism, TwoSidedGeometric):
-        ks = np.arange(min(d0, d1) - 200, max(d0, d1) + 201)
-        p0 = np.exp([mechanism.logpmf(k, d0) for k in ks])
-        p1 = np.exp([mechanism.logpmf(k, d1) for k in ks])
-        return attainable_from_pmf(p0, p1, n, alpha, delta)
+        return attainable_lattice(mechanism.noise_law, int(d0), int(d1), n, alpha, delta)
     if isinstance(mechanism, (_Selection, RandomizedResponse)):
         return attainable_from_pmf(mechanism.pmf(d0), mechanism.pmf(d1), n, alpha, delta)
     return None

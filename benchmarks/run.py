@@ -60,6 +60,7 @@ def mechanism_rows(n):
     for name, mech, data in cases:
         rate, peak = measure(lambda: mech.batch(data, n, rng), n)
         rows.append((f"sample: {name}", rate, "samples/s", peak))
+    rows.append(exact_noise_row(n, rng))
     try:
         from audit.adapters import diffprivlib as dpl
 
@@ -73,6 +74,18 @@ def mechanism_rows(n):
     except ImportError:
         pass
     return rows
+
+
+def exact_noise_row(n, rng):
+    """Batched exact discrete Laplace (CKS 2020, scale 1) against numpy's two-sided geometric (two
+    ``rng.geometric`` draws, inverse-CDF floats with truncated tails) at the same scale (issue 17: within 3x)."""
+    from reference.discrete_noise import DiscreteLaplaceLaw
+
+    law, p = DiscreteLaplaceLaw(1.0), -np.expm1(-1.0)
+    rate, peak = measure(lambda: law.sample(n, rng), n)
+    numpy_rate, _ = measure(lambda: rng.geometric(p, n) - rng.geometric(p, n), n)
+    return (f"sample: exact discrete Laplace, batched (numpy rng.geometric pair / exact = "
+            f"{numpy_rate / rate:.1f}x)", rate, "samples/s", peak)
 
 
 def estimator_rows(n):

@@ -18,33 +18,45 @@ __all__ = [
     "check_neighbouring",
     "check_max_depth",
     "NEIGHBOURING_RELATIONS",
+    "shown",
 ]
 
 #: The two neighbouring relations every claim must name explicitly.
 NEIGHBOURING_RELATIONS = ("add-remove", "substitute")
 
 
+def shown(value) -> str:
+    """``repr(value)`` with numpy scalars written as the Python numbers they hold (``2``, ``nan``), never
+    ``np.int64(2)``: messages show values the way a user typed them."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(shown(v) for v in value)
+        return f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+    return repr(value)
+
+
 def check_positive_finite(name: str, value) -> float:
     """Return ``value`` as a float, or raise if it is not a positive finite number."""
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a positive finite number, got {value!r}")
+        raise TypeError(f"{name} must be a positive finite number, got {shown(value)}")
     value = float(value)
     if not math.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        raise ValueError(f"{name} must be a positive finite number, got {shown(value)}")
     return value
 
 
 def check_probability(name: str, value, *, open_low: bool = False, open_high: bool = False) -> float:
     """Return ``value`` as a float in [0, 1] (optionally open at either end)."""
     if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a probability in [0, 1], got {value!r}")
+        raise TypeError(f"{name} must be a probability in [0, 1], got {shown(value)}")
     value = float(value)
     low_ok = value > 0.0 if open_low else value >= 0.0
     high_ok = value < 1.0 if open_high else value <= 1.0
     if math.isnan(value) or not (low_ok and high_ok):
         lo = "(" if open_low else "["
         hi = ")" if open_high else "]"
-        raise ValueError(f"{name} must be a probability in {lo}0, 1{hi}, got {value!r}")
+        raise ValueError(f"{name} must be a probability in {lo}0, 1{hi}, got {shown(value)}")
     return value
 
 
@@ -70,12 +82,181 @@ def check_nonempty(name: str, values) -> np.ndarray:
 
 def check_neighbouring(value: str) -> str:
     if value not in NEIGHBOURING_RELATIONS:
-        raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {value!r}")
+        raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {shown(value)}")
     return value
 
 
 def check_max_depth(value) -> int:
     """A tree depth: a non-negative integer (bools refused)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"max_depth must be a non-negative integer, got {value!r}")
+        raise ValueError(f"max_depth must be a non-negative integer, got {shown(value)}")
     return int(value)
+
+
+# --------------------------------------------------------------------------- data entering fit and predict
+# scikit-learn's conventions for X (Developer guide, "Rolling your own estimator"): 2-D, at least one feature,
+# no complex numbers, finite, feature names and counts recorded by fit and checked by predict. Every learner
+# calls :func:`check_X` at its entry points, so all of them say the same thing about the same bad input.
+import inspect as _inspect  # noqa: E402
+
+from sklearn.utils.validation import check_array as _check_array  # noqa: E402
+from sklearn.utils.validation import check_is_fitted as _check_is_fitted  # noqa: E402
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - scikit-learn < 1.6 (the diffprivlib extra pins it)
+    def _validate_data(estimator, X, *, reset, skip_check_array):
+        return estimator._validate_data(X, reset=reset, cast_to_ndarray=not skip_check_array)
+
+# ``force_all_finite`` became ``ensure_all_finite`` in scikit-learn 1.6 (and was removed in 1.8)
+_FINITE = "ensure_all_finite" if "ensure_all_finite" in _inspect.signature(_check_array).parameters \
+    else "force_all_finite"
+
+__all__ += ["check_X", "check_y", "check_fitted", "facts_by_index", "BinaryOnlyMixin"]
+
+
+def check_X(estimator, X, *, reset: bool, numeric: bool = True, allow_nan: bool = False) -> np.ndarray:
+    """``X`` as a 2-D array, checked the way scikit-learn checks it, with its feature names and count.
+
+    Parameters
+    ----------
+    estimator : the learner (``fit`` records on it, ``predict`` compares with it)
+    X : array-like or pandas DataFrame of shape (n, m)
+    reset : bool
+        True in ``fit``: record ``n_features_in_`` and, for a DataFrame whose
+        column names are all strings, ``feature_names_in_`` (scikit-learn's
+        rule; other column names are not recorded). False in ``predict``:
+        compare with them; a different count, or columns missing, added or
+        reordered, is a ``ValueError`` naming them (scikit-learn's message).
+    numeric : bool, default True
+        Convert to float; False keeps the values (object arrays of categories).
+    allow_nan : bool, default False
+        Only for learners that document what NaN means.
+
+    Returns
+    -------
+    ndarray of shape (n, m). Zero rows are allowed (an empty dataset is a
+    dataset; the learners release a valid model on it); zero columns, 1-D
+    input, complex numbers, NaN (unless allowed) and infinity are errors.
+    """
+    if not reset:
+        check_fitted(estimator)
+    arr = _check_array(X, dtype="numeric" if numeric else None, ensure_2d=True, ensure_min_samples=0,
+                       ensure_min_features=1, estimator=estimator, input_name="X", **{_FINITE: False})
+    _check_finite(estimator, arr, allow_nan)
+    try:
+        _validate_data(estimator, X if hasattr(X, "columns") else arr, reset=reset, skip_check_array=True)
+    except ValueError as e:
+        fitted = getattr(estimator, "feature_names_in_", None)
+        if reset or fitted is None or not hasattr(X, "columns"):
+            raise
+        raise ValueError(f"{e}Columns at fit: {_names(fitted)}; columns of X: {_names(X.columns)}.") from None
+    return arr
+
+
+def _names(columns, limit: int = 20) -> str:
+    names = [str(c) for c in columns]
+    return str(names[:limit])[:-1] + f", ... ({len(names)} in all)]" if len(names) > limit else str(names)
+
+
+def check_fitted(estimator) -> None:
+    """Raise :class:`sklearn.exceptions.NotFittedError` unless ``fit`` has run (scikit-learn's test)."""
+    _check_is_fitted(estimator)
+
+
+def facts_by_index(estimator, name: str, value, n_features: int, *, sequence: bool = False):
+    """A public fact (``bounds``, ``categories``) keyed by column name, re-keyed by feature index.
+
+    Parameters
+    ----------
+    estimator : the learner, fitted or being fitted (``feature_names_in_`` is
+        set by :func:`check_X` when ``X`` was a DataFrame with string names)
+    name : the parameter's name, for messages
+    value : the parameter: a dict whose keys are column names is re-keyed by
+        their positions; any other value is returned as it is (the learner
+        checks it)
+    n_features : number of columns of ``X``
+    sequence : bool
+        The learner takes a sequence, one entry per feature: a dict (by name
+        or by index) becomes that list, and a feature it misses is an error
+        naming the feature.
+
+    Returns
+    -------
+    ``value``, a dict keyed by feature index, or (``sequence``) a list.
+    """
+    if not isinstance(value, dict):
+        return value
+    names = getattr(estimator, "feature_names_in_", None)
+    named = [k for k in value if isinstance(k, str)]
+    if named:
+        if names is None:
+            raise ValueError(f"{name} is keyed by column names ({', '.join(map(repr, named[:3]))}) but X has "
+                             "no column names: pass X as a pandas DataFrame, or key it by feature index")
+        pos = {str(c): j for j, c in enumerate(names)}
+        unknown = [k for k in named if k not in pos]
+        if unknown:
+            raise ValueError(f"{name} names columns {unknown} that X does not have; X's columns are "
+                             f"{[str(c) for c in names]}")
+        value = {(pos[k] if isinstance(k, str) else k): v for k, v in value.items()}
+    if not sequence:
+        return value
+    missing = [j for j in range(n_features) if j not in value]
+    if missing:
+        label = [str(names[j]) for j in missing] if names is not None else missing
+        raise ValueError(f"{name} has no entry for the feature(s) {label}: give one for every feature")
+    return [value[j] for j in range(n_features)]
+
+
+def _check_finite(estimator, arr: np.ndarray, allow_nan: bool) -> None:
+    """NaN (unless allowed) or infinity in ``X`` is a ``ValueError`` naming the first such cell."""
+    if arr.dtype.kind == "f":
+        nan, inf = np.isnan(arr), np.isinf(arr)
+    elif arr.dtype == object:
+        nan = np.vectorize(lambda v: isinstance(v, (float, np.floating)) and math.isnan(v), otypes=[bool])(arr) \
+            if arr.size else np.zeros(arr.shape, dtype=bool)
+        inf = np.vectorize(lambda v: isinstance(v, (float, np.floating)) and math.isinf(v), otypes=[bool])(arr) \
+            if arr.size else np.zeros(arr.shape, dtype=bool)
+    else:
+        return
+    for what, bad in (("NaN", None if allow_nan else nan), ("infinity", inf)):
+        if bad is not None and bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise ValueError(f"X must be finite, found X[{i}, {j}] = {float(arr[i, j])!r} ({what} in X[:, {j}]): "
+                             f"{type(estimator).__name__} does not accept missing or infinite feature values; "
+                             "drop or impute those rows")
+
+
+def check_y(estimator, y, n_samples: int | None = None, *, numeric: bool = False) -> np.ndarray:
+    """``y`` as a 1-D array, checked the way scikit-learn checks it.
+
+    ``None`` is an error in scikit-learn's words; a column vector ``(n, 1)``
+    is flattened with a ``DataConversionWarning``; other shapes, a length
+    other than ``n_samples``, and NaN or infinite labels are errors.
+    ``numeric`` converts to float (regression targets).
+    """
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    y = column_or_1d(y, warn=True)
+    if numeric:
+        y = y.astype(float)
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} labels but X has {n_samples} rows: one label per row is needed")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        i = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"y must be finite, found y[{i}] = {float(y[i])!r}")
+    return y
+
+
+class BinaryOnlyMixin:
+    """Declares to scikit-learn that a classifier takes two classes only (its ``classes`` must list two)."""
+
+    def __sklearn_tags__(self):  # scikit-learn >= 1.6
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _more_tags(self):  # pragma: no cover - scikit-learn < 1.6
+        return {"binary_only": True}

@@ -35,12 +35,17 @@ Accounting (spec 2.4 and section 5):
   private count (V000 section 3, ``S = B_U - B_L``; V003 section 3, ``S = 2B``)
   and ``Uniform(B_L, B_U)`` for empty leaves, the authors' DiPriMeFlip median
   (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`), records split
-  into equal parts of a random permutation.
+  into equal parts of a random permutation. Adding a record can move others
+  between trees, so the ledger composes those trees sequentially with a group
+  charge (:func:`charge_equal_parts`: ``(2t - 1) max_i e_i`` in all), not in
+  parallel.
 
 The ledger charges every mechanism call at the epsilon it actually uses, so
 under ``accounting="paper"`` its total shows the true sequential cost of the
 K candidates (``d_max (K eps_s + eps_a) + eps_l``), beside the paper's claim
-``epsilon``; the charges of the non-DP mechanisms say so in their notes.
+``epsilon``; the mechanisms that are not DP (V000's index median, the authors'
+DiPriMeFlip median, the count-scaled regression leaf) are charged
+``epsilon = inf``, so a forest using one has an infinite total.
 """
 from __future__ import annotations
 
@@ -49,12 +54,34 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from ._validation import check_positive_finite
+from ._validation import check_fitted, check_positive_finite, check_X, check_y, facts_by_index
 from .diprime_tree import MAX_CATEGORIES, TreeGrower, budget, route_leaves
 from .ledger import PrivacyLedger, Scope
 
 __all__ = ["DiPriMeForestRegressor", "DiPriMeForestClassifier", "VARIANTS", "VERSIONS", "ACCOUNTINGS",
-           "MAX_DEPTH"]
+           "MAX_DEPTH", "charge_equal_parts"]
+
+def charge_equal_parts(ledger: PrivacyLedger, tree_totals) -> None:
+    """Charge a forest whose trees read equal parts of one random permutation of the records.
+
+    Adding a record (inserted at a uniform position of the permutation, a coupling that
+    preserves the uniform law) moves at most one record across each of the ``t - 1``
+    boundaries between parts, so the trees' inputs change by at most ``1 + 2 (t - 1)``
+    additions and removals in all, at most three in one tree. By group privacy over that
+    coupling the release costs at most ``(2t - 1) max_i e_i``, ``e_i`` tree ``i``'s total:
+    the trees' charges are composed sequentially (their scopes overlap: every tree may hold
+    any record) and this charge adds the rest, ``(2t - 1) max_i e_i - sum_i e_i``. Parallel
+    composition (the papers' ``max_i e_i``) under-counts: issue 17, finding 4.
+    """
+    t = len(tree_totals)
+    top = max(tree_totals, default=0.0)
+    if t < 2 or top == float("inf"):
+        return
+    extra = (2 * t - 1) * top - sum(tree_totals)
+    if extra > 0:
+        ledger.charge("forest:partition", "equal parts of a random permutation", extra, scope=Scope.root(),
+                      note=f"up to {t - 1} records move between the {t} trees when one is added (group privacy)")
+
 
 VARIANTS = ("base", "exp", "flip")
 VERSIONS = ("v003", "v000")
@@ -130,7 +157,7 @@ class _DiPriMeForest(BaseEstimator):
 
     def _public_facts(self, m: int):
         """``bounds`` for every numerical feature, ``categories`` for every categorical one."""
-        cats = {} if self.categories is None else self.categories
+        cats = {} if self.categories is None else facts_by_index(self, "categories", self.categories, m)
         if not isinstance(cats, dict):
             raise ValueError(f"categories must be a dict feature index -> category values, got {cats!r}")
         categories = {}
@@ -148,7 +175,8 @@ class _DiPriMeForest(BaseEstimator):
         if numerical and self.bounds is None:
             raise ValueError("bounds is required: the public (low, high) range of every numerical feature "
                              f"(features {numerical}); it is never read from the private data")
-        raw = self.bounds if isinstance(self.bounds, dict) else dict(enumerate(self.bounds or ()))
+        given = facts_by_index(self, "bounds", self.bounds, m)
+        raw = given if isinstance(given, dict) else dict(enumerate(given or ()))
         if not isinstance(self.bounds, dict) and self.bounds is not None and len(self.bounds) != m:
             raise ValueError(f"bounds has {len(self.bounds)} entries but X has {m} features")
         bounds = {}
@@ -160,8 +188,8 @@ class _DiPriMeForest(BaseEstimator):
 
     def _validate_X(self, X, bounds, categories):
         X = np.array(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+        if X.ndim != 2:  # no records is a valid input: the forest is then drawn from noise alone
+            raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
         if not np.all(np.isfinite(X)):
             i, j = np.argwhere(~np.isfinite(X))[0]
             raise ValueError(f"X must be finite, found X[{i}, {j}] = {X[i, j]!r}")
@@ -179,9 +207,10 @@ class _DiPriMeForest(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _fit(self, X, y_enc, target_bounds):
         eps = self._validate_params()
-        m = np.asarray(X).shape[1] if np.ndim(X) == 2 else 0
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        m = X.shape[1]
         bounds, categories = self._public_facts(m)
-        X, self.n_features_clipped_ = self._validate_X(X, bounds, categories)
+        X, _ = self._validate_X(X, bounds, categories)  # the clipped count is private: not kept
         if y_enc.shape != (X.shape[0],):
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y_enc.shape}")
         rng = np.random.default_rng(self.random_state)
@@ -198,13 +227,22 @@ class _DiPriMeForest(BaseEstimator):
             parts = [np.flatnonzero(owner == i) for i in range(t)]
         else:
             parts = np.array_split(rng.permutation(n), t)  # the authors' equal parts
+        equal_parts = self.partition and self.accounting == "paper"
         self.estimators_ = []
+        tree_totals = []
         for i, part in enumerate(parts):
-            scope = Scope.root().child("forest:records", f"tree{i}", by_value=False) if self.partition else Scope.root()
+            by_record = self.partition and not equal_parts
+            scope = Scope.root().child("forest:records", f"tree{i}", by_value=False) if by_record else Scope.root()
+            tree_ledger = PrivacyLedger("add-remove") if equal_parts else ledger
             grower = self._grower(X[part], y_enc[part], bounds, categories, self._n_classes, target_bounds,
                                 int(self.max_depth), k_eff, self.variant, self.version, self.accounting,
-                                self.budget_, ledger, scope, f"t{i}:", rng)
+                                self.budget_, tree_ledger, scope, f"t{i}:", rng)
             self.estimators_.append(grower.grow())
+            if equal_parts:
+                tree_totals.append(tree_ledger.total_epsilon())
+                ledger.extend(tree_ledger)
+        if equal_parts:
+            charge_equal_parts(ledger, tree_totals)
         self.privacy_ledger_ = ledger
         self.bounds_, self.categories_ = bounds, categories
         self.n_features_in_ = m
@@ -219,19 +257,32 @@ class _DiPriMeForest(BaseEstimator):
                       k_eff)
 
     def _check_fitted(self):
-        if not hasattr(self, "estimators_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        check_fitted(self)  # sklearn's NotFittedError (a ValueError)
 
     def _leaf_values(self, X) -> np.ndarray:
         """Leaf values of every tree at every row: (trees, n) or (trees, n, C)."""
-        self._check_fitted()
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {X.shape}")
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts; NaN rows refused
         shape = (X.shape[0], self._n_classes) if self._n_classes else (X.shape[0],)
         return np.stack([route_leaves(tree, X, np.empty(shape)) for tree in self.estimators_])
 
     # ------------------------------------------------------------------ release
+    def batched_release_sampler(self, bins: int | None = None, leaf_bins: int | None = None):
+        """The fast path (:mod:`reference.fast_path`): a
+        :class:`reference.diprime_batch.DiPriMeBatch` drawing many releases
+        ``release(bins, leaf_bins)`` at once, or ``None`` for categorical
+        features and for any subclass that defines a method of its own (DP-ERT,
+        the median forest, audit mutants: the batch would not run their code).
+        """
+        from .diprime_batch import DiPriMeBatch
+        from .fast_path import overrides_nothing
+
+        base = DiPriMeForestRegressor if isinstance(self, DiPriMeForestRegressor) else DiPriMeForestClassifier
+        if not overrides_nothing(type(self), base) or self.categories:
+            return None
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
+        return DiPriMeBatch("regression" if base is DiPriMeForestRegressor else "classification", bins=bins,
+                            leaf_bins=leaf_bins, **params)
+
     def release(self, bins: int | None = None, leaf_bins: int | None = None) -> tuple:
         """Everything the model publishes, canonical and hashable.
 
@@ -294,12 +345,12 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         all records (epsilon / n_estimators each).
     bounds : sequence of (low, high) or dict feature -> (low, high)
         Public range of every numerical feature (entries of categorical
-        features may be None). Values outside are clipped (``n_features_clipped_``).
+        features may be None). Values outside are clipped (how many is private and not kept).
     categories : dict feature index -> sequence of numeric category values
         Public category set of every categorical feature (at most 12 values).
     target_bounds : (B_L, B_U)
-        Public range of the target; targets outside are clipped and counted in
-        ``n_targets_clipped_``, never used to widen it.
+        Public range of the target; targets outside are clipped (never used to
+        widen it; how many is private and not kept).
     random_state : None, int or numpy Generator
 
     Attributes
@@ -328,10 +379,10 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
             raise ValueError("target_bounds is required: the public (low, high) range of the target; "
                              "it is never read from the private data")
         lo, hi = _check_pair("target_bounds", self.target_bounds)
-        y = np.asarray(y, dtype=float)
+        y = check_y(self, y, numeric=True)
         if y.ndim != 1 or not np.all(np.isfinite(y)):
             raise ValueError(f"y must be a 1-D array of finite numbers, got shape {y.shape}")
-        self.n_targets_clipped_ = int(np.count_nonzero((y < lo) | (y > hi)))
+        self.target_bounds_ = (lo, hi)
         return self._fit(X, np.clip(y, lo, hi), (lo, hi))
 
     def predict(self, X) -> np.ndarray:
@@ -347,10 +398,6 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         if value >= hi:
             return "high"
         return min(bins - 1, int((value - lo) / (hi - lo) * bins))
-
-    @property
-    def target_bounds_(self):
-        return _check_pair("target_bounds", self.target_bounds)
 
 
 class DiPriMeForestClassifier(ClassifierMixin, _DiPriMeForest):
@@ -391,7 +438,7 @@ categories, random_state
         classes = np.asarray(list(self.classes))
         if classes.ndim != 1 or classes.size < 2 or np.unique(classes).size != classes.size:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
-        y = np.asarray(y)
+        y = check_y(self, y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {y.shape}")
         unknown = ~np.isin(y, classes)
@@ -408,6 +455,7 @@ categories, random_state
         return self._leaf_values(X).mean(axis=0)
 
     def predict(self, X) -> np.ndarray:
+        check_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def _release_leaf(self, value, bins):

@@ -21,8 +21,8 @@ What is vectorised over the runs, trees and nodes of one level:
   splittable attributes (V003 Algorithm 1, FINDSPLIT), or one uniform
   attribute for base DiPriMe;
 * the private medians (:mod:`reference.diprime_batch_medians`): V003's
-  exponential mechanism with a Lebesgue base measure (section 3.1;
-  :class:`reference.mechanisms.IntervalExponential`),
+  exponential mechanism (section 3.1) over the public grid of the node's range
+  (:class:`reference.mechanisms.IntervalExponential`, :mod:`reference.grid`),
   permute-and-flip on ``FLIP_GRID`` public thresholds (strict DiPriMeFlip,
   spec A6), the authors' DiPriMeFlip median
   (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`) and V000's index
@@ -32,7 +32,7 @@ What is vectorised over the runs, trees and nodes of one level:
   A5): the exponential mechanism by the Gumbel-max trick, permute-and-flip by
   report-noisy-max with exponential noise (Ding et al. 2021; the same law as
   :meth:`reference.mechanisms.PermuteAndFlip.batch`, which the reference uses);
-* the leaves (V003 section 3, V000 section 3, spec A7): Laplace class counts,
+* the leaves (V003 section 3, V000 section 3, spec A7): class counts with exact two-sided geometric noise,
   the strict noisy centred sum over a noisy count, or the paper's count-scaled
   mean with ``Uniform(B_L, B_U)`` for an empty leaf.
 
@@ -62,11 +62,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_generator
+from ._validation import check_generator, check_X
 from .diprime import DiPriMeForestClassifier, DiPriMeForestRegressor, _check_int, _check_pair
 from .diprime_batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
 from .diprime_tree import budget
+from .mechanisms import Laplace, TwoSidedGeometric
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
 
@@ -199,7 +200,8 @@ class DiPriMeBatch:
         except (TypeError, ValueError):
             raise ValueError(f"data must be a pair (X, y), got {type(data).__name__}") from None
         est = self._estimator()
-        m = np.asarray(X).shape[1] if np.ndim(X) == 2 else 0
+        X = check_X(est, X, reset=True)  # fit's checks: 2-D, >= 1 feature, finite
+        m = X.shape[1]
         bounds, categories = est._public_facts(m)
         X, _ = est._validate_X(X, bounds, categories)
         if self.task == "regression":
@@ -384,8 +386,8 @@ class DiPriMeBatch:
         est, eps = p["est"], p["budget"].eps_l
         count = member.sum(axis=1)
         if p["n_classes"]:
-            counts = member.astype(float) @ np.eye(p["n_classes"])[y]
-            noisy = np.maximum(counts + rng.laplace(0.0, 1.0 / eps, size=counts.shape), 0.0)
+            counts = member.astype(np.int64) @ np.eye(p["n_classes"], dtype=np.int64)[y]
+            noisy = np.maximum(TwoSidedGeometric(eps, 1.0).sample(counts, rng), 0).astype(float)
             total = noisy.sum(axis=1, keepdims=True)
             return np.where(total > 0, noisy / np.where(total > 0, total, 1.0), 1.0 / p["n_classes"])
         lo, hi = p["target_bounds"]
@@ -395,8 +397,8 @@ class DiPriMeBatch:
             noisy = (member @ y) / safe + rng.laplace(0.0, 1.0, size=count.shape) * (s / safe / eps)
             return np.where(count > 0, np.clip(noisy, lo, hi), rng.uniform(lo, hi, size=count.shape))
         centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-        noisy_sum = member @ (y - centre) + rng.laplace(0.0, half / (eps / 2.0), size=count.shape)
-        noisy_n = count + rng.laplace(0.0, 1.0 / (eps / 2.0), size=count.shape)
+        noisy_sum = Laplace(eps / 2.0, half).sample_each(member @ (y - centre), rng)  # the reference's lattice law
+        noisy_n = TwoSidedGeometric(eps / 2.0, 1.0).sample(count.astype(np.int64), rng)
         return np.clip(centre + noisy_sum / np.maximum(noisy_n, 1.0), lo, hi)
 
     # ------------------------------------------------------------------ releases

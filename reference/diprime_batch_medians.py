@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diprime_tree import FLIP_GRID
+from .grid import DEFAULT_GRID, effective_grid, grid_searchsorted, grid_value
 
 __all__ = ["median_lebesgue", "median_index_v000", "median_authors_flip", "median_flip_grid", "noisy_max"]
 
@@ -62,18 +63,28 @@ def noisy_max(z: np.ndarray, rng, noise: str) -> np.ndarray:
     return np.argmax(z + g, axis=1)
 
 
-def median_lebesgue(values, member, lo, hi, eps, rng) -> np.ndarray:
-    """V003 section 3.1: gap ``I_i`` with probability ``∝ |I_i| exp(-(eps/2)|2i - N|)``, then
-    ``r`` uniform in it (:class:`reference.mechanisms.IntervalExponential`), one per row."""
+def median_lebesgue(values, member, lo, hi, eps, rng, grid: int = DEFAULT_GRID) -> np.ndarray:
+    """V003 section 3.1 on the public grid ``t_j = lo + (hi - lo) j / M``
+    (:class:`reference.mechanisms.IntervalExponential`), one threshold per row: the grid points
+    of rank ``i`` (``i`` values ``<= t_j``) form gap ``G_i``, chosen with probability
+    ``∝ |G_i| exp(-(eps/2)|2i - N|)``; the grid point is then uniform in it (exact integers).
+    ``M`` is ``effective_grid(grid, lo, hi)`` per row, as in the reference learner."""
+    grid = effective_grid(grid, lo, hi)[:, None]
+    lo, hi = lo[:, None], hi[:, None]
     count = member.sum(axis=1)
-    left, right, i, valid = _gaps(values, member, count, lo, hi)
-    width = right - left
-    ok = valid & (width > 0)
+    s = _masked_sort(values, member)  # +inf after the members: their grid count is M + 1
+    U, n = s.shape
+    b = grid_searchsorted(s, lo, hi, grid, "left")
+    edges = np.concatenate((np.zeros((U, 1), dtype=np.int64), b, grid + 1), axis=1)
+    size = np.diff(edges, axis=1)  # zero for the ranks above N
+    d = np.abs(2 * np.arange(n + 1) - count[:, None])
+    d = d - np.min(np.where(size > 0, d, n + 1), axis=1, keepdims=True)  # score differences (reference.grid)
     with np.errstate(divide="ignore"):
-        log_w = np.where(ok, np.log(np.where(ok, width, 1.0)) - 0.5 * eps * np.abs(2 * i - count[:, None]), -np.inf)
-    k = _draw_from_log_weights(log_w, rng)[:, None]
-    a, b = np.take_along_axis(left, k, 1)[:, 0], np.take_along_axis(right, k, 1)[:, 0]
-    return a + (b - a) * rng.random(a.shape)
+        log_w = np.log(size.astype(np.float64)) - d * (0.5 * eps)
+    k = _draw_from_log_weights(log_w, rng)
+    r = np.arange(U)
+    j = edges[r, k] + rng.integers(0, size[r, k])
+    return grid_value(j, lo[:, 0], hi[:, 0], grid[:, 0])
 
 
 def median_index_v000(values, member, lo, hi, eps, rng) -> np.ndarray:

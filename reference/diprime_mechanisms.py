@@ -21,8 +21,10 @@ without sampling.
   FLAWED: the noise scale depends on the private count ``N`` (spec 2.4 (ii)).
 
 The correct median of V003 section 3.1 is
-:class:`reference.mechanisms.IntervalExponential`; these classes reuse its
-gap layout.
+:class:`reference.mechanisms.IntervalExponential` (on a public grid); the
+flawed ones reuse the float gap layout of :class:`FloatGapMedian`, the
+published median with ``r`` uniform in a data-defined gap (not DP in
+floating point).
 
 References
 ----------
@@ -35,12 +37,82 @@ import math
 
 import numpy as np
 from ._validation import check_generator, check_positive_finite
-from .mechanisms import IntervalExponential, Laplace, Mechanism, PermuteAndFlip, _log_normalise
+from .mechanisms import IntervalExponential, Laplace, Mechanism, PermuteAndFlip, _BoundedMedian, _draw_index, _log_normalise
 
-__all__ = ["IndexMedianV000", "AuthorsFlipMedian", "CountScaledLeafMean"]
+__all__ = ["FloatGapMedian", "IndexMedianV000", "AuthorsFlipMedian", "CountScaledLeafMean"]
 
 
-class IndexMedianV000(IntervalExponential):
+class FloatGapMedian(_BoundedMedian):
+    """FLAWED in floating point: the V003 section 3.1 median as published, with ``r``
+    drawn as the float ``left + U * width`` inside the chosen data-defined gap.
+
+    With the node's values sorted, ``x_(1) <= ... <= x_(N)`` in public
+    ``bounds = (low, high)``, the gaps are ``I_0 = [low, x_(1))``,
+    ``I_i = [x_(i), x_(i+1))`` and ``I_N = [x_(N), high]``; gap ``I_i`` is
+    chosen with probability ``∝ |I_i| exp(-epsilon |2i - N| / (2 sensitivity))``
+    (Lebesgue base measure) and ``r`` is uniform inside it. In real arithmetic
+    this is epsilon-DP; in doubles the attainable outputs ``left + U * width``
+    form a lattice fixed by the data's gaps, so an output from one dataset is
+    almost never attainable from a neighbour (Mironov 2012; issue 17 finding 2).
+    Its ``logpdf`` is the real-arithmetic density. The released mechanism is
+    :class:`reference.mechanisms.IntervalExponential` (grid); this class is
+    the base of the papers' flawed medians below and of the auditor's mutant
+    ``audit.mutants.FloatIntervalMedian``.
+    """
+
+    kind = "continuous"
+
+    def gaps(self, data):
+        """The gaps' edges ``(left, right)`` and their log-probabilities ``log|I_i| + rate*q_i`` (normalised)."""
+        x = self._values(data)
+        edges = np.concatenate(([self.bounds[0]], x, [self.bounds[1]]))
+        left, right = edges[:-1], edges[1:]
+        i = np.arange(x.size + 1)
+        score = -np.abs(2 * i - x.size) * self.epsilon / (2.0 * self.sensitivity)
+        with np.errstate(divide="ignore"):
+            log_w = np.log(right - left) + score
+        return left, right, _log_normalise(log_w)
+
+    def sample(self, data, rng):
+        return float(self.batch(data, 1, rng)[0])
+
+    def batch(self, data, n, rng):
+        check_generator(rng)
+        left, right, log_p = self.gaps(data)
+        idx = _draw_index(np.exp(log_p), int(n), rng)
+        return rng.uniform(left[idx], right[idx])
+
+    def logpdf(self, r, data) -> float:
+        r = float(r)
+        if not self.bounds[0] <= r <= self.bounds[1]:
+            return -math.inf
+        x = self._values(data)
+        i = min(int(np.searchsorted(x, r, side="right")), x.size)  # number of values <= r: r in I_i
+        left, right, log_p = self.gaps(x)
+        width = right[i] - left[i]
+        return float(log_p[i] - math.log(width)) if width > 0 else -math.inf
+
+    log_law = logpdf
+
+    def cdf(self, r, data) -> np.ndarray:
+        """``P(output <= r)``: piecewise linear, exact (in real arithmetic)."""
+        left, right, log_p = self.gaps(data)
+        p = np.exp(log_p)
+        r = np.asarray(r, dtype=float)[..., None]
+        width = np.where(right > left, right - left, 1.0)
+        frac = np.clip((r - left) / width, 0.0, 1.0)
+        frac = np.where(right > left, frac, (r >= left).astype(float))
+        return np.sum(p * frac, axis=-1)
+
+    def critical_outputs(self, d0, d1):
+        """Both densities are constant between consecutive points of the union of the two
+        datasets and the bounds; the midpoints of those pieces carry every value of the
+        (essential) log-ratio."""
+        pts = np.unique(np.concatenate((self.bounds, self._values(d0), self._values(d1))))
+        return list((pts[:-1] + pts[1:]) / 2.0)
+
+
+class IndexMedianV000(FloatGapMedian):
     """FLAWED (not DP): V000's index median (Algorithm 3, lines 42-47).
 
     With the node's values sorted, ``x_(1) <= ... <= x_(N)`` in public
@@ -72,7 +144,7 @@ class IndexMedianV000(IntervalExponential):
         return left, right, _log_normalise(log_w)
 
 
-class AuthorsFlipMedian(IntervalExponential):
+class AuthorsFlipMedian(FloatGapMedian):
     """FLAWED (not DP): the authors' code for DiPriMeFlip's median (spec A6).
 
     Permute-and-flip over the gaps of positive length, with utility
@@ -158,7 +230,8 @@ class CountScaledLeafMean(Mechanism):
         lo, hi = self.target_bounds
         if y.size == 0:
             return float(rng.uniform(lo, hi))
-        noisy = Laplace(self.epsilon, self.numerator / y.size).sample(float(y.mean()), rng)
+        # float noise on a raw float, as the papers do: this flawed mechanism keeps the law stated below
+        noisy = float(y.mean()) + rng.laplace(0.0, self.numerator / (y.size * self.epsilon))
         return float(min(max(noisy, lo), hi))
 
     def log_law(self, v, data) -> float:

@@ -29,7 +29,8 @@ import numpy as np
 
 from .diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from .ledger import PrivacyLedger, Scope
-from .mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip
+from .grid import DEFAULT_GRID, effective_grid
+from .mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip, TwoSidedGeometric
 
 __all__ = ["Node", "Budget", "TreeGrower", "budget", "route_leaves", "bipartitions", "FLIP_GRID",
            "MAX_CATEGORIES"]
@@ -215,8 +216,8 @@ class TreeGrower:
         choice = self.choose_attribute(idx, cand, splits, scope, note)
         return cand[choice], splits[choice]
 
-    def _charge(self, component, mechanism, eps, scope, note, sensitivity=1.0):
-        self.ledger.charge(component, mechanism, eps, scope=scope, sensitivity=sensitivity, note=note)
+    def _charge(self, component, mechanism, eps, scope, note, sensitivity=1.0, delta=0.0):
+        self.ledger.charge(component, mechanism, eps, scope=scope, sensitivity=sensitivity, delta=delta, note=note)
 
     def candidate(self, idx, j, rng_j, scope, note):
         """One attribute's private median split (V003 section 3.1; V000 Algorithm 3)."""
@@ -232,17 +233,20 @@ class TreeGrower:
             u = -np.abs(2.0 * (masks @ counts) - x.size)
             mech = self._mech(PermuteAndFlip if flip else ExponentialMechanism, eps)
             k = int(mech.batch(u, 1, self.rng)[0]) if flip else mech.sample(u, self.rng)
-            self._charge("median", type(mech).__name__, eps, scope, f"{note} feature {j} (categorical)")
+            # the exponential mechanism draws from float probabilities: its residual delta (reference.grid)
+            self.ledger.charge("median", type(mech).__name__, eps, scope=scope,
+                               delta=0.0 if flip else mech.residual_delta(len(masks)),
+                               note=f"{note} feature {j} (categorical)")
             return tuple(c for c, m in zip(cats, masks[k]) if m)
         lo, hi = rng_j
         if self.version == "v000":
             mech = IndexMedianV000(eps, (lo, hi))
-            self._charge("median", "IndexMedianV000", eps, scope,
+            self._charge("median", "IndexMedianV000", math.inf, scope,
                          f"{note} feature {j}: V000 index median, NOT DP (spec 2.4 (iii))")
             return mech.sample(x, self.rng)
         if flip and self.accounting == "paper":
             mech = AuthorsFlipMedian(eps, (lo, hi))
-            self._charge("median", "AuthorsFlipMedian", eps, scope,
+            self._charge("median", "AuthorsFlipMedian", math.inf, scope,
                          f"{note} feature {j}: PF with score 2ln|I|-|2i-N|, NOT DP (spec 2.4 (iv))")
             return mech.sample(x, self.rng)
         if flip:
@@ -251,8 +255,10 @@ class TreeGrower:
             u = -np.abs(2.0 * below - x.size)
             self._charge("median", "PermuteAndFlip", eps, scope, f"{note} feature {j}: PF on {FLIP_GRID} public thresholds")
             return float(grid[int(self._mech(PermuteAndFlip, eps).batch(u, 1, self.rng)[0])])
-        self._charge("median", "IntervalExponential", eps, scope, f"{note} feature {j}")
-        return self._mech(IntervalExponential, eps, (lo, hi)).sample(x, self.rng)
+        mech = self._mech(IntervalExponential, eps, (lo, hi), 1.0, effective_grid(DEFAULT_GRID, lo, hi))
+        self.ledger.charge("median", "IntervalExponential", eps, scope=scope, delta=mech.residual_delta,
+                           note=f"{note} feature {j}: on a public grid of {mech.grid} steps")
+        return mech.sample(x, self.rng)
 
     def _split_sse(self, idx, j, split) -> float:
         x, y = self.X[idx, j], self.y[idx]
@@ -279,8 +285,10 @@ class TreeGrower:
         if self.variant == "flip":
             self._charge("attribute", "PermuteAndFlip", eps, scope, note, delta)
             return int(self._mech(PermuteAndFlip, eps, delta).batch(u, 1, self.rng)[0])
-        self._charge("attribute", "ExponentialMechanism", eps, scope, note, delta)
-        return self._mech(ExponentialMechanism, eps, delta).sample(u, self.rng)
+        mech = self._mech(ExponentialMechanism, eps, delta)
+        # float probabilities drawn by inverse CDF over the K public candidates: residual delta (reference.grid)
+        self._charge("attribute", "ExponentialMechanism", eps, scope, note, delta, mech.residual_delta(len(cand)))
+        return mech.sample(u, self.rng)
 
     # ------------------------------------------------------------------ leaves
     def leaf(self, idx, scope, path) -> Node:
@@ -288,23 +296,26 @@ class TreeGrower:
         eps, y = self.budget.eps_l, self.y[idx]
         note = f"{self.tag}leaf{path or '(root)'}"
         if self.n_classes:
-            counts = np.bincount(y, minlength=self.n_classes).astype(float)
-            noisy = np.maximum(self._mech(Laplace, eps, 1.0).sample(counts, self.rng), 0.0)
-            self._charge("leaf", "Laplace", eps, scope, f"{note}: class counts")
+            # integer counts, integer noise: the exact two-sided geometric keeps them on Z (issue 17)
+            counts = np.bincount(y, minlength=self.n_classes)
+            noisy = np.maximum(self._mech(TwoSidedGeometric, eps, 1.0).sample(counts, self.rng), 0).astype(float)
+            self._charge("leaf", "TwoSidedGeometric", eps, scope, f"{note}: class counts")
             total = noisy.sum()
             value = noisy / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
             return Node(value=value)
         lo, hi = self.target_bounds
         if self.accounting == "paper":
             s = (hi - lo) if self.version == "v000" else 2.0 * max(abs(lo), abs(hi))
-            self._charge("leaf", "CountScaledLeafMean", eps, scope,
+            self._charge("leaf", "CountScaledLeafMean", math.inf, scope,
                          f"{note}: Laplace scale S/(N eps) with the private N, NOT DP (spec 2.4 (ii))")
             return Node(value=CountScaledLeafMean(eps, (lo, hi), s).sample(y, self.rng))
         centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
+        # the centred sum on the lattice Laplace's public grid, the count with integer noise: both exact
+        # lattice releases, so the leaf value below is post-processing of them (issue 17, Mironov 2012)
         noisy_sum = self._mech(Laplace, eps / 2.0, half).sample(float(np.sum(y - centre)), self.rng)
-        noisy_n = self._mech(Laplace, eps / 2.0, 1.0).sample(float(y.size), self.rng)
+        noisy_n = self._mech(TwoSidedGeometric, eps / 2.0, 1.0).sample(int(y.size), self.rng)
         self._charge("leaf", "Laplace", eps / 2.0, scope, f"{note}: centred sum", half)
-        self._charge("leaf", "Laplace", eps / 2.0, scope, f"{note}: count")
+        self._charge("leaf", "TwoSidedGeometric", eps / 2.0, scope, f"{note}: count")
         return Node(value=float(np.clip(centre + noisy_sum / max(noisy_n, 1.0), lo, hi)))
 
 

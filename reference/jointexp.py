@@ -21,20 +21,52 @@ one record is replaced, and also when one is added or removed
 (``2 (1 - min_j (q_j - q_{j-1})) <= 2``), so the default is valid under both
 relations.
 
+Public grid
+-----------
+The outputs are points of the public grid ``t_k = a + (b - a) k / M``,
+``k = 0..M`` (:mod:`reference.grid`; ``M = grid``, default ``2**16``), never
+a float drawn inside a data-defined interval (whose lattice would move with
+the data: Mironov 2012, issue 17 finding 2). The gap of a grid point is its
+rank ``#{x < t_k}`` (the count the utility uses), so ``I_i`` holds the
+``c_i`` grid points with ``x_(i) < t_k <= x_(i+1)``. The law on sorted
+grid vectors is::
+
+    P(o) ∝ exp(epsilon u(o) / (2 Delta)) / prod_v mult_o(v)!
+
+where ``mult_o(v)`` is how often the grid point ``v`` occurs in ``o``: a
+data-independent base measure (the multiset weight of ``k`` sorted iid
+uniform grid points), so the ratio between neighbours is that of the
+utilities and the normalisers, exactly as for the Lebesgue law.
+
 Sampling
 --------
 If ``o_j`` lies in ``I_{i_j}``, the gap counts are ``i_j - i_{j-1}`` (with
 ``i_0 = 0`` and ``i_{m+1} = n``), so the mass of an interval sequence
-``i_1 <= ... <= i_m`` is ``prod_j phi_j(i_j - i_{j-1}) * prod_runs l^k / k!``
+``i_1 <= ... <= i_m`` is ``prod_j phi_j(i_j - i_{j-1}) * prod_runs c^k / k!``
 with ``phi_j(g) = exp(-(epsilon / (2 Delta)) |g - (q_j - q_{j-1}) n|)``; a run
-of ``k`` equal indices contributes the volume ``l^k / k!`` of an ordered
-``k``-tuple in one interval. Writing ``l^k / k! = prod_{r=1..k} l / r``
-makes the weight Markov in the state (interval, position in its run), so a
-forward pass computes every partial sum exactly and a backward pass samples
-the sequence; each ``o_j`` is then uniform in its interval and the outputs
-are sorted. The forward pass convolves with ``phi_j``: directly for small
-``n`` (exact up to floating point) and by FFT for large ``n`` (relative
-error about 1e-13 of the largest term at each step).
+of ``k`` equal indices in a gap of ``c`` grid points contributes
+``c^k / k!``: sorting ``k`` iid uniform grid points of the gap gives a sorted
+tuple with probability ``k! / (prod mult! c^k)``, and the product is the law
+above. Writing ``c^k / k! = prod_{r=1..k} c / r`` makes the weight Markov in
+the state (interval, position in its run), so a forward pass computes every
+partial sum and a backward pass samples the sequence; each ``o_j`` is then a
+uniform grid point of its interval (exact integers, ``rng.integers``) and the
+outputs are sorted. The forward pass convolves with ``phi_j``: directly for
+small ``n`` and by FFT for large ``n`` (relative error about 1e-13 of the
+largest term at each step). Nothing derived from the data is kept between
+calls (issue 17 finding 7: the former module-level cache of forward passes
+was keyed by the data's gaps).
+
+Residual delta
+--------------
+The backward pass makes at most ``2m`` inverse-CDF draws from floating-point
+weights, each over at most ``M + 1`` positive-weight gaps (or ``m`` run
+positions), and the forward pass's sums of at most ``M + 1`` positive terms
+per step give each weight a relative error of at most ``m (M + 8) 2**-53``.
+:attr:`JointExp.residual_delta` charges
+``2m * [selection_delta(M + 1, epsilon, ln(M + 1)) + (1 + e^epsilon) 2 m (M + 8) 2**-53]``
+(:func:`reference.grid.selection_delta`); it covers the direct forward pass
+(``n <= 2000``), not the FFT one.
 """
 from __future__ import annotations
 
@@ -45,14 +77,12 @@ from scipy.signal import fftconvolve
 from scipy.special import logsumexp
 
 from ._validation import check_generator, check_positive_finite
+from .grid import DEFAULT_GRID, check_grid, grid_index, grid_searchsorted, grid_value, selection_delta
 
 __all__ = ["JointExp", "joint_exp_quantiles"]
 
 #: above this many data points the convolutions use the FFT
 _DIRECT_MAX = 2000
-#: forward passes of data up to this size are memoised (read-only results)
-_CACHE_MAX_N = 64
-_FORWARD_CACHE: dict = {}
 
 
 def _draw(weights: np.ndarray, rng) -> int:
@@ -94,6 +124,8 @@ class JointExp:
         Public range ``[a, b]``; data are clipped into it.
     sensitivity : float, default 2
         ``Delta`` of the utility (2 is valid under add/remove and substitution).
+    grid : int, default 2**16
+        Number of steps ``M`` of the public output grid on ``bounds`` (``M + 1`` points).
 
     References
     ----------
@@ -102,66 +134,77 @@ class JointExp:
     Algorithm 1 lines 3-5.
     """
 
-    def __init__(self, epsilon: float, quantiles, bounds, sensitivity: float = 2.0):
+    kind = "discrete"
+
+    def __init__(self, epsilon: float, quantiles, bounds, sensitivity: float = 2.0, grid: int = DEFAULT_GRID):
         self.epsilon = check_positive_finite("epsilon", epsilon)
         self.sensitivity = check_positive_finite("sensitivity", sensitivity)
         self.quantiles = _check_levels(quantiles)
         self.bounds = _check_bounds(bounds)
+        self.grid = check_grid(grid, self.bounds)
         self.rate = self.epsilon / (2.0 * self.sensitivity)
 
     def __repr__(self):
         return (f"JointExp(epsilon={self.epsilon:g}, quantiles={self.quantiles.tolist()}, bounds={self.bounds}, "
-                f"sensitivity={self.sensitivity:g})")
+                f"sensitivity={self.sensitivity:g}, grid={self.grid})")
+
+    @property
+    def residual_delta(self) -> float:
+        """Floating-point residual delta of one call (module docstring, "Residual delta")."""
+        m, M = self.quantiles.size, self.grid
+        per_draw = selection_delta(M + 1, self.epsilon, math.log(M + 1))
+        weights = (1.0 + math.exp(min(self.epsilon, 700.0))) * 2.0 * m * (M + 8) * 2.0 ** -53
+        return min(2 * m * (per_draw + weights), 1.0 - 2.0 ** -53)  # vacuous (near 1) for epsilon above ~20
 
     # ------------------------------------------------------------------ pieces of the law
-    def _prepare(self, data) -> tuple[np.ndarray, np.ndarray, int]:
+    def _sorted(self, data) -> np.ndarray:
         x = np.asarray(data, dtype=float).ravel()
         if x.size and not np.all(np.isfinite(x)):
             raise ValueError("data must be finite")
         lo, hi = self.bounds
-        x = np.sort(np.clip(x, lo, hi))
-        edges = np.concatenate(([lo], x, [hi]))
-        return edges, np.diff(edges), x.size
+        return np.sort(np.clip(x, lo, hi))
+
+    def _prepare(self, data) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(start, count, n)``: gap ``I_i`` holds the grid points ``start_i <= k < start_i + count_i``
+        (those with rank ``#{x < t_k} = i``); ``count`` as floats, the forward pass's "lengths"."""
+        x = self._sorted(data)
+        lo, hi = self.bounds
+        cuts = np.concatenate(([0], grid_searchsorted(x, lo, hi, self.grid, "right"), [self.grid + 1]))
+        return cuts[:-1], np.diff(cuts).astype(float), x.size
+
+    def points(self, k):
+        """The grid point(s) ``t_k``."""
+        return grid_value(k, self.bounds[0], self.bounds[1], self.grid)
 
     def _targets(self, n: int) -> np.ndarray:
         w = np.diff(np.concatenate(([0.0], self.quantiles, [1.0])))
         return w * n
 
+    def _log_phi_table(self, n: int) -> np.ndarray:
+        """``log phi_j(g)`` for ``j = 0..m`` (rows) and ``g = 0..n``; computed per call, never kept."""
+        g = np.arange(n + 1, dtype=float)
+        return -self.rate * np.abs(g[None, :] - self._targets(n)[:, None])
+
     def _log_phi(self, j: int, n: int) -> np.ndarray:
         """``log phi_j(g)`` for ``g = 0..n`` (``j`` counts gaps from 0)."""
-        key = (n, self.rate)
-        if getattr(self, "_phi_key", None) != key:  # one table per data size
-            g = np.arange(n + 1, dtype=float)
-            self._phi_table = -self.rate * np.abs(g[None, :] - self._targets(n)[:, None])
-            self._phi_key = key
-        return self._phi_table[j]
+        return self._log_phi_table(n)[j]
 
     def _forward(self, lengths: np.ndarray, n: int):
-        """Scaled forward weights ``A[j]`` of shape (n+1, m) and their log scales.
-
-        The pass is a deterministic function of the data, so for small data it
-        is memoised (the auditor refits on the same tiny datasets many times).
-        """
-        if n > _CACHE_MAX_N:
-            return self._forward_pass(lengths, n)
-        key = (self.rate, self.quantiles.tobytes(), lengths.tobytes(), n)
-        hit = _FORWARD_CACHE.get(key)
-        if hit is None:
-            hit = self._forward_pass(lengths, n)
-            if len(_FORWARD_CACHE) >= 512:
-                _FORWARD_CACHE.clear()
-            _FORWARD_CACHE[key] = hit
-        return hit
-
-    def _forward_pass(self, lengths: np.ndarray, n: int):
+        """Scaled forward weights ``A[j]`` of shape (n+1, m) and their log scales (``lengths``: the
+        gaps' grid-point counts). Recomputed on every call: nothing derived from the data is kept."""
         m = self.quantiles.size
         with np.errstate(divide="ignore"):
             log_len = np.log(lengths)
         if not np.any(np.isfinite(log_len)):
             return None
+        log_phi = self._log_phi_table(n)
+        phi = np.exp(log_phi)
+        kernel = phi.copy()
+        kernel[:, 0] = 0.0  # a new run starts in a later gap: g >= 1
+        run = lengths[:, None] / np.arange(2, m + 1)[None, :]  # c / r: the r-th output of a run in a gap
         A, scales = [], []
-        a = np.full((n + 1, m), 0.0)
-        first = self._log_phi(0, n) + log_len  # i_0 = 0: gap count is i_1
+        a = np.zeros((n + 1, m))
+        first = log_phi[0] + log_len  # i_0 = 0: gap count is i_1
         s = np.max(first)
         a[:, 0] = np.exp(first - s)
         A.append(a)
@@ -169,20 +212,19 @@ class JointExp:
         for j in range(1, m):
             prev = A[-1]
             total = prev.sum(axis=1)  # over run positions
-            phi = np.exp(self._log_phi(j, n))
             # new run: sum_{i' < i} total[i'] * phi(i - i')
-            kernel = phi.copy()
-            kernel[0] = 0.0
-            conv = (np.convolve(total, kernel) if n + 1 <= _DIRECT_MAX else fftconvolve(total, kernel))[: n + 1]
-            conv = np.maximum(conv, 0.0)
-            a = np.zeros((n + 1, m))
-            a[:, 0] = conv * lengths
-            r = np.arange(2, m + 1)
-            a[:, 1:] = prev[:, :-1] * (phi[0] * lengths[:, None] / r[None, :])
+            if n + 1 <= _DIRECT_MAX:
+                conv = np.convolve(total, kernel[j])[: n + 1]  # sums of non-negative terms
+            else:
+                conv = np.maximum(fftconvolve(total, kernel[j])[: n + 1], 0.0)  # FFT rounding can go below 0
+            a = np.empty((n + 1, m))
+            np.multiply(conv, lengths, out=a[:, 0])
+            np.multiply(prev[:, :-1], phi[j, 0] * run, out=a[:, 1:])
             s = a.max()
             if not s > 0:
                 return None
-            A.append(a / s)
+            a /= s
+            A.append(a)
             scales.append(scales[-1] + math.log(s))
         return A, scales
 
@@ -199,8 +241,8 @@ class JointExp:
 
     def utility(self, output, data) -> float:
         """``u(o)`` of the definition (gap counts use half-open ``[o_{j-1}, o_j)``)."""
-        x, _, n = self._prepare(data)
-        x = x[1:-1]
+        x = self._sorted(data)
+        n = x.size
         o = np.asarray(output, dtype=float)
         cuts = np.concatenate(([self.bounds[0]], o, [self.bounds[1]]))
         below = np.searchsorted(x, cuts, side="left")  # #{x < c}
@@ -208,29 +250,50 @@ class JointExp:
         counts[-1] += np.sum(x == self.bounds[1])  # the last gap is closed at b
         return float(-np.sum(np.abs(counts - self._targets(n))))
 
-    def logpdf(self, output, data) -> float:
-        """Exact log density of a sorted output vector (``-inf`` outside the ordered region)."""
+    def logpmf(self, output, data) -> float:
+        """Exact log-probability of a sorted vector of grid points (``-inf`` for anything else):
+        ``rate u(o) - sum_v log(mult_o(v)!) - log W`` (module docstring, "Public grid")."""
         o = np.asarray(output, dtype=float)
         lo, hi = self.bounds
         if o.shape != self.quantiles.shape or np.any(np.diff(o) < 0) or o[0] < lo or o[-1] > hi:
             return -math.inf
-        return self.rate * self.utility(o, data) - self.log_normaliser(data)
+        if lo < hi and any(grid_index(v, lo, hi, self.grid) < 0 for v in o):
+            return -math.inf
+        _, mult = np.unique(o, return_counts=True)
+        base = -sum(math.lgamma(k + 1) for k in mult)
+        return self.rate * self.utility(o, data) + base - self.log_normaliser(data)
 
-    log_law = logpdf
+    log_law = logpmf
+    logpdf = logpmf  # the former name (a density before the grid), kept for callers
+
+    def critical_outputs(self, d0, d1) -> list:
+        """The log-ratio ``rate (u0(o) - u1(o)) - log W0 + log W1`` depends on each ``o_j`` only
+        through its ranks under ``d0`` and ``d1`` (the multiset factor cancels), which are constant
+        between consecutive grid cuts of the two datasets: every sorted ``m``-tuple of one grid
+        point per piece carries every value of the log-ratio (for tiny inputs: the count is
+        ``C(pieces + m - 1, m)``)."""
+        import itertools
+
+        lo, hi = self.bounds
+        cuts = [grid_searchsorted(self._sorted(d), lo, hi, self.grid, "right") for d in (d0, d1)]
+        starts = np.unique(np.concatenate(([0], cuts[0], cuts[1])))
+        reps = self.points(starts[starts <= self.grid])
+        return [np.array(t) for t in itertools.combinations_with_replacement(reps.tolist(), self.quantiles.size)]
 
     def privacy_map(self, d_in: float) -> float:
         """Utility sensitivity ``Delta`` per neighbouring step gives loss ``epsilon * d_in``."""
         return float(d_in) * self.epsilon
 
     # ------------------------------------------------------------------ sampling
-    def _sample_intervals(self, lengths, n, rng) -> np.ndarray:
-        """Backward pass: the last (interval, run position), then each predecessor given its successor."""
+    def _sample_intervals(self, fw, n, rng, phi=None) -> np.ndarray:
+        """Backward pass over the forward pass ``fw``: the last (interval, run position), then each
+        predecessor given its successor (``phi``: ``exp`` of :meth:`_log_phi_table`)."""
         m = self.quantiles.size
-        fw = self._forward(lengths, n)
         if fw is None:
             return None
         A, _ = fw
-        last = np.exp(self._log_phi(m, n)[::-1])
+        phi = np.exp(self._log_phi_table(n)) if phi is None else phi
+        last = phi[m][::-1]
         i = _draw(A[-1].sum(axis=1) * last, rng)
         r = _draw(A[-1][i], rng)
         idx = np.empty(m, dtype=np.int64)
@@ -239,29 +302,36 @@ class JointExp:
             if r > 0:  # continuing a run: the previous output is in the same interval
                 r -= 1
             else:  # a new run: the previous output is in an earlier interval i' < i
-                phi = np.exp(self._log_phi(j, n)[i:0:-1])  # phi_j(i - i') for i' = 0..i-1
                 prev = A[j - 1][:i]
-                i = _draw(prev.sum(axis=1) * phi, rng)
+                i = _draw(prev.sum(axis=1) * phi[j, i:0:-1], rng)  # phi_j(i - i') for i' = 0..i-1
                 r = _draw(prev[i], rng)
             idx[j - 1] = i
         return idx
 
     def sample(self, data, rng) -> np.ndarray:
-        """One sorted vector of ``m`` private quantiles."""
-        check_generator(rng)
-        edges, lengths, n = self._prepare(data)
-        idx = self._sample_intervals(lengths, n, rng)
-        if idx is None:  # lo == hi: the only possible output
-            return np.full(self.quantiles.size, self.bounds[0])
-        return np.sort(edges[idx] + rng.random(idx.size) * lengths[idx])
+        """One sorted vector of ``m`` private quantiles, grid points (module docstring)."""
+        return self.batch(data, 1, rng)[0]
 
     __call__ = sample
 
     def batch(self, data, n_samples: int, rng) -> np.ndarray:
+        """``n_samples`` independent draws on one dataset, shape ``(n_samples, m)``: the forward
+        pass is computed once per call (and dropped after it), the backward pass per draw."""
         check_generator(rng)
-        return np.stack([self.sample(data, rng) for _ in range(int(n_samples))])
+        start, count, n = self._prepare(data)
+        fw = self._forward(count, n)
+        phi = np.exp(self._log_phi_table(n))
+        out = np.empty((int(n_samples), self.quantiles.size))
+        for s in range(out.shape[0]):
+            idx = self._sample_intervals(fw, n, rng, phi)
+            if idx is None:  # pragma: no cover - every grid has a gap with grid points
+                out[s] = self.bounds[0]
+                continue
+            out[s] = np.sort(self.points(start[idx] + rng.integers(0, count[idx].astype(np.int64))))
+        return out
 
 
-def joint_exp_quantiles(x, quantiles, bounds, epsilon, rng, sensitivity: float = 2.0) -> np.ndarray:
+def joint_exp_quantiles(x, quantiles, bounds, epsilon, rng, sensitivity: float = 2.0,
+                        grid: int = DEFAULT_GRID) -> np.ndarray:
     """Convenience: one draw of :class:`JointExp` (see there)."""
-    return JointExp(epsilon, quantiles, bounds, sensitivity).sample(x, rng)
+    return JointExp(epsilon, quantiles, bounds, sensitivity, grid).sample(x, rng)

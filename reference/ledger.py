@@ -23,15 +23,19 @@ A partition step has ``by_value=True`` (the default) when a record's cell
 depends on its values (a split threshold), and ``by_value=False`` when it
 depends only on the record's identity (a fixed random assignment of records
 to trees). Under the substitute relation, replacing a record may move it
-between by-value cells, so both cells see a change: the two largest cell
-totals are added instead of taking the maximum. Under add/remove, and for
-by-identity partitions, the maximum is taken.
+between by-value cells, so both cells see a change, or it may stay in one
+cell and change its label there, which changes that cell twice (one count
+down, one up). Both cases cost at most twice the largest cell total, so a
+by-value partition is composed as ``2 x max`` under substitution. (Adding the
+two largest cell totals is not enough when cells are charged unequally: a
+flip inside the larger cell costs twice its charge.) Under add/remove, and
+for by-identity partitions, the maximum is taken.
 
 A charge's epsilon is the loss of that one call when the records of its scope
 change as one neighbouring step of the learner's relation can change them.
 Under substitution with by-value cells this means: charge each cell for what
 a record entering or leaving it costs (a single count, sensitivity 1); the
-two-largest-cells rule then covers the move. Charging a cell's whole class
+``2 x max`` rule then covers both the move and a change inside one cell. Charging a cell's whole class
 histogram at its in-cell substitution sensitivity 2 would count the move
 twice. A call that is not differentially private at all (a paper-mode flaw)
 is charged ``epsilon=inf``, and the total is then infinite.
@@ -146,6 +150,13 @@ class PrivacyLedger:
         self.charges.append(c)
         return c
 
+    def charge_not_private(self, component: str, reason: str, *, scope: Scope | None = None) -> Charge:
+        """Record a step that is not differentially private (``epsilon = inf``): the total becomes inf.
+
+        ``reason`` names the step, e.g. ``"data-dependent stopping"``; the default scope is every record.
+        """
+        return self.charge(component, f"{reason} (not DP)", float("inf"), scope=scope or Scope.root())
+
     def extend(self, other: "PrivacyLedger", *, under: Scope | None = None) -> None:
         """Add the charges of ``other``, their scopes nested under ``under``."""
         for c in other.charges:
@@ -170,11 +181,13 @@ class PrivacyLedger:
     def _compose(self, node: _Node, attr: str) -> float:
         total = getattr(node, attr)
         for by_value, cells in node.partitions.values():
-            values = sorted((self._compose(child, attr) for child in cells.values()), reverse=True)
+            largest = max(self._compose(child, attr) for child in cells.values())
             if by_value and self.neighbouring == "substitute":
-                total += sum(values[:2])  # a replaced record may leave one cell and enter another
+                # a replaced record leaves one cell and enters another (a + b <= 2 max), or
+                # changes inside one cell: one count down, one up (2 x its charge)
+                total += 2.0 * largest
             else:
-                total += values[0]
+                total += largest
         return total
 
     def total_epsilon(self) -> float:

@@ -42,7 +42,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ._validation import check_positive_finite, check_probability
+from ._validation import check_fitted, check_positive_finite, check_probability, check_X, check_y, facts_by_index
 from .ledger import PrivacyLedger, Scope
 from .lpdt_partition import TreePartition, grow_max_edge
 from .lpdt_randomizer import LPDTRandomizer, PerLeafNoiseRandomizer, check_target_bounds
@@ -81,8 +81,8 @@ def _as_X(name: str, X) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {X.shape}")
+    if X.ndim != 2:  # no rows is valid for the private data (the public sample is checked apart)
+        raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
         i, j = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(f"{name} must be finite, found {name}[{i}, {j}] = {X[i, j]!r}")
@@ -162,13 +162,12 @@ class PartitionPredictorMixin:
     """``predict`` and ``release`` of a fitted partition estimator (``partition_``, ``leaf_values_``)."""
 
     def predict(self, X):
-        X = _as_X("X", X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the model was fitted with {self.n_features_in_}")
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
         return self.leaf_values_[self.partition_.apply(X)]
 
     def release(self) -> tuple:
         """Everything the fitted model publishes: the public structure and the leaf values (6 decimals)."""
+        check_fitted(self)
         return (type(self).__name__, self.partition_.structure(),
                 tuple(round(float(v), 6) for v in self.leaf_values_))
 
@@ -177,8 +176,8 @@ class _PartitionRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator
     """Shared validation and public partition (prediction and release: :class:`PartitionPredictorMixin`)."""
 
     def _public_facts(self, X, y, X_public, y_public):
-        X = _as_X("X", X)
-        y = _as_y("y", y, X.shape[0])
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        y = _as_y("y", check_y(self, y, numeric=True), X.shape[0])
         if X_public is None and y_public is None and self.public_data is not None:
             X_public, y_public = self.public_data
         Xp, yp = check_public(X_public, y_public, X.shape[1])
@@ -188,7 +187,7 @@ class _PartitionRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator
                 tb = (tb[0] - 0.5, tb[1] + 0.5)
         else:
             tb = check_target_bounds(self.target_bounds)
-        bounds = check_bounds(self.bounds, Xp, X.shape[1])
+        bounds = check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), Xp, X.shape[1])
         return X, y, Xp, np.clip(yp, *tb), tb, bounds
 
     def _grow(self, Xp, yp, bounds) -> TreePartition:
@@ -219,7 +218,7 @@ class LPDTRegressor(_PartitionRegressor):
         ``n_l``: fewest public points in each child of a split.
     target_bounds : (float, float) or "public"
         Public label range ``[-M, M]`` (any ``(low, high)``); private labels are
-        clipped into it and counted in ``n_clipped_``. ``"public"`` takes the
+        clipped into it (how many is private and not kept). ``"public"`` takes the
         range of the public labels. Required: never read from the private data.
     bounds : sequence of (low, high) per feature, or "public"
         The public domain box. ``"public"``: the public features' range widened
@@ -247,7 +246,7 @@ class LPDTRegressor(_PartitionRegressor):
     partition_, n_leaves_, depth_, depth_limited_by_public_data_, n_leaves_stopped_early_
     randomizer_ : LPDTRandomizer
     D_, N_ : the per-leaf sums of step 4; guarded_ : leaves that took the guard value
-    leaf_values_, n_clipped_, privacy_ledger_
+    leaf_values_, privacy_ledger_
 
     References
     ----------
@@ -306,8 +305,7 @@ class LPDTRegressor(_PartitionRegressor):
         rng = self._rng()
 
         # step 3: each user's local randomiser (labels clipped to the public range first)
-        y_c = np.clip(y, *tb)
-        self.n_clipped_ = int(np.count_nonzero(y_c != y))
+        y_c = np.clip(y, *tb)  # how many labels were clipped is private: not kept
         cls = PerLeafNoiseRandomizer if noise == "per_leaf" else LPDTRandomizer
         self.randomizer_ = r = cls(epsilon, part, tb, share)
         leaves = part.apply(X)
@@ -375,8 +373,8 @@ class PublicPartitionTreeRegressor(_PartitionRegressor):
 
     The same max-edge partition as :class:`LPDTRegressor` (grown on public
     data), leaf values the mean of the (clipped) private labels in each leaf;
-    an empty leaf takes its public mean. Its ledger is empty and
-    ``private_`` is False: nothing here is private.
+    an empty leaf takes its public mean. Its ledger holds one ``epsilon = inf``
+    charge and ``private_`` is False: nothing here is private.
     """
 
     def __init__(self, max_depth=4, min_samples_leaf=1, target_bounds=None, bounds=None, min_samples_split=2,
@@ -396,7 +394,6 @@ class PublicPartitionTreeRegressor(_PartitionRegressor):
         self.target_bounds_, self.bounds_ = tb, bounds
         part = self._grow(Xp, yp, bounds)
         y_c = np.clip(y, *tb)
-        self.n_clipped_ = int(np.count_nonzero(y_c != y))
         leaves = part.apply(X)
         counts = np.bincount(leaves, minlength=part.n_leaves)
         sums = np.bincount(leaves, weights=y_c, minlength=part.n_leaves)
@@ -405,4 +402,5 @@ class PublicPartitionTreeRegressor(_PartitionRegressor):
                                          np.asarray(part.leaf_public_mean, dtype=float))
         self.private_ = False
         self.privacy_ledger_ = PrivacyLedger("substitute")
+        self.privacy_ledger_.charge_not_private("leaves", "exact private leaf means")
         return self

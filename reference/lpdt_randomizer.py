@@ -8,7 +8,10 @@ Each user ``i`` holding ``(x, y)`` with ``y`` in the public ``target_bounds
 releases once, on their own side:
 
 * (3) ``Y~ = y + Laplace(scale = (high - low) / (epsilon (1 - s)))``, which for
-  ``s = 1/2`` is the paper's ``y + (4M / epsilon) xi``: budget ``epsilon (1 - s)``;
+  ``s = 1/2`` is the paper's ``y + (4M / epsilon) xi``: budget ``epsilon (1 - s)``; released here as the
+  lattice Laplace of :class:`reference.mechanisms.Laplace` (``grid * (round(y / grid) + DLap)``, exact
+  integer noise, its public ``grid`` the mechanism's default), so the report is exactly private in the
+  arithmetic it is computed in (Mironov 2012);
 * (4) every coordinate of the one-hot leaf indicator ``U(x)`` through
   randomized response keeping it with probability ``e^(epsilon s / 2) /
   (1 + e^(epsilon s / 2))`` (``e^(epsilon/4) / (1 + e^(epsilon/4))`` for
@@ -38,7 +41,7 @@ import math
 import numpy as np
 
 from ._validation import check_generator, check_positive_finite, check_probability
-from .mechanisms import BitRandomizedResponse, Laplace, Mechanism
+from .mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
 
 __all__ = ["LPDTRandomizer", "PerLeafNoiseRandomizer", "check_target_bounds", "CHUNK"]
 
@@ -84,7 +87,7 @@ class LPDTRandomizer(Mechanism):
     Seed 002, mechanisms (3) and (4) and Theorem 3.1; spec/lpdt.md 3.3 and 4.
     """
 
-    kind = "continuous"
+    kind = "discrete"
 
     def __init__(self, epsilon: float, partition, target_bounds, indicator_share: float = 0.5):
         self.epsilon = check_positive_finite("epsilon", epsilon)
@@ -138,15 +141,15 @@ class LPDTRandomizer(Mechanism):
         return out[:k], out[k:]
 
     def log_law(self, output, data) -> float:
-        """Log-density of a report: Laplace density of the label(s) times the bits' pmf."""
+        """Log-pmf of a report: the lattice Laplace pmf of the label(s) times the bits' pmf."""
         x, y = data
         labels, bits = self._split(output)
         if not np.all((bits == 0) | (bits == 1)):
             return -math.inf
         y = self.clip(y)
-        return sum(self.label.logpdf(v, y) for v in labels) + self.bits.logpmf(bits.astype(int), self.one_hot(x))
+        return sum(self.label.logpmf(v, y) for v in labels) + self.bits.logpmf(bits.astype(int), self.one_hot(x))
 
-    logpdf = log_law
+    logpmf = log_law
 
     def critical_outputs(self, d0, d1):
         """The log-ratio is separable: the label part is largest at ``Y~ = y0`` and
@@ -154,7 +157,7 @@ class LPDTRandomizer(Mechanism):
         ``U(x0)`` and smallest at ``U(x1)``; both extremes are met together."""
         outs = []
         for x, y in (d0, d1):
-            labels = np.full(self._n_labels(), self.clip(y))
+            labels = np.full(self._n_labels(), round_to_grid(self.clip(y), self.label.grid) * self.label.grid)
             outs.append(np.concatenate((labels, self.one_hot(x).astype(float))))
         return outs
 
@@ -172,7 +175,8 @@ class LPDTRandomizer(Mechanism):
         labels, bits = outputs[:, :k], outputs[:, k:]
         (x0, y0), (x1, y1) = d0, d1
         y0, y1 = self.clip(y0), self.clip(y1)
-        lab = ((np.abs(labels - y1) - np.abs(labels - y0)) / self.label.scale).sum(axis=1)
+        c0, c1 = (round_to_grid(v, self.label.grid) for v in (y0, y1))
+        lab = self.label.llr_units(labels, c0, c1).sum(axis=1)
         u0, u1 = self.one_hot(x0), self.one_hot(x1)
         diff = u0 != u1
         agree0 = (bits[:, diff] == u0[diff]).sum(axis=1)
@@ -226,7 +230,7 @@ class LPDTRandomizer(Mechanism):
         return ones, weighted, label_total
 
     def _labels_many(self, y, rng) -> np.ndarray:
-        return self.label.batch(0.0, y.size, rng).reshape(-1, 1) + np.asarray(y, dtype=float).reshape(-1, 1)
+        return self.label.sample_each(np.asarray(y, dtype=float).reshape(-1, 1), rng)
 
 
 class PerLeafNoiseRandomizer(LPDTRandomizer):
@@ -242,10 +246,11 @@ class PerLeafNoiseRandomizer(LPDTRandomizer):
     """
 
     def _labels(self, y: float, n: int, rng) -> np.ndarray:
-        return self.label.batch(np.full(self.n_leaves, y), n, rng)
+        return self.label.sample_each(np.full((n, self.n_leaves), y), rng)
 
     def _labels_many(self, y, rng) -> np.ndarray:
-        return self.label.batch(np.zeros(self.n_leaves), np.asarray(y).size, rng) + np.asarray(y).reshape(-1, 1)
+        y = np.asarray(y, dtype=float).reshape(-1, 1)
+        return self.label.sample_each(np.repeat(y, self.n_leaves, axis=1), rng)
 
     def _n_labels(self) -> int:
         return self.n_leaves

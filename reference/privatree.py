@@ -51,12 +51,26 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._validation import check_max_depth, check_positive_finite, check_probability
+from ._validation import check_max_depth, check_positive_finite, check_probability, check_fitted, check_X, \
+    check_y, facts_by_index, shown
 from .jointexp import JointExp
 from .ledger import PrivacyLedger, Scope
 from .mechanisms import PermuteAndFlip, TwoSidedGeometric
 
-__all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split"]
+__all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
+           "charge_stopping"]
+
+
+def charge_exact_quantiles(ledger, j):
+    """Charge PrivaTree*'s exact quantile edges of feature ``j``: not DP, so ``epsilon = inf``."""
+    ledger.charge(f"quantiles[{j}]", "exact quantiles (PrivaTree*, not DP)", math.inf, scope=Scope.root(),
+                  note="section VI: bin edges are the data's exact quantiles")
+
+
+def charge_stopping(ledger):
+    """Charge Algorithm 1 line 7's data-dependent stopping: not DP for any epsilon (spec 4.3, G2)."""
+    ledger.charge("stopping", "pure node or <= 1 record (not DP)", math.inf, scope=Scope.root(),
+                  note="Algorithm 1 line 7: whether a node stops reveals its exact counts")
 
 
 # --------------------------------------------------------------------------- budget (Eqs. 7-10)
@@ -178,7 +192,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     privacy_ledger_, budget_, bin_edges_, tree_, classes_, n_features_in_,
-    n_clipped_ (values clipped into ``bounds``, per feature), privacy_leaks_.
+    privacy_leaks_. (How many values were clipped into ``bounds`` is private and is not kept.)
 
     References
     ----------
@@ -222,6 +236,14 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"stopping must be None, 'depth' or 'paper', got {self.stopping!r}")
         if self.binning not in ("quantile", "uniform"):
             raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
+        if self.accounting == "strict":  # strict accounting refuses every step that is not DP
+            if self.stopping == "paper":
+                raise ValueError("stopping='paper' (Algorithm 1 line 7) is not differentially private: "
+                                 "accounting='strict' refuses it; use stopping='depth' or accounting='paper'")
+            if self.binning == "quantile" and not self.use_private_quantiles:
+                raise ValueError("use_private_quantiles=False (PrivaTree*, exact quantile edges) is not "
+                                 "differentially private: accounting='strict' refuses it; use "
+                                 "binning='uniform' or accounting='paper'")
         msl = self.min_samples_leaf
         if isinstance(msl, bool) or not isinstance(msl, Integral) or msl < 0:
             raise ValueError(f"min_samples_leaf must be a non-negative integer, got {msl!r}")
@@ -244,7 +266,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         classes = np.asarray(list(self.classes))
         if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
-        cats = {} if self.categories is None else dict(self.categories)
+        cats = {} if self.categories is None else dict(facts_by_index(self, "categories", self.categories, m))
         for j, values in cats.items():
             if not (isinstance(j, Integral) and 0 <= j < m):
                 raise ValueError(f"categories has feature index {j!r} outside 0..{m - 1}")
@@ -255,8 +277,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("bounds is required: the public (low, high) of every numerical feature "
                              "(never read from the data)")
         bounds = {}
-        src = self.bounds if isinstance(self.bounds, dict) else (
-            dict(enumerate(self.bounds)) if self.bounds is not None else {})
+        given = facts_by_index(self, "bounds", self.bounds, m)
+        src = given if isinstance(given, dict) else (dict(enumerate(given)) if given is not None else {})
         if not isinstance(self.bounds, dict) and self.bounds is not None and len(src) != m:
             raise ValueError(f"bounds has {len(src)} entries but X has {m} features")
         for j in num:
@@ -284,7 +306,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                 codes = [lookup.get(v, -1) for v in X[:, j].tolist()]
                 if fitting and -1 in codes:
                     bad = X[codes.index(-1), j]
-                    raise ValueError(f"X[:, {j}] holds {bad!r}, not among categories[{j}]")
+                    raise ValueError(f"X[:, {j}] holds {shown(bad)}, not among categories[{j}]")
                 Z[:, j] = codes
             else:
                 col = X[:, j].astype(float)
@@ -299,12 +321,9 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the tree (Algorithm 1) and record every mechanism call in ``privacy_ledger_``."""
         eps, d = self._check_params()
-        y = np.asarray(y)
+        y = check_y(self, y)
+        X = check_X(self, X, reset=True, numeric=not self.categories)  # names, counts, 2-D, finite
         Xa = np.asarray(X, dtype=object)
-        if Xa.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {Xa.shape}")
-        if Xa.shape[0] == 0:
-            raise ValueError("X has no records: PrivaTree needs at least one record")
         if y.shape != (Xa.shape[0],):
             raise ValueError(f"y must be 1-D with one label per row of X, got shape {y.shape}")
         m = Xa.shape[1]
@@ -313,7 +332,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         try:
             yk = np.array([index[v] for v in y.tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes {classes.tolist()}") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes {classes.tolist()}") from None
         Z, clipped = self._encode(X, cats, bounds, fitting=True)
         bounds = self._bounds_for_fit(bounds, Z)
         rng = np.random.default_rng(self.random_state) if not isinstance(self.random_state, np.random.Generator) \
@@ -335,6 +354,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         stopping = self.stopping or ("paper" if self.accounting == "paper" else "depth")
         if stopping == "paper" and d > 0:
             leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon (spec 4.3, G2)")
+            charge_stopping(ledger)
         bins = np.empty(Z.shape, dtype=np.int64)
         n_bins = []
         for j in range(m):
@@ -354,7 +374,6 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         self.bin_edges_ = edges
         self.categories_ = cats
         self.bounds_ = bounds
-        self.n_clipped_ = clipped
         self.privacy_ledger_ = ledger
         self.privacy_leaks_ = leaks
         return self
@@ -367,11 +386,14 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             inner = np.linspace(lo, hi, B + 1)[1:-1]
         elif not self.use_private_quantiles:
             inner = np.quantile(col, levels) if col.size else np.array([])
+            charge_exact_quantiles(ledger, j)
         elif lo == hi:
             inner = np.array([])
         else:
-            inner = JointExp(eps_q, levels, (lo, hi)).sample(col, rng)
+            mech = JointExp(eps_q, levels, (lo, hi))
+            inner = mech.sample(col, rng)  # points of JointExp's public grid on (lo, hi)
             ledger.charge(f"quantiles[{j}]", "JointExp", eps_q, scope=Scope.root(), sensitivity=2.0,
+                          delta=mech.residual_delta,
                           note="Algorithm 1 lines 3-5; every record is in every feature's quantiles")
         return np.unique(np.concatenate((inner, [hi])))
 
@@ -465,6 +487,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         return node[1]
 
     def _bins_for_predict(self, X):
+        check_fitted(self)
+        X = check_X(self, X, reset=False, numeric=not self.categories_)
         Z, _ = self._encode(X, self.categories_, self.bounds_, fitting=False)
         if Z.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {Z.shape[1]} features, expected {self.n_features_in_}")
@@ -485,7 +509,21 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class of each row: numerical ``x <= threshold`` and categorical ``x in L`` go left (spec A23)."""
+        check_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def batched_release_sampler(self, edges=None):
+        """The fast path (:mod:`reference.fast_path`): a
+        :class:`reference.privatree_batch.PrivaTreeBatch` drawing many releases
+        ``release(edges)`` of this estimator's parameters at once, or ``None``
+        for a subclass that overrides a step of Algorithm 1 (the batch would
+        not run its code).
+        """
+        from .privatree_batch import PrivaTreeBatch
+
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
+        sampler = PrivaTreeBatch(edges=edges, estimator=type(self), **params)
+        return sampler if sampler.vectorised else None
 
     def release(self, edges=None):
         """The published model as nested tuples (hashable, canonical).
@@ -498,6 +536,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         rounded to 6 decimals; an integer ``G`` adds, per edge, which of ``G``
         equal cells of its public range it falls in (spec 4.3 step 3).
         """
+        check_fitted(self)
         if edges is None:
             return self.tree_
         feats = []

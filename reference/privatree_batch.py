@@ -16,8 +16,9 @@ Algorithm 1 of the paper (004_2521a6732a5af66c.txt):
 * the budget split, Eqs. 7-10 or the strict correction (computed once by
   :func:`reference.privatree.budget_split`);
 * the bin edges, Algorithm 1 lines 3-5 and section IV-B: JointExp private
-  quantiles (Gillenwater et al. 2021) by :func:`joint_exp_batch`, which runs
-  the reference's forward pass once (it depends only on the public input)
+  quantiles (Gillenwater et al. 2021) on JointExp's public grid by
+  :func:`joint_exp_batch`, which runs the reference's forward pass once per
+  call (it depends only on the tiny input; nothing is kept after the call)
   and the backward sampling pass for all runs at once; public uniform edges
   and the non-private quantiles of PrivaTree* are shared by every run. A run
   whose edges coincide keeps fewer bins, as ``np.unique`` in the reference
@@ -61,11 +62,11 @@ from numbers import Integral
 
 import numpy as np
 
-from ._validation import check_generator
+from ._validation import check_generator, check_X, shown
 from .jointexp import JointExp
 from .ledger import PrivacyLedger, Scope
 from .mechanisms import PermuteAndFlip, TwoSidedGeometric
-from .privatree import PrivaTreeClassifier, budget_split
+from .privatree import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
@@ -94,14 +95,15 @@ def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
     The forward pass of :class:`reference.jointexp.JointExp` (exact partial sums of the
     interval-sequence weights) is a function of the data alone, so it is computed once; the
     backward pass, which samples the last (interval, run position) and then each predecessor
-    given its successor, runs for all ``n`` draws at once; each output is then uniform in its
-    interval and the row is sorted (Gillenwater et al. 2021, section 3; spec 2.4).
+    given its successor, runs for all ``n`` draws at once; each output is then a uniform grid
+    point of its interval (exact integers) and the row is sorted (Gillenwater et al. 2021,
+    section 3; spec 2.4; the public grid of :mod:`reference.jointexp`).
     """
     check_generator(rng)
-    edges, lengths, N = mech._prepare(data)
+    start, lengths, N = mech._prepare(data)
     m = mech.quantiles.size
     fw = mech._forward(lengths, N)
-    if fw is None:  # lo == hi: the only possible output
+    if fw is None:  # pragma: no cover - every grid has a gap with grid points
         return np.full((n, m), mech.bounds[0])
     A, _ = fw
     last = np.exp(mech._log_phi(m, N)[::-1])  # phi_{m+1}(N - i)
@@ -123,7 +125,7 @@ def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
             i[new] = i_new
             r[new] = _draw_rows(prev[i_new], rng)
         idx[:, j - 1] = i
-    return np.sort(edges[idx] + rng.random(idx.shape) * lengths[idx], axis=1)
+    return np.sort(mech.points(start[idx] + rng.integers(0, lengths[idx].astype(np.int64))), axis=1)
 
 
 def _row_ids(codes: np.ndarray):
@@ -310,11 +312,8 @@ class PrivaTreeBatch:
         est = self._estimator()
         eps, d = est._check_params()
         y = np.asarray(y)
+        X = check_X(est, X, reset=True, numeric=not est.categories)  # fit's checks: 2-D, >= 1 feature, finite
         Xa = np.asarray(X, dtype=object)
-        if Xa.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {Xa.shape}")
-        if Xa.shape[0] == 0:
-            raise ValueError("X has no records: PrivaTree needs at least one record")
         if y.shape != (Xa.shape[0],):
             raise ValueError(f"y must be 1-D with one label per row of X, got shape {y.shape}")
         m = Xa.shape[1]
@@ -323,7 +322,7 @@ class PrivaTreeBatch:
         try:
             yk = np.array([index[v] for v in y.tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes {classes.tolist()}") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes {classes.tolist()}") from None
         Z, _ = est._encode(X, cats, bounds, fitting=True)
         bounds = est._bounds_for_fit(bounds, Z)
         num = [j for j in range(m) if j not in cats]
@@ -354,7 +353,7 @@ class PrivaTreeBatch:
             elif est.binning == "uniform":
                 inner = np.linspace(lo, hi, B + 1)[1:-1]
             elif not est.use_private_quantiles:
-                inner = np.quantile(col, levels)
+                inner = np.quantile(col, levels) if col.size else np.array([])
             elif lo == hi:
                 inner = np.array([])
             else:
@@ -600,12 +599,20 @@ class PrivaTreeBatch:
         nodes in preorder: each measured node's histograms, each leaf's permute-and-flip)."""
         p = prepared
         ledger = PrivacyLedger("add-remove")
+        est = self._estimator()
         if p.d > 0 and p.private_q:
+            B = self._estimator().max_bins
             for j in p.num:
                 if p.bounds[j][0] != p.bounds[j][1]:
+                    mech = JointExp(p.budget["quantile"], np.linspace(0.0, 1.0, B + 1)[1:-1], p.bounds[j])
                     ledger.charge(f"quantiles[{j}]", "JointExp", p.budget["quantile"], scope=Scope.root(),
-                                  sensitivity=2.0,
+                                  sensitivity=2.0, delta=mech.residual_delta,
                                   note="Algorithm 1 lines 3-5; every record is in every feature's quantiles")
+        elif p.d > 0 and est.binning == "quantile":  # PrivaTree*: exact quantiles, not DP
+            for j in p.num:
+                charge_exact_quantiles(ledger, j)
+        if p.d > 0 and p.stopping == "paper":
+            charge_stopping(ledger)
 
         def walk(h, scope, path):
             if trees.measured[r, h]:

@@ -40,9 +40,9 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from ._validation import check_neighbouring, check_positive_finite
+from ._validation import check_fitted, check_neighbouring, check_positive_finite, check_X, check_y, facts_by_index
 from .ledger import PrivacyLedger, Scope
 from .random_trees_core import (
     ACCOUNTINGS,
@@ -153,7 +153,7 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         Algorithm 2's handling of invalid noisy counts (see :func:`leaf_values`).
     bounds : sequence of (low, high)
         Public range of every feature. Records outside are clipped into it
-        (counted in ``n_clipped_``, which is not part of the release).
+        (how many is private and not kept).
     classes : sequence
         Public class labels; the first is the paper's ``-`` for two classes.
     n_records : int, optional
@@ -164,14 +164,15 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     forest_ : Forests
-        Structure, counts, noisy counts and leaf values (one forest).
+        Structure, noisy counts and leaf values (one forest). A private
+        forest drops its exact leaf counts after fit (``forest_.counts`` is
+        None); Algorithm 1 (not private) keeps them.
     n_estimators_, noise_scale_ : the k and Laplace scale used
     privacy_ledger_ : reference.ledger.PrivacyLedger
         One Laplace charge per (tree, leaf, class) count, scoped to that cell
-        of the tree's partition; the trees compose sequentially.
+        of the tree's partition; the trees compose sequentially. Without
+        ``private`` (Algorithm 1, exact counts) one ``epsilon = inf`` charge.
     classes_ : ndarray
-    n_clipped_ : int
-        Feature values clipped into ``bounds``.
 
     References
     ----------
@@ -223,8 +224,8 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_X(self, X, bounds) -> tuple[np.ndarray, int]:
         X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+        if X.ndim != 2:  # no records is a valid input: the leaves are then noise alone
+            raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
         if not np.all(np.isfinite(X)):
             i, j = np.argwhere(~np.isfinite(X))[0]
             raise ValueError(f"X must be finite, found X[{i}, {j}] = {float(X[i, j])!r}")
@@ -246,7 +247,7 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        k, h, bounds, classes, X, y_index, n_clipped = self._validate_fit(X, y)
+        k, h, bounds, classes, X, y_index, _ = self._validate_fit(X, y)  # the clipped count is private
         structure_ss, noise_ss, predict_ss = _seed_sequence(self.random_state).spawn(3)
         self.forest_ = self._draw_forests(X, y_index, 1, np.random.default_rng(structure_ss),
                                           np.random.default_rng(noise_ss), validated=(k, h, bounds, classes))
@@ -256,7 +257,8 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         self.n_estimators_ = k
         self.noise_scale_ = scale
         self.n_features_in_ = X.shape[1]
-        self.n_clipped_ = n_clipped
+        if self.private:  # exact private leaf counts: not kept after fit (issue 17, finding 7)
+            self.forest_.counts = None
         self._predict_rng = np.random.default_rng(predict_ss)
         self._ledger_args = (k, h, classes.size, scale)
         self._ledger_cache = None
@@ -279,10 +281,11 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
     def _validate_fit(self, X, y):
         """Parameters, public facts and data, checked; ``X`` clipped, ``y`` as class indices."""
         k, h = self._validate_params()
-        bounds = _check_bounds(self.bounds)
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        bounds = _check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True))
         classes = _check_classes(self.classes)
         X, n_clipped = self._validate_X(X, bounds)
-        y = np.asarray(y)
+        y = check_y(self, y)
         if y.shape != (X.shape[0],):
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
         order = np.argsort(classes, kind="stable")
@@ -315,31 +318,26 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
 
     def _ledger(self, k, h, n_classes, scale) -> PrivacyLedger:
         ledger = PrivacyLedger(self.neighbouring)
-        if scale is None:
+        if scale is None:  # Algorithm 1: exact leaf fractions, not DP
+            ledger.charge_not_private("leaves", "exact leaf counts (Algorithm 1)")
             return ledger
         root = Scope.root()
-        per_count = 1.0 / scale  # one count, sensitivity 1, Laplace(scale)
-        note = f"Lap({scale:g}) on one count; accounting={self.accounting}"
+        per_count = 1.0 / scale  # one count, sensitivity 1, two-sided geometric of scale `scale`
+        note = f"two-sided geometric of scale {scale:g} on one count; accounting={self.accounting}"
         for t in range(k):
             for leaf in range(2 ** h):
                 for c in range(n_classes):
-                    ledger.charge(f"tree{t}/leaf{leaf}/class{c}", "Laplace", per_count,
+                    ledger.charge(f"tree{t}/leaf{leaf}/class{c}", "TwoSidedGeometric", per_count,
                                   scope=root.child(f"tree{t}", f"leaf{leaf}/class{c}"), sensitivity=1.0,
                                   note=note)
         return ledger
 
     # ------------------------------------------------------------------ predict
     def _check_fitted(self):
-        if not hasattr(self, "forest_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        check_fitted(self)  # sklearn's NotFittedError (a ValueError)
 
     def _validate_predict_X(self, X) -> np.ndarray:
-        self._check_fitted()
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X must be finite")
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
         return np.clip(X, self.bounds_[:, 0], self.bounds_[:, 1])
 
     def predict_proba(self, X) -> np.ndarray:
@@ -371,10 +369,39 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         is post-processing.
         """
         self._check_fitted()
-        f = self.forest_
-        structure = tuple(
-            tuple((int(a), round(float(t), 6)) for a, t in zip(f.attributes[0, i], f.thresholds[0, i]))
-            for i in range(self.n_estimators_))
-        leaves = tuple(tuple(tuple(round(float(v), 6) for v in leaf) for leaf in f.theta[0, i])
-                       for i in range(self.n_estimators_))
-        return (("structure", structure), ("leaves", leaves))
+        return _forest_release(self.forest_, 0, self.n_estimators_)
+
+    def batched_release_sampler(self):
+        """The fast path (:mod:`reference.fast_path`): many forests drawn at once through ``_draw_forests``
+        (the code path of ``fit``), each released as :meth:`release`; ``None`` for a subclass that defines
+        a method of its own."""
+        from .fast_path import overrides_nothing
+
+        if not overrides_nothing(type(self), RandomDecisionForestClassifier):
+            return None
+        return _ForestBatch(clone(self))
+
+
+def _forest_release(f, r: int, k: int) -> tuple:
+    """:meth:`RandomDecisionForestClassifier.release` of forest ``r`` of ``f`` (``k`` trees)."""
+    structure = tuple(
+        tuple((int(a), round(float(t), 6)) for a, t in zip(f.attributes[r, i], f.thresholds[r, i]))
+        for i in range(k))
+    leaves = tuple(tuple(tuple(round(float(v), 6) for v in leaf) for leaf in f.theta[r, i]) for i in range(k))
+    return (("structure", structure), ("leaves", leaves))
+
+
+class _ForestBatch:
+    """``batch(data, n, rng)``: ``n`` independent releases of ``estimator`` fitted on ``data = (X, y)``."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __call__(self, data, rng):
+        return self.batch(data, 1, rng)[0]
+
+    def batch(self, data, n, rng) -> list:
+        X, y = data
+        k, h, bounds, classes, Xc, y_index, _ = self.estimator._validate_fit(X, y)
+        f = self.estimator._draw_forests(Xc, y_index, n, rng, rng, validated=(k, h, bounds, classes))
+        return [_forest_release(f, r, k) for r in range(n)]

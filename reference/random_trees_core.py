@@ -13,7 +13,7 @@ from numbers import Integral
 import numpy as np
 
 from ._validation import check_positive_finite
-from .mechanisms import Laplace
+from .mechanisms import TwoSidedGeometric
 
 __all__ = ["Forests", "draw_structure", "route", "leaf_counts", "leaf_values", "aggregate", "noise_scale",
            "logarithmic_n_estimators", "theory_n_estimators", "VOTING_RULES", "INVALID_RULES", "ACCOUNTINGS"]
@@ -105,7 +105,7 @@ def leaf_counts(leaves: np.ndarray, y_index: np.ndarray, n_leaves: int, n_classe
     Returns an int array of shape ``leaves.shape[:-1] + (n_leaves, n_classes)``.
     """
     lead = leaves.shape[:-1]
-    flat = leaves.reshape(-1, leaves.shape[-1])
+    flat = leaves.reshape(int(np.prod(lead, dtype=np.int64)), leaves.shape[-1])  # also with no records
     T = flat.shape[0]
     cell = (np.arange(T, dtype=np.int64)[:, None] * n_leaves + flat) * n_classes + y_index[None, :]
     counts = np.bincount(cell.ravel(), minlength=T * n_leaves * n_classes)
@@ -183,7 +183,7 @@ def aggregate(theta_at_x: np.ndarray, voting: str, rng: np.random.Generator | No
 
 
 def noise_scale(epsilon: float, n_estimators: int, neighbouring: str, accounting: str) -> float:
-    """Laplace scale per leaf count.
+    """Noise scale (two-sided geometric, the discrete Laplace) per leaf count.
 
     Paper, Section 5.2: ``k / epsilon`` ("a Lap(k/epsilon) to every count in
     the leaf"; counts of sensitivity 1, Theorems 3.1 and 3.2). That is exact
@@ -232,7 +232,7 @@ class Forests:
     n_forests, n_estimators, max_depth, n_classes : int
     bounds : ndarray (m, 2)
     scale : float or None
-        Laplace scale per count; ``None`` for the non-private Algorithm 1.
+        Noise scale per count (two-sided geometric); ``None`` for the non-private Algorithm 1.
     invalid_rule : {"paper", "clamp"}
     structure_rng, noise_rng : numpy.random.Generator
     """
@@ -248,7 +248,9 @@ class Forests:
             self.noisy_counts = None
             self.theta = leaf_values(self.counts, noise_rng, noisy=False)
         else:
-            self.noisy_counts = Laplace(1.0 / scale, 1.0).sample(self.counts, noise_rng)
+            # counts are integers: the two-sided geometric (discrete Laplace) of the same scale, sampled exactly
+            # in integers, keeps every released count on the lattice Z (Mironov 2012; issue 17)
+            self.noisy_counts = TwoSidedGeometric(1.0 / scale, 1.0).sample(self.counts, noise_rng).astype(float)
             self.theta = leaf_values(self.noisy_counts, noise_rng, invalid_rule=invalid_rule)
 
     def theta_at(self, X) -> np.ndarray:

@@ -12,7 +12,7 @@ from audit.report import Report, write_report
 def test_run_mechanisms_writes_both_reports(tmp_path, capsys):
     assert main(["run", "mechanisms", "--budget", "quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "| laplace@1/exact |" in out
+    assert "✓ claim laplace@1/exact: pass" in out and "✓ mutant laplace-half-noise: detected" in out
     data = json.loads((tmp_path / "mechanisms" / "report.json").read_text())
     assert data["target"] == "mechanisms" and data["budget"] == "quick" and data["seed"] == 0
     for key in ("versions", "elapsed_s", "claims", "theorems", "mutants"):

@@ -5,6 +5,7 @@ correct implementation) beside it.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -17,9 +18,11 @@ from sklearn.base import clone
 from audit import Claim, audit_pairs, learner_mechanism
 from audit.exact import privacy_loss
 from audit.neighbours import NeighbourPair
-from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
+from reference.baselines.dp_ert import DPExtraTreesClassifier
+from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor, charge_equal_parts
 from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.diprime_tree import bipartitions, budget
+from reference.ledger import PrivacyLedger, Scope
 from reference.mechanisms import IntervalExponential
 
 B2 = [(0.0, 1.0), (0.0, 1.0)]
@@ -127,21 +130,40 @@ def test_strict_ledger_total_equals_epsilon(eps, rho, depth, k, trees, partition
     assert m.privacy_ledger_.total_epsilon() == pytest.approx(eps, rel=1e-9)
 
 
-@pytest.mark.parametrize("variant", ["base", "exp", "flip"])
-def test_paper_ledger_shows_the_k_candidate_medians(variant):
+@pytest.mark.parametrize("variant", ["base", "exp"])
+@pytest.mark.parametrize("partition", [False, True])
+def test_paper_ledger_shows_the_k_candidate_medians(variant, partition):
+    """Classification (Laplace leaves, DP): every tree costs d (K eps_s + eps_a) + eps_l at its own
+    epsilon. Without a partition the 2 trees get eps / 2 each and add up; with the paper's equal parts
+    the 2 trees compose sequentially plus the group charge: (2t - 1) = 3 times one tree."""
     X, y = _data(30)
     X = np.column_stack((X, X[:, ::-1]))
     eps, rho, d, k = 2.0, 0.5, 3, 3
-    m = _reg(epsilon=eps, rho=rho, max_depth=d, max_features=k, variant=variant, accounting="paper",
-             bounds=[(0, 1)] * 4).fit(X, y)
-    expected = eps if variant == "base" else d * (k + 1) * rho * eps / (2 * d) + (1 - rho) * eps
-    assert m.privacy_ledger_.total_epsilon() == pytest.approx(expected)
+    m = _clf(epsilon=eps, rho=rho, max_depth=d, max_features=k, variant=variant, accounting="paper",
+             partition=partition, bounds=[(0, 1)] * 4).fit(X, y)
+    per_tree = eps if variant == "base" else d * (k + 1) * rho * eps / (2 * d) + (1 - rho) * eps
+    assert m.privacy_ledger_.total_epsilon() == pytest.approx(3 * per_tree if partition else per_tree)
     assert m.paper_epsilon_ == eps
     frame = m.privacy_ledger_.to_frame()
     internal = 2 ** d - 1
     per_node = 1 if variant == "base" else k
     assert (frame.component == "median").sum() == m.n_estimators * internal * per_node
-    assert frame.note[frame.component == "leaf"].str.contains("NOT DP").all()
+    assert (frame.component == "forest:partition").sum() == int(partition)
+
+
+@pytest.mark.parametrize("make, kw, leak", [
+    (_reg, dict(variant="exp"), "leaf"),                      # count-scaled leaf, spec 2.4 (ii)
+    (_reg, dict(variant="exp", version="v000"), "median"),    # index median, spec 2.4 (iii)
+    (_clf, dict(variant="flip"), "median"),                   # the authors' flip median, spec 2.4 (iv)
+])
+def test_paper_mechanisms_that_are_not_private_make_the_total_infinite(make, kw, leak):
+    """Issue 17, finding 3: the ledger's contract charges a call that is not DP epsilon = inf."""
+    X, y = _data(30)
+    m = make(accounting="paper", **kw).fit(X, y)
+    assert m.privacy_ledger_.total_epsilon() == math.inf
+    frame = m.privacy_ledger_.to_frame()
+    flagged = frame[frame.note.str.contains("NOT DP")]
+    assert (flagged.component == leak).any() and (flagged.epsilon == math.inf).all()
 
 
 def test_ledger_scopes_make_trees_and_siblings_parallel():
@@ -263,15 +285,15 @@ def test_bad_classification_input():
         _clf(bounds=[(0, 1), None], categories={1: list(range(13))}).fit(X, y)
 
 
-def test_out_of_range_targets_are_clipped_and_counted_never_widening():
+def test_out_of_range_values_are_clipped_never_widening_nor_counted_in_the_model():
     X, y = _data(30)
     y = y * 10.0 - 3.0  # in {-3, 7}, outside (0, 1)
     m = _reg(epsilon=5.0).fit(X, y)
-    assert m.n_targets_clipped_ == 30
+    assert not hasattr(m, "n_targets_clipped_")  # an exact private count: not kept (issue 17, finding 7)
     assert np.all((m.predict(X) >= 0.0) & (m.predict(X) <= 1.0))
     Xo = X * 3.0
     m = _reg().fit(Xo, _data(30)[1])
-    assert m.n_features_clipped_ == int(np.sum(Xo > 1.0))
+    assert not hasattr(m, "n_features_clipped_")
     for tree in m.estimators_:
         assert 0.0 <= tree.threshold <= 1.0
 
@@ -361,3 +383,57 @@ def test_diprime_mutants_are_caught():
     for case in mutant_cases(1.0):
         res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=4000, alpha=0.01, seed=3)
         assert res.violation, (case.id, res.evidence())
+
+
+# --------------------------------------------------------------------------- equal parts of a permutation (finding 4)
+def _equal_parts_log_laws(outputs, labels, eps):
+    """log P(out | labels), up to a constant shared by all inputs, for every row of ``outputs``, of a
+    2-tree "forest" on equal parts of a uniform random permutation (``np.array_split``, as the
+    paper's forests split records); each tree releases its class histogram (counts of labels 0
+    and 1), each count plus two-sided geometric noise of pmf proportional to exp(-eps |k - c|)."""
+    counts = []
+    for p in itertools.permutations(range(len(labels))):
+        parts = np.array_split(np.array(p, dtype=int), 2)
+        counts.append([sum(1 for i in part if labels[i] == c) for part in parts for c in (0, 1)])
+    dist = np.abs(outputs[:, None, :] - np.array(counts)[None, :, :]).sum(axis=2)  # (outputs, permutations)
+    return np.log(np.mean(np.exp(-eps * dist), axis=1))
+
+
+def test_equal_parts_ledger_bounds_the_exact_loss_of_a_two_tree_forest():
+    """Adding a record to equal parts of a random permutation moves another record between the
+    trees: parallel composition (1.0) and plain sequential composition (2.0) both under-count.
+    The exact loss is enumerated over every permutation, every dataset of up to 3 labels plus one
+    added label, and every output in a window holding the extremes (each count's pmf ratio is
+    constant outside [-1, n + 2]); ``charge_equal_parts`` gives (2t - 1) eps = 3.0, which bounds it."""
+    eps = 1.0
+    worst = 0.0
+    for n in range(1, 4):
+        outputs = np.array(list(itertools.product(range(-1, n + 3), repeat=4)))
+        for labels in itertools.product((0, 1), repeat=n):
+            for extra in (0, 1):
+                loss = np.abs(_equal_parts_log_laws(outputs, list(labels), eps)
+                              - _equal_parts_log_laws(outputs, list(labels) + [extra], eps))
+                worst = max(worst, float(loss.max()))
+    ledger = PrivacyLedger("add-remove")
+    trees = []
+    for i in range(2):
+        tree = PrivacyLedger("add-remove")
+        tree.charge("leaf", "TwoSidedGeometric", eps, scope=Scope.root(), note="class histogram")
+        trees.append(tree.total_epsilon())
+        ledger.extend(tree)
+    charge_equal_parts(ledger, trees)
+    assert worst > 2.0 * eps + 1e-6  # the move is real: more than sequential composition of the trees
+    assert ledger.total_epsilon() == pytest.approx(3.0 * eps)
+    assert worst <= ledger.total_epsilon() + 1e-9
+
+
+def test_dp_extra_trees_paper_partition_is_charged_the_group_bound():
+    """The issue's configuration: DPExtraTreesClassifier(epsilon=1, n_estimators=2, partition=True,
+    accounting="paper"), exact loss 2.33; its ledger now totals (2t - 1) eps = 3 >= 2.33 (was 1)."""
+    X, y = _data(12)
+    m = DPExtraTreesClassifier(epsilon=1.0, n_estimators=2, max_depth=2, partition=True, accounting="paper",
+                               bounds=B2, classes=[0, 1], random_state=0).fit(X, y)
+    assert m.privacy_ledger_.total_epsilon() == pytest.approx(3.0)
+    strict = DPExtraTreesClassifier(epsilon=1.0, n_estimators=2, max_depth=2, partition=True, bounds=B2,
+                                    classes=[0, 1], random_state=0).fit(X, y)
+    assert strict.privacy_ledger_.total_epsilon() == pytest.approx(1.0)  # independent owners: parallel is sound

@@ -16,6 +16,7 @@ from reference.mechanisms import (
     PermuteAndFlip,
     RandomizedResponse,
     TwoSidedGeometric,
+    round_to_grid,
 )
 
 eps_st = st.floats(0.05, 5.0)
@@ -24,27 +25,54 @@ TOL = 1e-9
 
 
 @given(eps=eps_st, sens=sens_st, a=st.floats(-100, 100), frac=st.floats(-1, 1))
-def test_laplace_loss_is_distance_over_scale(eps, sens, a, frac):
+def test_laplace_loss_is_lattice_distance_over_scale(eps, sens, a, frac):
+    """The lattice Laplace's exact loss is (grid units between the rounded inputs) x s/t, never above epsilon."""
     m = Laplace(eps, sens)
     b = a + frac * sens
-    assert privacy_loss(m, a, b) == pytest.approx(abs(a - b) * eps / sens, rel=1e-9, abs=1e-12)
+    units = abs(int(round_to_grid(a, m.grid)) - int(round_to_grid(b, m.grid)))
+    assert units <= m.grid_sensitivity
+    assert privacy_loss(m, a, b) == pytest.approx(units * m.law(1).rate, rel=1e-9, abs=1e-12)
+    assert privacy_loss(m, a, b) <= m.privacy_map(abs(a - b)) * (1 + TOL)
     assert privacy_loss(m, a, b) <= eps * (1 + TOL)
 
 
-@given(eps=eps_st, sens=sens_st, vec=st.lists(st.floats(-1, 1), min_size=1, max_size=6))
-def test_laplace_vector_loss_equals_l1_map(eps, sens, vec):
+@given(eps=eps_st, sens=sens_st, vec=st.lists(st.floats(-1, 1), min_size=1, max_size=6),
+       shift=st.floats(-50, 50))
+def test_laplace_vector_loss_within_l1_map(eps, sens, vec, shift):
     m = Laplace(eps, sens)
     d = np.asarray(vec) * sens / max(1.0, float(np.sum(np.abs(vec))))  # L1 distance <= sens
-    loss = privacy_loss(m, np.zeros(d.size), d)
-    assert loss == pytest.approx(m.privacy_map(np.abs(d).sum()), rel=1e-9, abs=1e-12)
+    loss = privacy_loss(m, np.full(d.size, shift), shift + d)
+    assert loss <= m.privacy_map(np.abs(d).sum(), m=d.size) * (1 + TOL)
     assert loss <= eps * (1 + TOL)
+
+
+@given(eps=eps_st, sens=sens_st, a=st.floats(-100, 100), frac=st.floats(-1, 1), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_laplace_outputs_attainable_from_neighbour(eps, sens, a, frac, seed):
+    """Lattice membership: every output sampled from D has positive probability under D' (finite loss)."""
+    m = Laplace(eps, sens)
+    b = a + frac * sens
+    outs = m.batch(a, 50, np.random.default_rng(seed))
+    assert np.all(outs / m.grid == np.round(outs / m.grid))
+    for o in outs:
+        ratio = m.logpmf(o, a) - m.logpmf(o, b)
+        assert abs(ratio) <= eps * (1 + TOL)
+
+
+def test_laplace_default_grid_is_exact_at_unit_sensitivity():
+    """Sensitivity 1, epsilon 1: grid 2**-10, 1024 grid units apart, scale 1024 units: the loss is exactly 1."""
+    m = Laplace(1.0)
+    assert m.grid == 2.0 ** -10 and m.grid_sensitivity == 1024
+    assert privacy_loss(m, 0.0, 1.0) == 1.0
 
 
 @given(eps=eps_st, sens=st.integers(1, 5), a=st.integers(-50, 50), d=st.integers(-5, 5))
 def test_geometric_loss(eps, sens, a, d):
     d = max(-sens, min(sens, d))
     m = TwoSidedGeometric(eps, sens)
-    assert privacy_loss(m, a, a + d) == pytest.approx(abs(d) * eps / sens, rel=1e-9, abs=1e-12)
+    # the scale is rounded up by at most 2**-30 relative: the loss is the claim's within that, never above
+    assert privacy_loss(m, a, a + d) == pytest.approx(abs(d) * eps / sens, rel=1e-8, abs=1e-12)
+    assert privacy_loss(m, a, a + d) <= abs(d) * eps / sens * (1 + TOL)
 
 
 def neighbouring_utilities(monotonic):

@@ -1,4 +1,7 @@
 """Ledger composition, with every total worked out by hand in the comments."""
+import itertools
+import math
+
 import pytest
 
 from reference.ledger import PrivacyLedger, Scope
@@ -74,12 +77,13 @@ def test_forest_on_disjoint_record_partitions_is_parallel():
 
 
 def test_substitution_moves_a_record_between_value_cells():
-    """Under substitution a replaced record can leave cell L and enter cell R:
-    both leaves' charges apply (0.3 + 0.5); record-identity partitions keep the max."""
+    """Under substitution a replaced record can leave cell L and enter cell R
+    (0.3 + 0.5), or flip its label inside R (2 x 0.5): the ledger takes 2 x max = 1.0;
+    record-identity partitions keep the max."""
     led = PrivacyLedger("substitute")
     led.charge("leaf", "laplace", 0.3, scope=split(ROOT, "t0", "L"))
     led.charge("leaf", "laplace", 0.5, scope=split(ROOT, "t0", "R"))
-    assert led.total_epsilon() == pytest.approx(0.8)
+    assert led.total_epsilon() == pytest.approx(1.0)
     led2 = PrivacyLedger("substitute")
     for i, e in enumerate((0.3, 0.5)):
         led2.charge("tree", "laplace", e, scope=ROOT.child("forest:records", str(i), by_value=False))
@@ -115,3 +119,41 @@ def test_a_call_that_is_not_private_makes_the_total_infinite():
     led.charge("median", "index-em (v000, not DP)", float("inf"), scope=ROOT)
     led.charge("leaf", "laplace", 0.5, scope=split(ROOT, "t0", "L"))
     assert led.total_epsilon() == float("inf")
+
+
+def _histogram_release_log_law(release, data, eps):
+    """log P(release | data) of the tiny mechanism below: per cell c, the label histogram
+    of the records in c, each count plus two-sided geometric noise of parameter eps[c]
+    (pmf (1 - a) / (1 + a) * a^|k - count|, a = exp(-eps[c]))."""
+    total = 0.0
+    for c, e in eps.items():
+        a = math.exp(-e)
+        for label in (0, 1):
+            count = sum(1 for cell, y in data if cell == c and y == label)
+            total += math.log((1 - a) / (1 + a)) - e * abs(release[(c, label)] - count)
+    return total
+
+
+def test_two_times_max_bounds_a_label_flip_inside_the_larger_cell():
+    """Cells charged unequally (L: 0.1, R: 1.0), each for a single count. Under
+    substitution a record may stay in R and flip its label: both of R's counts move
+    by one, so the exact loss is 2 x 1.0 = 2.0, above the two largest cells' sum 1.1.
+    The loss is enumerated exactly over every release in a window that contains the
+    maximising outputs (the ratio is constant beyond the counts)."""
+    eps = {"L": 0.1, "R": 1.0}
+    led = PrivacyLedger("substitute")  # one histogram charge per cell, for a single count
+    for cell, e in eps.items():
+        led.charge("histogram", "geometric", e, scope=split(ROOT, "t0", cell))
+    d0 = [("R", 0), ("L", 1)]
+    d1 = [("R", 1), ("L", 1)]  # the first record's label flipped; it stays in R
+    window = range(-2, 4)
+    keys = [(c, y) for c in eps for y in (0, 1)]
+    loss = max(
+        abs(_histogram_release_log_law(dict(zip(keys, out)), d0, eps)
+            - _histogram_release_log_law(dict(zip(keys, out)), d1, eps))
+        for out in itertools.product(window, repeat=len(keys))
+    )
+    assert loss == pytest.approx(2.0)
+    assert loss > 0.1 + 1.0 + 1e-9  # the old two-largest-cells rule under-counts
+    assert led.total_epsilon() == pytest.approx(2.0)  # 2 x max covers it exactly
+    assert led.total_epsilon() >= loss - 1e-12

@@ -45,16 +45,33 @@ def chisquare_pvalue(samples, probs, min_expected=5.0):
     return stats.chisquare(pooled_obs, pooled_exp).pvalue
 
 
+def lattice_chisquare_pvalue(offsets, law, cells=40):
+    """Chi-square of integer noise offsets against a discrete Laplace law, in ``cells`` cells of about equal
+    exact probability (the pmf summed over +-40 scales; the rest, < e^-40, joins the end cells)."""
+    reach = int(np.ceil(40 / law.rate))
+    ks = np.arange(-reach, reach + 1)
+    cdf = np.cumsum(np.exp(law.logpmf(ks)))
+    edges = np.unique(np.searchsorted(cdf, np.linspace(0, 1, cells + 1)[1:-1]))  # cell i: ks[edges[i-1]+1..edges[i]]
+    probs = np.diff(np.r_[0.0, cdf[edges], 1.0])
+    cell = np.searchsorted(ks[edges], offsets, side="left")
+    return stats.chisquare(np.bincount(cell, minlength=probs.size), probs * len(offsets)).pvalue
+
+
 @pytest.mark.parametrize("epsilon,sens", [(0.5, 1.0), (2.0, 3.0)])
-def test_laplace_batch_and_sample_follow_laplace(epsilon, sens):
+def test_laplace_batch_and_sample_follow_lattice_law(epsilon, sens):
     m = Laplace(epsilon, sens)
     rng = np.random.default_rng(1)
+    centre = int(np.floor(2.0 / m.grid + 0.5))
     xs = m.batch(2.0, N, rng)
-    assert stats.kstest(xs, stats.laplace(loc=2.0, scale=sens / epsilon).cdf).pvalue > ALPHA
+    units = xs / m.grid
+    assert np.all(units == np.round(units))  # on the lattice
+    assert lattice_chisquare_pvalue(units.astype(np.int64) - centre, m.law(1)) > ALPHA
     singles = np.array([m.sample(2.0, rng) for _ in range(3000)])
-    assert stats.kstest(singles, stats.laplace(loc=2.0, scale=sens / epsilon).cdf).pvalue > ALPHA
-    # the stated density integrates to the sampled law's density
-    assert math.isclose(m.logpdf(2.5, 2.0), stats.laplace(2.0, sens / epsilon).logpdf(2.5))
+    assert lattice_chisquare_pvalue((singles / m.grid).astype(np.int64) - centre, m.law(1), cells=20) > ALPHA
+    # the stated pmf: normalised, and close to the Laplace density times the grid
+    assert math.isclose(math.exp(m.logpmf(2.5, 2.0)) / m.grid,
+                        stats.laplace(2.0, m.scale).pdf(2.5), rel_tol=1e-3)
+    assert m.logpmf(2.5 + m.grid / 2, 2.0) == -math.inf  # off the lattice
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0])
@@ -134,9 +151,24 @@ def test_interval_exponential_matches_cdf(data):
     m = IntervalExponential(2.0, bounds=(0.0, 1.0))
     rng = np.random.default_rng(7)
     xs = m.batch(data, N, rng)
-    assert np.all((xs >= 0) & (xs <= 1))
-    assert stats.kstest(xs, lambda r: m.cdf(r, data)).pvalue > ALPHA
-    # the density integrates to one and agrees with the cdf's slope
-    grid = np.linspace(0, 1, 20001)
-    dens = np.exp([m.logpdf(r, data) for r in grid])
-    assert np.trapezoid(dens, grid) == pytest.approx(1.0, abs=5e-3)
+    # every output is a point of the public grid t_j = j / M
+    np.testing.assert_array_equal(m.points(np.rint(xs * m.grid)), xs)
+    # chi-square of the sampled gaps against the exact gap law (false-alarm rate ALPHA)
+    start, count, log_p = m.gaps(data)
+    gap = np.searchsorted(start, np.rint(xs * m.grid), side="right") - 1
+    ok = count > 0
+    if ok.sum() > 1:
+        assert chisquare_pvalue(np.flatnonzero(ok).searchsorted(gap), np.exp(log_p[ok])) > ALPHA
+    # the grid point is uniform inside its gap: its relative position in 8 blocks of the widest gap
+    i = int(np.argmax(count * np.exp(log_p)))
+    j = np.rint(xs[gap == i] * m.grid).astype(int) - start[i]
+    block = j * 8 // count[i]
+    probs = np.diff(-(-np.arange(9) * count[i] // 8)) / count[i]  # grid points per block, exactly
+    assert chisquare_pvalue(block, probs) > ALPHA
+    # the cdf is the running sum of the pmf (small grid: every point enumerated), and sums to one
+    small = IntervalExponential(2.0, bounds=(0.0, 1.0), grid=40)
+    pts = small.points(np.arange(41))
+    pmf = np.exp([small.logpmf(r, data) for r in pts])
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(small.cdf(pts, data), np.cumsum(pmf), atol=1e-12)
+    assert small.logpmf(float(np.nextafter(pts[3], 1.0)), data) == -math.inf  # off the grid: impossible

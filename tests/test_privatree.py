@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -102,11 +103,34 @@ def test_paper_ledger_shows_per_feature_total():
 def test_paper_stopping_makes_pure_root_a_leaf_and_is_flagged():
     X, y = _data()
     y = np.zeros_like(y)
-    paper = [_clf(stopping="paper", random_state=s).fit(X, y).release() for s in range(10)]
+    paper = [_clf(accounting="paper", stopping="paper", random_state=s).fit(X, y).release() for s in range(10)]
     assert all(r[0] == "leaf" for r in paper)
     strict = [_clf(random_state=s).fit(X, y).release() for s in range(10)]
     assert sum(r[0] == "node" for r in strict) >= 5  # depth-only stopping keeps splitting pure data
     assert "stopping" in _clf(accounting="paper").fit(X, y).privacy_leaks_[0]
+
+
+@pytest.mark.parametrize("kw", [dict(accounting="paper"),  # stopping follows accounting: Algorithm 1 line 7
+                                dict(accounting="paper", stopping="paper"),
+                                dict(accounting="paper", stopping="depth", use_private_quantiles=False)])
+def test_ledger_is_infinite_for_steps_that_are_not_private(kw):
+    """Data-dependent stopping and PrivaTree*'s exact quantiles are not DP for any epsilon:
+    the ledger's contract charges them inf, so the total is inf (issue 17, finding 3)."""
+    X, y = _data()
+    clf = _clf(**kw).fit(X, y)
+    assert clf.privacy_ledger_.total_epsilon() == math.inf
+    assert clf.privacy_leaks_  # and the leak is named
+
+
+@pytest.mark.parametrize("kw, option", [(dict(stopping="paper"), "stopping='paper'"),
+                                        (dict(use_private_quantiles=False), "use_private_quantiles=False")])
+def test_strict_accounting_refuses_options_that_are_not_private(kw, option):
+    X, y = _data()
+    with pytest.raises(ValueError, match=re.escape(option)):
+        _clf(accounting="strict", **kw).fit(X, y)
+    # uniform public bins make the quantile option moot: accepted, and the total is epsilon
+    ok = _clf(accounting="strict", binning="uniform", use_private_quantiles=False).fit(X, y)
+    assert ok.privacy_ledger_.total_epsilon() == pytest.approx(1.0)
 
 
 def test_g1_root_leaf_probability_matches_closed_form():
@@ -188,18 +212,16 @@ def test_bad_data():
             _clf().fit(Xb, y)
     with pytest.raises(ValueError, match="label 7"):
         _clf().fit(X, np.where(y == 1, 7, 0))
-    with pytest.raises(ValueError, match="no records"):
-        _clf().fit(X[:0], y[:0])
     with pytest.raises(ValueError, match="categories"):
         _clf(categories={1: [0, 1]}, bounds=[(0, 1), None]).fit(np.column_stack([X[:, 0], np.full(len(y), 5)]), y)
 
 
-def test_out_of_bounds_values_are_clipped_and_counted():
+def test_out_of_bounds_values_are_clipped_never_counted_in_the_model():
     X, y = _data()
     Xb = X.copy()
     Xb[:3, 0] = 7.0
     clf = _clf(random_state=2).fit(Xb, y)
-    assert clf.n_clipped_.tolist() == [3, 0]
+    assert not hasattr(clf, "n_clipped_")  # an exact private count: not kept (issue 17, finding 7)
     assert clf.bounds_[0] == (0.0, 1.0)  # never moved by the data
     Xc = X.copy()
     Xc[:3, 0] = 1.0

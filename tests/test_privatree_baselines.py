@@ -1,10 +1,13 @@
 """Baselines of PrivaTree (reference/baselines/): non-private histogram CART as its epsilon -> infinity limit."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from reference.baselines.cart import HistogramCARTClassifier
+from reference.ledger import PrivacyLedger
 from reference.privatree import PrivaTreeClassifier
 
 
@@ -45,7 +48,8 @@ def test_privatree_star_at_infinite_epsilon_equals_histogram_cart(seed, binning)
     if _leaf_ties(cart.release(), X, y, cart):
         pytest.skip("a CART leaf has tied counts: the limit is then uniform over the tied labels")
     pt = PrivaTreeClassifier(1e7, 3, bounds=bounds, categories=cats, classes=[0, 1], use_private_quantiles=False,
-                             binning=binning, epsilon_shares=(0.0, 0.5, 0.5), random_state=seed).fit(X, y)
+                             binning=binning, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper", stopping="depth",
+                             random_state=seed).fit(X, y)
     assert pt.release() == cart.release()
     assert np.array_equal(pt.predict(X), cart.predict(X))
     for j, e in cart.bin_edges_.items():
@@ -60,7 +64,7 @@ def test_at_moderate_epsilon_privatree_differs_from_cart_sometimes():
     cart = HistogramCARTClassifier(3, bounds=bounds, categories=cats, classes=[0, 1]).fit(X, y).release()
     diffs = sum(PrivaTreeClassifier(0.5, 3, bounds=bounds, categories=cats, classes=[0, 1],
                                     use_private_quantiles=False, epsilon_shares=(0.0, 0.5, 0.5),
-                                    random_state=s).fit(X, y).release() != cart for s in range(5))
+                                    accounting="paper", stopping="depth", random_state=s).fit(X, y).release() != cart for s in range(5))
     assert diffs >= 1
 
 
@@ -127,13 +131,31 @@ def _cat_data(n=200, seed=0):
     return X, y
 
 
+def _claimed_total(ledger):
+    """The total of a ledger's finite charges: the budget the method claims, its leaks aside."""
+    claimed = PrivacyLedger(ledger.neighbouring)
+    for c in ledger.charges:
+        if math.isfinite(c.epsilon):
+            claimed.charge(c.component, c.mechanism, c.epsilon, scope=c.scope, sensitivity=c.sensitivity)
+    return claimed.total_epsilon()
+
+
+def _leaks_charged_inf(clf):
+    """Every listed leak is charged epsilon = inf (issue 17, finding 3): the total is infinite."""
+    frame = clf.privacy_ledger_.to_frame()
+    leaks = frame[frame.epsilon == math.inf]
+    assert clf.privacy_ledger_.total_epsilon() == math.inf
+    assert sorted(m.removesuffix(" (not DP)") for m in leaks.mechanism) == sorted(clf.privacy_leaks_)
+
+
 def test_dpgdf_learns_and_charges_its_claimed_budget():
     X, y = _cat_data()
     cats = {j: [0.0, 1.0, 2.0] for j in range(3)}
     clf = DPGDFClassifier(20.0, 3, categories=cats, classes=[0, 1], random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == y) > 0.9
-    assert clf.privacy_ledger_.total_epsilon() <= 20.0 + 1e-9
+    assert _claimed_total(clf.privacy_ledger_) <= 20.0 + 1e-9
     assert any("stopping" in s for s in clf.privacy_leaks_)
+    _leaks_charged_inf(clf)
 
 
 def test_dpgdf_pure_node_is_always_a_leaf():
@@ -169,7 +191,8 @@ def test_bdpt_depth_budgets_sum_and_example():
 def test_bdpt_path_budget_and_learning():
     X, y = _mixed(3, n=300)
     clf = BDPTClassifier(50.0, 3, categories={2: [0.0, 1.0, 2.0, 3.0]}, classes=[0, 1], random_state=0).fit(X, y)
-    assert clf.privacy_ledger_.total_epsilon() <= 50.0 + 1e-9
+    assert _claimed_total(clf.privacy_ledger_) <= 50.0 + 1e-9
+    _leaks_charged_inf(clf)
     assert np.mean(clf.predict(X) == y) > 0.6
     assert len(clf.group_minima_[0]) == int(np.ceil(len(np.unique(X[:, 0])) / 5))
 

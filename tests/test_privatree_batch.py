@@ -201,6 +201,8 @@ def tiny_problems(draw):
                   accounting=draw(st.sampled_from(["strict", "paper"])),
                   stopping=draw(st.sampled_from([None, "depth", "paper"])),
                   min_samples_leaf=draw(st.integers(0, 2)))
+    if params["stopping"] == "paper" or params["binning"] == "quantile":
+        params["accounting"] = "paper"  # strict accounting refuses steps that are not DP
     return X, y, params
 
 
@@ -246,10 +248,14 @@ def test_equal_private_edges_are_merged_as_the_reference_merges_them(monkeypatch
     assert trees.n_bins.tolist() == [[3, 3], [3, 3]] and np.all(np.isinf(trees.edges[0][:, 3]))
 
 
-def test_no_features_gives_the_references_single_leaf():
+def test_no_features_is_refused_by_both():
+    """X with 0 columns is a clear ValueError in the reference and in the fast path alike (issue 21)."""
     X, y = np.empty((5, 0)), np.array([0, 1, 1, 0, 1])
-    _check_same_as_reference(X, y, dict(epsilon=HUGE, max_depth=2, classes=[0, 1], epsilon_shares=(0, 0.5, 0.5)),
-                             None, 0)
+    params = dict(epsilon=HUGE, max_depth=2, classes=[0, 1], epsilon_shares=(0, 0.5, 0.5))
+    with pytest.raises(ValueError, match=r"0 feature\(s\)"):
+        PrivaTreeClassifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match=r"0 feature\(s\)"):
+        PrivaTreeBatch(edges=None, **params).prepare((X, y))
 
 
 # --------------------------------------------------------------------------- JointExp over the run axis
@@ -421,7 +427,7 @@ def test_very_deep_trees_fall_back_to_the_reference():
     seeded as the target seeds it."""
     X, y = np.array([[0.1], [0.4], [0.6], [0.9]]), np.array([0, 1, 0, 1])
     params = dict(epsilon=HUGE, max_depth=16, bounds=[(0.0, 1.0)], classes=[0, 1], epsilon_shares=(0, 0.5, 0.5),
-                  use_private_quantiles=False, stopping="paper")
+                  use_private_quantiles=False, accounting="paper", stopping="paper")
     fast = PrivaTreeBatch(**params)
     ref = ReleaseMechanism(partial(PrivaTreeClassifier, **params))
     rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
@@ -454,7 +460,7 @@ def test_bad_data_gives_the_references_error():
     fast = PrivaTreeBatch(epsilon=1.0, max_depth=1, bounds=[(0, 1)], classes=[0, 1], n_public=4)
     X = np.array([[0.1], [0.5]])
     for data, match in [(((X, np.array([0, 2]))), "label 2"), ((X, np.array([0])), "y must be 1-D"),
-                        ((np.empty((0, 1)), np.array([], dtype=int)), "no records"), ("xy!", "pair")]:
+                        ("xy!", "pair")]:
         with pytest.raises(ValueError, match=match):
             fast.batch(data, 3, np.random.default_rng(0))
     with pytest.raises(ValueError, match="n must be"):

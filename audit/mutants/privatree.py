@@ -138,7 +138,7 @@ def mutant_cases(epsilon: float = 1.0) -> list[MutantCase]:
     return [
         MutantCase("privatree/paper-stopping", "Algorithm 1 line 7: stop on pure nodes and nodes of <= 1 record",
                    "anchors A.1 flaw 1; spec 4.3 G2; removed in commit f2922ff", e,
-                   _uniform(PrivaTreeClassifier, e, 1, 1, stopping="paper"), [_pure_pair()]),
+                   _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [_pure_pair()]),
         MutantCase("privatree/exact-min-samples-leaf", "candidate filter on true child counts",
                    "anchors A.1 flaw 2 (commit f2922ff)", e,
                    _uniform(ExactCandidateFilter, e, 1, 1), [_one_bin_pair()]),

@@ -642,7 +642,8 @@ def utility(budget: str, seed: int):
             "PrivaTree": lambda e, n, r: PrivaTreeClassifier(e, 4, bounds=bounds, categories=cats, classes=classes,
                                                              n_public=n, random_state=r),
             "PrivaTree*": lambda e, n, r: PrivaTreeClassifier(e, 4, bounds=bounds, categories=cats, classes=classes,
-                                                              n_public=n, use_private_quantiles=False, random_state=r),
+                                                              n_public=n, use_private_quantiles=False, accounting="paper",
+                                                              random_state=r),
             "DiffPrivLib-style": lambda e, n, r: RandomTreePFClassifier(e, 4, bounds=rt_bounds, classes=classes,
                                                                         random_state=r),
             # substitution-DP (n public), one-vs-rest with epsilon / K per class beyond two classes
@@ -694,30 +695,6 @@ def _utility_figure(results):
     return draw
 
 
-def _claims_figure(rows):
-    def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 0.32 * len(rows) + 1.2))
-        ys = np.arange(len(rows))
-        ax.barh(ys, [r["epsilon_lower"] for r in rows], color=["tab:red" if r["expected"] == "violation"
-                                                               else "tab:blue" for r in rows], alpha=0.7)
-        ax.scatter([r["epsilon_claimed"] for r in rows], ys, marker="|", s=200, color="k", label="claimed epsilon")
-        ax.set_yticks(ys, [r["id"].replace("privatree/", "") for r in rows], fontsize=7)
-        ax.invert_yaxis()
-        ax.set_xlabel("epsilon lower bound (99% confidence)")
-        ax.legend(fontsize=7)
-        ax.set_title("PrivaTree claims", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-
-    return draw
-
-
 def run(budget: str, seed: int) -> Report:
     start = time.perf_counter()
     report = Report("privatree", budget, seed,
@@ -738,7 +715,6 @@ def run(budget: str, seed: int) -> Report:
     report.notes.append(_comparison_note(acc, curves))
     report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
                         + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
-    report.figures.append(("claims", _claims_figure(report.claims)))
     report.figures.append(("utility", _utility_figure(utility(budget, seed))))
     report.notes.append(
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "

@@ -1,7 +1,8 @@
 """Checks of the DiPriMe papers' theorems (spec/diprime.md section 2.5), and the target's figures.
 
-* V003 Theorem 3 and Corollary 3.1, exactly from the Lebesgue median's law
-  (:meth:`reference.mechanisms.IntervalExponential.cdf`), swept over ``t``,
+* V003 Theorem 3 and Corollary 3.1, exactly from the median's law on its public grid
+  (:meth:`reference.mechanisms.IntervalExponential.cdf`; the span ``d`` measured in grid
+  points, the base measure of the released mechanism), swept over ``t``,
   ``eps_s`` and three data distributions, and confirmed by sampling.
 * V003 Theorem 1 (single-split regression) with the conditional expectation
   in closed form; V003 Theorem 2's flip probability by Monte Carlo.
@@ -18,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from reference.diprime_mechanisms import IndexMedianV000
+from reference.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential
 
 V000 = "000_3adb53c34ab1d76d.txt"
@@ -55,7 +57,9 @@ def distributions(n: int, seed: int) -> dict[str, np.ndarray]:
 
 def median_tail(x: np.ndarray, eps: float, t: int) -> tuple[float, float, float]:
     """Exact ``P(min block <= t)`` of the Lebesgue median on sorted ``x`` in [0, 1],
-    the centre span ``d = x_(N-t) - x_(t+1)`` and Theorem 3's bound on ``P(min block >= t)``.
+    the centre span ``d`` (the share of the public grid's points in ``(x_(t+1), x_(N-t)]``, the
+    counting-measure analogue of ``x_(N-t) - x_(t+1)``: Theorem 3's proof holds for any base
+    measure of total mass ``R = 1``) and Theorem 3's bound on ``P(min block >= t)``.
 
     The smaller block has at most ``t`` records iff ``r <= x_(t+1)`` or ``r > x_(N-t)``
     (1-indexed), so the probability is ``F(x_(t+1)) + 1 - F(x_(N-t))``.
@@ -64,7 +68,10 @@ def median_tail(x: np.ndarray, eps: float, t: int) -> tuple[float, float, float]
     n = x.size
     a, b = x[t], x[n - t - 1]
     p_small = float(m.cdf(a, x) + 1.0 - m.cdf(b, x))
-    d = b - a
+    # the median is released on the public grid (reference.grid): the theorem's span is the base
+    # measure of the centre (a, b], here the fraction of grid points in it (Lebesgue: b - a)
+    inside = grid_searchsorted(np.array([a, b]), 0.0, 1.0, m.grid, "right")
+    d = float(inside[1] - inside[0]) / (m.grid + 1)
     bound = d / (math.exp(-eps) + d * (1.0 - math.exp(-eps)))
     return p_small, d, bound
 

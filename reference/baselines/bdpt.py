@@ -18,8 +18,9 @@ Binary classes. Written from the spec's description:
   ``eps_node`` (non-monotone);
 * leaf: ``c~_k = N_k + Lap(1 / eps_t)``; label 1 iff ``c~_1 >= c~_0``.
 
-The ledger records the method's own claim (``eps`` along every path); the
-leaks are listed in ``privacy_leaks_``.
+The ledger records the method's own claim (``eps`` along every path) and
+charges each leak listed in ``privacy_leaks_`` ``epsilon = inf`` (not DP for
+any epsilon), so its total is infinite.
 """
 from __future__ import annotations
 
@@ -28,9 +29,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._gini import one_vs_rest_gini_utility
-from .._validation import check_max_depth, check_positive_finite
+from .._validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
+                           facts_by_index, shown)
 from ..ledger import PrivacyLedger, Scope
-from ..mechanisms import ExponentialMechanism, Laplace
+from ..mechanisms import ExponentialMechanism, TwoSidedGeometric
 
 __all__ = ["BDPTClassifier", "depth_budgets"]
 
@@ -42,7 +44,7 @@ def depth_budgets(epsilon: float, max_depth: int) -> np.ndarray:
     return (epsilon / 2) * (1 - r) * r ** t / (1 - r ** (max_depth + 1))
 
 
-class BDPTClassifier(ClassifierMixin, BaseEstimator):
+class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     """BDPT tree (two classes).
 
     Parameters
@@ -83,17 +85,16 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels (BDPT is binary), got {self.classes!r}")
-        X = np.asarray(X, dtype=object)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+                             "classification is supported (BDPT is binary).")
+        X = np.asarray(check_X(self, X, reset=True, numeric=not self.categories), dtype=object)
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
-        self.categories_ = dict(self.categories or {})
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
+        self.categories_ = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))
         self.group_minima_ = {}
         n_cats = []
         for j in range(X.shape[1]):
@@ -120,11 +121,12 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
             yy = yk[idx]
             tag = path or "^"
             if t == d or idx.size < 2 or np.unique(yy).size <= 1:
-                noisy = np.bincount(yy, minlength=2) + Laplace(eps_t[t], 1.0).batch(0.0, 2, rng)
-                ledger.charge(f"leaf{tag}", "Laplace", eps_t[t], scope=scope)
+                # integer counts with exact integer noise (two-sided geometric): on the lattice Z (issue 17)
+                noisy = TwoSidedGeometric(eps_t[t], 1.0).sample(np.bincount(yy, minlength=2), rng)
+                ledger.charge(f"leaf{tag}", "TwoSidedGeometric", eps_t[t], scope=scope)
                 return ("leaf", int(noisy[1] >= noisy[0]))
-            n_noisy = max(1.0, idx.size + float(Laplace(eps_t[t], 1.0).sample(0.0, rng)))
-            ledger.charge(f"count{tag}", "Laplace", eps_t[t], scope=scope, note="noisy node size")
+            n_noisy = max(1.0, float(TwoSidedGeometric(eps_t[t], 1.0).sample(int(idx.size), rng)))
+            ledger.charge(f"count{tag}", "TwoSidedGeometric", eps_t[t], scope=scope, note="noisy node size")
             sens = 2 * n_noisy / (n_noisy + 1) ** 2
             util = one_vs_rest_gini_utility(codes, idx, yy, cand)
             k = ExponentialMechanism(eps_node, sens).sample(util, rng)
@@ -141,10 +143,13 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
         self.privacy_leaks_ = ["numerical values merged from the data's unique values (spec A16)",
                                "data-dependent stopping (pure node, fewer than 2 records)",
                                "smooth sensitivity from a noisy count for the exponential mechanism"]
+        for leak in self.privacy_leaks_:
+            ledger.charge_not_private("leak", leak)
         return self
 
     def predict(self, X):
-        codes = self._codes(np.asarray(X, dtype=object))
+        check_fitted(self)
+        codes = self._codes(np.asarray(check_X(self, X, reset=False, numeric=not self.categories_), dtype=object))
         out = []
         for b in codes:
             node = self.tree_
@@ -155,4 +160,5 @@ class BDPTClassifier(ClassifierMixin, BaseEstimator):
 
     def release(self):
         """``("node", feature, category_or_group, left, right)`` / ``("leaf", class_index)``."""
+        check_fitted(self)
         return self.tree_

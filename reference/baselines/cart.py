@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_max_depth
+from .._validation import check_fitted, check_max_depth, check_X, check_y, facts_by_index, shown
 
 __all__ = ["HistogramCARTClassifier"]
 
@@ -62,17 +62,18 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         if self.binning not in ("quantile", "uniform"):
             raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
         classes = np.asarray(list(self.classes))
-        cats = dict(self.categories or {})
-        X = np.asarray(X, dtype=object)
-        if X.ndim != 2 or X.shape[0] == 0:
+        X = np.asarray(check_X(self, X, reset=True, numeric=not self.categories), dtype=object)
+        cats = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))
+        if X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         m = X.shape[1]
-        bounds = self.bounds if isinstance(self.bounds, dict) else dict(enumerate(self.bounds or [None] * m))
+        given = facts_by_index(self, "bounds", self.bounds, m)
+        bounds = given if isinstance(given, dict) else dict(enumerate(given or [None] * m))
         bins, edges, n_bins = np.empty(X.shape, dtype=np.int64), {}, []
         levels = np.linspace(0.0, 1.0, self.max_bins + 1)[1:-1]
         for j in range(m):
@@ -139,7 +140,8 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         return node[1]
 
     def predict(self, X):
-        X = np.asarray(X, dtype=object)
+        check_fitted(self)
+        X = np.asarray(check_X(self, X, reset=False, numeric=not self.categories_), dtype=object)
         out = []
         for row in X:
             b = []
@@ -153,4 +155,5 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
 
     def release(self):
         """The tree in :meth:`reference.privatree.PrivaTreeClassifier.release` format."""
+        check_fitted(self)
         return self.tree_

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_max_depth, check_positive_finite
+from .._validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import PermuteAndFlip
 
@@ -61,18 +61,16 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("bounds is required: the public (low, high) of every feature")
         if self.classes is None or len(set(self.classes)) < 2:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
-        bounds = np.asarray(self.bounds, dtype=float)
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] != bounds.shape[0]:
-            raise ValueError(f"X must be non-empty with one column per bounds entry, got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X must be finite (no NaN or infinity)")
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        bounds = np.asarray(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), dtype=float)
+        if X.shape[1] != bounds.shape[0]:  # no records is valid: leaves from noise alone
+            raise ValueError(f"X must have one column per bounds entry, got shape {X.shape}")
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
             np.random.default_rng(self.random_state)
         X = np.clip(X, bounds[:, 0], bounds[:, 1])
@@ -102,7 +100,7 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        X = np.asarray(X, dtype=float)
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
         out = []
         for row in X:
             node = self.tree_
@@ -114,6 +112,7 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
     def release(self, thresholds=False):
         """The tree as nested tuples; thresholds (data-independent) rounded to 6 decimals, or dropped
         (``thresholds=False``: features and labels only, post-processing of the model)."""
+        check_fitted(self)
         def strip(node):
             if node[0] == "leaf":
                 return node

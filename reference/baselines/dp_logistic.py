@@ -47,7 +47,7 @@ from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_generator, check_positive_finite
+from .._validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
 from ..ledger import PrivacyLedger, Scope
 
 __all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser"]
@@ -229,12 +229,8 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _map(self, X):
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X must be finite (no NaN or infinity)")
-        return unit_ball_map(X, self.bounds, self.fit_intercept)
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
+        return unit_ball_map(X, self.bounds_, self.fit_intercept_)
 
     def fit(self, X, y):
         """Fit the exact minimiser on the mapped data and add the Algorithm 1 noise."""
@@ -242,21 +238,19 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         lam = check_positive_finite("reg_lambda", self.reg_lambda)
         if self.classes is None or len(set(self.classes)) < 2:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] == 0:
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        if X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            bad = X[~np.isfinite(X)][0]
-            raise ValueError(f"X must be finite (no NaN or infinity), found {bad!r}")
+        bounds = facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True)
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
-        Z = unit_ball_map(X, self.bounds, bool(self.fit_intercept))
+        Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
         rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
             np.random.default_rng(self.random_state)
         n, dim = Z.shape
@@ -277,6 +271,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.noise_ = noise
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
+        self.bounds_, self.fit_intercept_ = _check_bounds(bounds, X.shape[1]), bool(self.fit_intercept)
         self.privacy_ledger_ = ledger
         return self
 
@@ -301,4 +296,5 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def release(self) -> np.ndarray:
         """The published weights, flattened (1-D float array): everything the model reveals."""
+        check_fitted(self)
         return self.coef_.ravel().copy()

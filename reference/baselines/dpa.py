@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 
-from .._validation import check_max_depth
+from .._validation import check_fitted, check_max_depth, check_X, check_y, shown
 from ..ledger import PrivacyLedger, Scope
 
 __all__ = ["DeepPartitionAggregation", "partition_of", "certified_radius_from_votes", "certified_accuracy"]
@@ -143,18 +143,15 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
             raise ValueError(f"max_depth must be at least 1 for DPA's base trees, got {self.max_depth!r}")
         if self.classes is None or len(set(self.classes)) < 2:
             raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[0] == 0:
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        if X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            bad = X[~np.isfinite(X)][0]
-            raise ValueError(f"X must be finite (no NaN or infinity), found {bad!r}")
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
         part = partition_of(X, yk, int(P))
@@ -180,9 +177,7 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
 
     def vote_counts(self, X) -> np.ndarray:
         """Votes per class (columns in the order of ``classes``), shape ``(n_points, K)``."""
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have shape (n, {self.n_features_in_}), got {X.shape}")
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
         K = self.classes_.size
         V = np.zeros((len(X), K), dtype=np.int64)
         rows = np.arange(len(X))
@@ -193,6 +188,7 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
         return V
 
     def predict(self, X):
+        check_fitted(self)
         return self.classes_[certified_radius_from_votes(self.vote_counts(X))[0]]
 
     def certified_radius(self, X) -> np.ndarray:
@@ -201,6 +197,7 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
 
     def release(self) -> tuple:
         """Every base tree as (features, thresholds, leaf class indices); None for an empty partition."""
+        check_fitted(self)
         out = []
         for tree in self.trees_:
             if tree is None:

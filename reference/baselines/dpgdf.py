@@ -14,8 +14,9 @@ Categorical features only, binary classes. Written from the spec's description:
   ``S = exp(-eps_leaf (N_(1) - N_(2)))`` on utilities ``1[N_k = N_(1)]``
   (monotonic form): not rigorously epsilon-DP (spec A15).
 
-The ledger records the budget the method claims (``eps``); the stopping rule
-and the leaf rule are listed in ``privacy_leaks_``.
+The ledger records the budget the method claims (``eps``) and charges the
+stopping rule and the leaf rule, listed in ``privacy_leaks_``, ``epsilon =
+inf`` (not DP for any epsilon), so its total is infinite.
 """
 from __future__ import annotations
 
@@ -25,14 +26,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._gini import one_vs_rest_gini_utility
-from .._validation import check_max_depth, check_positive_finite
+from .._validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
+                           facts_by_index, shown)
 from ..ledger import PrivacyLedger, Scope
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
 
 __all__ = ["DPGDFClassifier"]
 
 
-class DPGDFClassifier(ClassifierMixin, BaseEstimator):
+class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     """DPGDF tree (categorical features only, two classes).
 
     Parameters
@@ -63,11 +65,10 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels (DPGDF is binary), got {self.classes!r}")
-        X = np.asarray(X, dtype=object)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
-        cats = dict(self.categories or {})
+            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+                             "classification is supported (DPGDF is binary).")
+        X = np.asarray(check_X(self, X, reset=True, numeric=False), dtype=object)
+        cats = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))
         if sorted(cats) != list(range(X.shape[1])):
             raise ValueError("categories is required for every feature: DPGDF handles categorical features only")
         codes = np.empty(X.shape, dtype=np.int64)
@@ -80,9 +81,9 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
         try:
-            yk = np.array([pos[v] for v in np.asarray(y).tolist()], dtype=np.int64)
+            yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
-            raise ValueError(f"y holds the label {e.args[0]!r}, not among classes") from None
+            raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
             np.random.default_rng(self.random_state)
         eps_node = eps / (2 * d) if d else 0.0
@@ -120,10 +121,12 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
         self.privacy_ledger_ = ledger
         self.privacy_leaks_ = ["data-dependent stopping (pure node, fewer than min_samples_split records)",
                                "smooth-sensitivity leaf labels (spec A15)"]
+        for leak in self.privacy_leaks_:
+            ledger.charge_not_private("leak", leak)
         return self
 
     def predict(self, X):
-        X = np.asarray(X, dtype=object)
+        X = np.asarray(check_X(self, X, reset=False, numeric=False), dtype=object)
         out = []
         for row in X:
             node = self.tree_
@@ -136,4 +139,5 @@ class DPGDFClassifier(ClassifierMixin, BaseEstimator):
 
     def release(self):
         """``("node", feature, category_code, left, right)`` / ``("leaf", class_index)``."""
+        check_fitted(self)
         return self.tree_

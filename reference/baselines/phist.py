@@ -30,12 +30,12 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._validation import check_positive_finite
+from .._validation import check_positive_finite, check_X, check_y, facts_by_index
 from ..ledger import PrivacyLedger, Scope
-from ..lpdt import PartitionPredictorMixin, _as_X, _as_y, check_bounds, leaf_estimates
+from ..lpdt import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
 from ..lpdt_partition import GridPartition
 from ..lpdt_randomizer import CHUNK, LPDTRandomizer, check_target_bounds
-from ..mechanisms import Laplace
+from ..mechanisms import Laplace, TwoSidedGeometric, default_grid
 
 __all__ = ["PHISTRegressor"]
 
@@ -53,7 +53,7 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
     n_bins : int, default 4
         Bins per feature; the grid has ``n_bins ** d`` cells.
     target_bounds : (float, float)
-        Public label range; labels are clipped into it (``n_clipped_``).
+        Public label range; labels are clipped into it (how many is private and not kept).
     bounds : sequence of (low, high) per feature
         Public domain box.
     randomizer : {"lpdt", "laplace"}
@@ -79,11 +79,11 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"n_bins must be an integer >= 1, got {self.n_bins!r}")
         if self.randomizer not in ("lpdt", "laplace"):
             raise ValueError(f"randomizer must be 'lpdt' or 'laplace', got {self.randomizer!r}")
-        X = _as_X("X", X)
-        y = _as_y("y", y, X.shape[0])
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        y = _as_y("y", check_y(self, y, numeric=True), X.shape[0])
         if isinstance(self.bounds, str):
             raise ValueError(f"bounds must be given as (low, high) pairs for PHIST (no public data), got {self.bounds!r}")
-        bounds = check_bounds(self.bounds, None, X.shape[1])
+        bounds = check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), None, X.shape[1])
         tb = check_target_bounds(self.target_bounds)
         if int(self.n_bins) ** X.shape[1] > MAX_CELLS:
             raise ValueError(f"n_bins={self.n_bins} gives {int(self.n_bins) ** X.shape[1]} cells in {X.shape[1]} "
@@ -92,8 +92,7 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.target_bounds_, self.bounds_ = tb, bounds
         self.partition_ = part = GridPartition(bounds, int(self.n_bins))
-        y_c = np.clip(y, *tb)
-        self.n_clipped_ = int(np.count_nonzero(y_c != y))
+        y_c = np.clip(y, *tb)  # how many labels were clipped is private: not kept
         leaves = part.apply(X)
         n = X.shape[0]
         ledger = PrivacyLedger("substitute")
@@ -108,19 +107,25 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
                           sensitivity=tb[1] - tb[0])
         else:
             A = max(abs(tb[0]), abs(tb[1]))
-            z_mech, w_mech = Laplace(epsilon / 2, sensitivity=2 * A), Laplace(epsilon / 2, sensitivity=2.0)
+            # Z on the lattice Laplace's grid: a substitution changes two cells by |y| + |y'| <= 2A in all,
+            # and their rounding adds at most one grid unit, hence the sensitivity 2A + grid; W is integer,
+            # with exact integer noise (issue 17, Mironov 2012)
+            grid = default_grid(epsilon / 2, 2 * A)
+            z_mech = Laplace(epsilon / 2, sensitivity=2 * A + grid, grid=grid)
+            w_mech = TwoSidedGeometric(epsilon / 2, sensitivity=2.0)
             D, N, c = np.zeros(part.n_leaves), np.zeros(part.n_leaves), 1.0
             for start in range(0, n, CHUNK):
                 stop = min(n, start + CHUNK)
                 m = stop - start
-                onehot = np.zeros((m, part.n_leaves))
-                onehot[np.arange(m), leaves[start:stop]] = 1.0
-                N += z_mech.batch(onehot * y_c[start:stop, None], 1, rng)[0].sum(axis=0)
-                D += w_mech.batch(onehot, 1, rng)[0].sum(axis=0)
+                onehot = np.zeros((m, part.n_leaves), dtype=np.int64)
+                onehot[np.arange(m), leaves[start:stop]] = 1
+                N += z_mech.sample_each(onehot * y_c[start:stop, None], rng).sum(axis=0)
+                D += w_mech.sample(onehot, rng).sum(axis=0)
             ledger.charge("Z = y 1{x in A_j} + Laplace, per cell", "Laplace", z_mech.epsilon, scope=Scope.root(),
-                          sensitivity=2 * A, note="L1 sensitivity |y| + |y'| <= 2 max(|low|, |high|)")
-            ledger.charge("W = 1{x in A_j} + Laplace, per cell", "Laplace", w_mech.epsilon, scope=Scope.root(),
-                          sensitivity=2.0)
+                          sensitivity=2 * A + grid,
+                          note=f"L1 sensitivity |y| + |y'| <= 2 max(|low|, |high|), plus one grid step {grid:g}")
+            ledger.charge("W = 1{x in A_j} + geometric, per cell", "TwoSidedGeometric", w_mech.epsilon,
+                          scope=Scope.root(), sensitivity=2.0)
         self.D_, self.N_ = D, N
         self.leaf_values_, self.guarded_ = leaf_estimates(D, N, n, c, fallback, clip_to=tb)
         self.privacy_ledger_ = ledger

@@ -27,6 +27,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._validation import check_X, check_y
 
 __all__ = ["RpartLikeClassifier"]
 
@@ -86,9 +89,10 @@ class RpartLikeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         bucket = self._check_params()
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
-        if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[0] == 0:
+        X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
+        y = check_y(self, y, X.shape[0])
+        check_classification_targets(y)  # rpart reads its classes from y: a continuous y is refused
+        if X.shape[0] != y.shape[0] or X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array with one row per label, got shapes {X.shape} and "
                              f"{y.shape}")
         self.classes_, y_idx = np.unique(y, return_inverse=True)
@@ -128,12 +132,8 @@ class RpartLikeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The majority class of each record's leaf in the pruned tree."""
-        if not hasattr(self, "tree_"):
-            raise ValueError("this RpartLikeClassifier is not fitted yet; call fit first")
-        X = np.asarray(X, dtype=float)
+        X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
         t = self.tree_.tree_
-        if X.ndim != 2 or X.shape[1] != t.n_features:
-            raise ValueError(f"X must have shape (n, {t.n_features}), got {X.shape}")
         node = np.zeros(X.shape[0], dtype=np.intp)
         rows = np.arange(X.shape[0])
         while True:

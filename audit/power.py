@@ -1,0 +1,68 @@
+"""The power statement of a pass: the smallest loss this audit would have caught.
+
+For the winning pair and event of an audit, with ``p1`` the event's frequency
+on the denominator input (add-half smoothed) and ``n`` outputs per input, a
+true loss ``L`` on that event means ``p0 = e^L p1 + delta`` on the other input.
+:func:`detectable_loss` returns the smallest ``L`` (on a grid of 0.01) at
+which the Clopper-Pearson bound at the audit's level exceeds the claim with
+probability >= ``power``, estimated by simulating the two binomial counts
+with a fixed seed. It speaks of that event and pair only: a loss elsewhere is
+not covered.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .bounds import epsilon_lower_bound
+
+__all__ = ["detection_probability", "detectable_loss", "power_statement"]
+
+
+def detection_probability(loss: float, p1: float, n: int, *, claim: float, alpha: float, delta: float = 0.0,
+                          sims: int = 2000, seed: int = 0) -> float:
+    """Monte Carlo probability that ``epsilon_lower > claim`` when the event has probabilities
+    ``min(1, e^loss p1 + delta)`` and ``p1`` on ``n`` outputs per input."""
+    p0 = min(1.0, math.exp(loss) * p1 + delta)
+    rng = np.random.default_rng(seed)
+    k0 = rng.binomial(n, p0, sims)
+    k1 = rng.binomial(n, p1, sims)
+    lower = epsilon_lower_bound(k0, n, k1, n, delta=delta, alpha=alpha)
+    return float(np.mean(np.asarray(lower) > claim))
+
+
+def detectable_loss(p1: float, n: int, *, claim: float, alpha: float, delta: float = 0.0, power: float = 0.9,
+                    sims: int = 2000, seed: int = 0, cap: float = 20.0) -> float:
+    """The smallest loss (grid 0.01) detected with probability >= ``power``; ``inf`` if none up to
+    where ``p0`` reaches 1 or ``cap``."""
+    if not 0.0 < p1 < 1.0:
+        raise ValueError(f"p1 must lie in (0, 1), got {p1!r}")
+    top = min(cap, math.log(max((1.0 - delta) / p1, 1.0)) if p1 > 0 else cap)
+    if detection_probability(top, p1, n, claim=claim, alpha=alpha, delta=delta, sims=sims, seed=seed) < power:
+        return math.inf
+    lo, hi = claim, top
+    while hi - lo > 0.01:
+        mid = (lo + hi) / 2
+        if detection_probability(mid, p1, n, claim=claim, alpha=alpha, delta=delta, sims=sims, seed=seed) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return math.ceil(hi * 100) / 100
+
+
+def power_statement(result, *, claim: float, delta: float = 0.0, power: float = 0.9) -> tuple[float, str]:
+    """``(loss, sentence)`` for an :class:`audit.estimate.EstimateResult` (the winning pair's)."""
+    c = result.counts
+    n = int(c["n1"])
+    p1 = (c["k1"] + 0.5) / (n + 1)
+    level = result.alpha / 2  # the estimate shares its alpha over both directions
+    loss = detectable_loss(p1, n, claim=claim, alpha=level, delta=delta, power=power)
+    if math.isinf(loss):
+        text = (f"power: on the winning pair and event (frequency {p1:.3g} on the other input) no loss up to "
+                f"{min(20.0, math.log(1 / p1)):.3g} would be caught with probability {power:g} at n = {n:,}")
+    else:
+        text = (f"power: a loss of {loss:.3g} or more on the winning pair and event [{result.event}] "
+                f"(frequency {p1:.3g} on the other input) would be caught with probability >= {power:g} "
+                f"at n = {n:,} per input")
+    return loss, text

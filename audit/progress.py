@@ -1,0 +1,182 @@
+"""What a run tells its user while it works, and when it ends.
+
+While a :class:`Console` is listening (``with progress.listening(console):``), every row a run finishes (a
+claim, mutant, theorem or comparison) is announced with :func:`finished`, from where it is made
+(:meth:`audit.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.report.Report`. The
+console prints one flushed line per row with its verdict (whether or not the output is a terminal),
+keeps an overall bar with the time left on a terminal (tqdm), and ends with :meth:`Console.summary`:
+the verdict counts and where the report is. A row is announced once, however many times it is passed on.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+__all__ = ["Console", "listening", "finished", "row_line", "summary_lines", "summary_json", "expected_rows"]
+
+_LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
+
+KINDS = ("claim", "mutant", "theorem", "comparison")
+
+
+def finished(kind: str, row: dict) -> None:
+    """Announce a finished row of ``kind`` (one of :data:`KINDS`) to the listening console, if any."""
+    console = _LISTENER.get()
+    if console is not None:
+        console.row(kind, row)
+
+
+@contextlib.contextmanager
+def listening(console: "Console"):
+    """Send the rows finished inside this block to ``console``; close its bar on the way out."""
+    token = _LISTENER.set(console)
+    try:
+        yield console
+    finally:
+        _LISTENER.reset(token)
+        console.close()
+
+
+def _num(x) -> str:
+    """A number as plain Python prints it, short (never a numpy repr)."""
+    if x is None:
+        return "-"
+    try:
+        return f"{float(x):.4g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def as_expected(kind: str, row: dict) -> bool:
+    if kind == "mutant":
+        return bool(row["detected"])
+    return row["verdict"] == row["expected"]
+
+
+def row_line(kind: str, row: dict) -> str:
+    """One line for a finished row: whether it is as expected, its id, its verdict and its numbers."""
+    mark = "✓" if as_expected(kind, row) else "✗"
+    if kind == "claim":
+        what = (f"{row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, "
+                f"measured ε ≥ {_num(row['epsilon_lower'])}")
+    elif kind == "mutant":
+        what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
+                f"measured ε ≥ {_num(row['epsilon_lower'])}")
+    elif kind == "theorem":
+        what = f"{row['verdict']}: estimate {_num(row['estimate'])}, bound {_num(row['bound'])}"
+    else:
+        what = str(row["verdict"])
+    if not as_expected(kind, row):
+        what += f" (expected {'detected' if kind == 'mutant' else row['expected']})"
+    elif kind == "claim" and row["verdict"] == "violation":
+        what += " (as expected)"
+    return f"{mark} {kind} {row['id']}: {what}"
+
+
+def expected_rows(target: str, *dirs) -> int | None:
+    """How many rows ``target`` gave in the first earlier report found under ``dirs`` (the bar's total)."""
+    for d in dirs:
+        path = Path(d) / target / "report.json"
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        return sum(len(data.get(k + "s", [])) for k in KINDS) or None
+    return None
+
+
+class Console:
+    """Lines per finished row (to ``stream``, flushed), an overall tqdm bar on a terminal, a closing summary.
+
+    Parameters
+    ----------
+    lines : bool
+        Print a line per finished row (``--quiet`` turns it off).
+    bar : bool
+        Show the overall bar when stderr is a terminal.
+    total : int or None
+        Rows the run is expected to give (from an earlier report), for the bar's time left.
+    stream : file, default sys.stdout
+    """
+
+    def __init__(self, *, lines: bool = True, bar: bool = True, total: int | None = None, stream=None,
+                 desc: str = "audit"):
+        self.lines, self.stream = lines, stream if stream is not None else sys.stdout
+        self.start = time.perf_counter()
+        self.seen: set[tuple[str, str]] = set()
+        self.counts: Counter = Counter()
+        self.total = total
+        self._bar = None
+        if bar and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=desc, unit="row", file=sys.stderr, position=0, leave=False,
+                             dynamic_ncols=True)
+
+    def row(self, kind: str, row: dict) -> None:
+        key = (kind, str(row.get("id")))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.counts[kind] += 1
+        if self._bar is not None:
+            self._bar.update(1)
+        if self.lines:
+            n = len(self.seen)
+            pos = f"{n}/{self.total}" if self.total and n <= self.total else f"{n}"
+            self.write(f"[{pos} {time.perf_counter() - self.start:5.0f} s] {row_line(kind, row)}")
+
+    def write(self, line: str) -> None:
+        if self._bar is not None:
+            from tqdm import tqdm
+
+            tqdm.write(line, file=self.stream)
+        else:
+            print(line, file=self.stream)
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _counts(report) -> dict:
+    out = {}
+    if report.claims:
+        out["claims"] = dict(Counter(c["verdict"] for c in report.claims))
+    if report.mutants:
+        out["mutants"] = {"detected": sum(bool(m["detected"]) for m in report.mutants),
+                          "missed": sum(not m["detected"] for m in report.mutants)}
+    if report.theorems:
+        out["theorems"] = dict(Counter(t["verdict"] for t in report.theorems))
+    if report.comparisons:
+        out["comparisons"] = dict(Counter(c["verdict"] for c in report.comparisons))
+    return out
+
+
+def summary_lines(report, path: Path, note: str = "") -> list[str]:
+    """The closing summary: budget and verdict (a line starting ``Budget``), counts per kind, where the report is."""
+    status = "all verdicts as expected" if report.ok else f"MISMATCH in {', '.join(report.mismatches())}"
+    lines = [f"Budget {report.budget}, seed {report.seed}, {report.elapsed_s:.1f} s: {status}."]
+    parts = []
+    for kind, counts in _counts(report).items():
+        parts.append(f"{kind} " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    if parts:
+        lines.append(f"{report.target}: " + "; ".join(parts) + ".")
+    lines.append(f"Report: {path}/report.md (and report.json" + (", figures/" if (path / "figures").exists() else "")
+                 + ")." + (f" {note}" if note else ""))
+    return lines
+
+
+def summary_json(report, path: Path, note: str = "") -> str:
+    """The closing summary as one JSON object (``--format json``)."""
+    return json.dumps({"target": report.target, "budget": report.budget, "seed": report.seed,
+                       "elapsed_s": round(report.elapsed_s, 3), "ok": report.ok, "mismatches": report.mismatches(),
+                       "counts": _counts(report), "report": str(path / "report.md"),
+                       "report_json": str(path / "report.json"), **({"note": note} if note else {})})

@@ -1,0 +1,237 @@
+"""Neighbour search: tiny neighbouring datasets over the public domain, screened on a pilot, confirmed fresh.
+
+A leak of an estimator often shows only on a particular pair of datasets (a pure
+node and one record of another class, the only record of a class removed, an
+empty region receiving one record, ...). :func:`candidate_pairs` generates such
+pairs from the public domain alone (bounds and classes, never private data),
+family by family, plus random tiny datasets. :func:`search_and_confirm`
+
+1. screens every candidate on a small *pilot* budget (its own seeds), scoring it
+   by the lower bound of :func:`audit.estimate.estimate_epsilon` at a loose level;
+2. confirms the ``confirm`` best on fresh samples (new seeds) with
+   :func:`audit.estimate.audit_pairs`, ``alpha`` shared by Bonferroni over the
+   confirmed pairs only.
+
+The pilot's samples never enter the confirmation, so the pairs confirmed are
+fixed before the confirming samples are drawn: a correct mechanism is flagged
+with probability at most ``alpha`` however many candidates were screened.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import checkpoint, sampling
+from .estimate import AuditResult, Claim, audit_pairs, estimate_epsilon
+from .neighbours import NeighbourPair
+
+__all__ = ["FAMILIES", "candidate_pairs", "search_and_confirm", "SearchResult"]
+
+FAMILIES = ("pure node + one other class", "only record of a class removed", "identical features",
+            "domain corners and bin edges", "empty region receives one record", "near tie between splits",
+            "single-class dataset", "one record vs none", "label flip", "random tiny datasets")
+
+
+def _empty(d: int):
+    return np.zeros((0, d)), np.zeros(0, dtype=int)
+
+
+def _data(rows, labels, d):
+    if not rows:
+        X, y = _empty(d)
+        return X, np.asarray(labels, dtype=int) if not labels else np.asarray(labels)
+    return np.asarray(rows, dtype=float).reshape(-1, d), np.asarray(labels)
+
+
+def _pair(family, desc, rows0, labels0, rows1, labels1, d, relation):
+    return NeighbourPair(_data(rows0, labels0, d), _data(rows1, labels1, d), f"[{family}] {desc}", relation)
+
+
+def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int = 0, n_random: int = 6,
+                    size: int = 3):
+    """Tiny neighbouring datasets over the public domain, one list per family.
+
+    Parameters
+    ----------
+    bounds : public ``(low, high)`` per feature
+    classes : public labels (for regression, the target's public extreme values)
+    relation : ``"add-remove"`` or ``"substitute"``
+    seed : int
+        Seed of the random tiny datasets (public randomness).
+    n_random : int
+        How many random tiny pairs.
+    size : int
+        Records in the base of the structured families.
+
+    Returns
+    -------
+    list of NeighbourPair
+        Descriptions start with ``[family]``.
+    """
+    bounds = [(float(lo), float(hi)) for lo, hi in bounds]
+    d = len(bounds)
+    lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    at = lambda q: (lo + (hi - lo) * np.asarray(q, dtype=float)).tolist()  # noqa: E731
+    c0, c1 = classes[0], classes[-1] if len(classes) > 1 else classes[0]
+    low, high, mid = at(0.1), at(0.9), at(0.5)
+    pairs = []
+    add = relation == "add-remove"
+
+    def neighbour(family, desc, rows, labels, new_row, new_label, i=None):
+        """Add ``new_row`` (add/remove) or put it in place of record ``i`` (substitute)."""
+        if add:
+            pairs.append(_pair(family, desc, rows, labels, rows + [new_row], labels + [new_label], d, relation))
+        elif rows:
+            i = len(rows) - 1 if i is None else i
+            r1, l1 = list(rows), list(labels)
+            r1[i], l1[i] = new_row, new_label
+            pairs.append(_pair(family, desc, rows, labels, r1, l1, d, relation))
+
+    base = [low] * size
+    neighbour(FAMILIES[0], f"{size} records of class {c0!r} at one point, plus one of class {c1!r} there",
+              base, [c0] * size, low, c1)
+    neighbour(FAMILIES[0], f"{size} records of class {c0!r}, plus one of class {c1!r} at the far corner",
+              base, [c0] * size, high, c1)
+    if len(classes) > 1:
+        rows, labels = [low] * size + [high], [c0] * size + [c1]
+        if add:
+            pairs.append(_pair(FAMILIES[1], f"the only record of class {c1!r} removed", rows, labels, rows[:-1],
+                               labels[:-1], d, relation))
+        else:
+            neighbour(FAMILIES[1], f"the only record of class {c1!r} becomes class {c0!r}", rows, labels, high, c0)
+    diag = [at([q] * d) for q in (0.2, 0.4, 0.6)]
+    neighbour(FAMILIES[2], "records with every feature equal, plus one at the low corner", diag,
+              [c0, c1, c0][:len(diag)], at([0.0] * d), c1)
+    neighbour(FAMILIES[2], "records with every feature equal, plus one at the high corner", diag,
+              [c0, c1, c0][:len(diag)], at([1.0] * d), c0)
+    for corner in itertools.islice(itertools.product((0.0, 1.0), repeat=d), 4):
+        neighbour(FAMILIES[3], f"one record at domain corner {at(corner)}", [mid], [c0], at(corner), c1)
+    eps = 1e-6
+    neighbour(FAMILIES[3], "records just below and above the middle bin edge", [at([0.5 - eps] * d)], [c0],
+              at([0.5 + eps] * d), c1)
+    rows = [at([0.1 + 0.1 * k] * d) for k in range(size)]
+    for label in dict.fromkeys((c0, c1)):
+        neighbour(FAMILIES[4], f"records in the low region, one of class {label!r} in the empty high region",
+                  rows, [c0 if k % 2 else c1 for k in range(size)], at([0.9] * d), label)
+    tie = [at([0.25] * d), at([0.75] * d)]
+    neighbour(FAMILIES[5], "two records of different classes (every split ties), plus one between",
+              tie, [c0, c1], mid, c0)
+    neighbour(FAMILIES[6], f"all records of class {c0!r}, plus one more of it", [low, mid, high], [c0] * 3, mid, c0)
+    if add:
+        for label in dict.fromkeys((c0, c1)):
+            pairs.append(_pair(FAMILIES[7], f"no records vs one of class {label!r}", [], [], [mid], [label], d,
+                               relation))
+        pairs.append(_pair(FAMILIES[7], f"one record of class {c0!r} vs two", [low], [c0], [low, high], [c0, c1], d,
+                           relation))
+    else:
+        for r in (low, high):
+            pairs.append(_pair(FAMILIES[8], f"one record at {r}: label {c0!r} vs {c1!r}", [r], [c0], [r], [c1], d,
+                               relation))
+        pairs.append(_pair(FAMILIES[8], f"two records: the first's label {c0!r} vs {c1!r}", [low, high], [c0, c1],
+                           [low, high], [c1, c1], d, relation))
+    rng = np.random.default_rng(seed)
+    for k in range(n_random):
+        m = int(rng.integers(0 if add else 1, size + 2))
+        rows = [at(rng.random(d)) for _ in range(m)]
+        labels = [classes[int(rng.integers(len(classes)))] for _ in range(m)]
+        new = at(rng.choice([0.0, 1.0], size=d) if k % 2 else rng.random(d))
+        neighbour(FAMILIES[9], f"random tiny dataset #{k} ({m} records) and one record at {np.round(new, 3).tolist()}",
+                  rows, labels, new, classes[int(rng.integers(len(classes)))], i=0)
+    return pairs
+
+
+@dataclass
+class SearchResult:
+    """Screened candidates (description, pilot lower bound, pilot point) and the confirmation."""
+
+    tried: list
+    confirmed: list
+    audit: AuditResult
+    n_pilot: int
+    notes: list = field(default_factory=list)
+
+    def summary(self, top: int = 5) -> str:
+        best = sorted(self.tried, key=lambda t: (-t[1], -t[2]))[:top]
+        lines = [f"{len(self.tried)} candidate pairs screened at {self.n_pilot:,} outputs per input; "
+                 f"confirmed on fresh samples: {', '.join(self.confirmed)}; best pilot scores: " +
+                 "; ".join(f"{desc} (pilot epsilon >= {lo:.3g}, point {pt:.3g})" for desc, lo, pt in best)]
+        return " ".join(lines)
+
+
+def _screen(task):
+    mechanism, pair, n_pilot, delta, pilot_alpha, s = task
+    with sampling.jobs(1):
+        r = estimate_epsilon(mechanism, pair.d0, pair.d1, n_samples=n_pilot, delta=delta, alpha=pilot_alpha,
+                             seed=s, pilot_fraction=0.5)
+    return [float(r.epsilon_lower), float(r.epsilon_point)]
+
+
+_TASKS: list | None = None  # inherited by forked workers
+
+
+def _screen_index(i):
+    return _screen(_TASKS[i])
+
+
+def _screen_all(tasks):
+    """Screen every candidate, one per worker process under ``--jobs`` (each candidate keeps its own seed, so
+    the scores are the same for any number of workers)."""
+    global _TASKS
+    n_jobs = sampling._JOBS.get()
+    if n_jobs == 1 or len(tasks) < 2 or sampling._SCHEDULER.get() is not None:
+        return [_screen(t) for t in checkpoint.progress(tasks, desc="screening", unit="pair")]
+    import multiprocessing
+
+    _TASKS = tasks
+    try:
+        with multiprocessing.get_context("fork").Pool(n_jobs, initializer=sampling._worker_init) as pool:
+            return list(pool.imap(_screen_index, range(len(tasks))))
+    finally:
+        _TASKS = None
+
+
+def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_samples: int, alpha: float,
+                       seed: int, confirm: int = 2, pilot_alpha: float = 0.5, fixed=()) -> SearchResult:
+    """Screen ``candidates`` on ``n_pilot`` outputs per input; confirm the best ``confirm`` (plus ``fixed``
+    pairs, always confirmed) on ``n_samples`` fresh outputs per input with ``alpha`` shared over them.
+
+    Parameters
+    ----------
+    mechanism : callable ``m(data, rng)``
+    candidates : list of NeighbourPair
+    claim : Claim
+    n_pilot, n_samples : int
+        Outputs per input for the screening and for each confirmed pair.
+    alpha : float
+        The run's error probability: shared over the confirmed pairs (never over the screened ones).
+    seed : int
+    confirm : int
+        How many of the screened candidates to confirm.
+    pilot_alpha : float
+        Level of the screening bounds (they only rank candidates).
+    fixed : sequence of NeighbourPair
+        Pairs confirmed whatever the screening says (the user's ``--pairs``).
+    """
+    ss_screen, ss_confirm = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)
+    seeds = ss_screen.spawn(max(1, len(candidates)))
+    tried = []
+    if len(candidates) > confirm:
+        keys = [f"screen{k}/{len(candidates)}:n={n_pilot}:seed={seed}" for k in range(len(candidates))]
+        scores = {k: checkpoint.lookup(key) for k, key in enumerate(keys)}
+        todo = [k for k, v in scores.items() if v is None]
+        tasks = [(mechanism, candidates[k], n_pilot, claim.delta, pilot_alpha, seeds[k]) for k in todo]
+        for k, saved in zip(todo, _screen_all(tasks)):
+            checkpoint.store(keys[k], saved)
+            scores[k] = saved
+        tried = [(pair.description, scores[k][0], scores[k][1]) for k, pair in enumerate(candidates)]
+        order = sorted(range(len(candidates)), key=lambda i: (-tried[i][1], -tried[i][2]))[:confirm]
+        chosen = [candidates[i] for i in sorted(order)]
+    else:
+        chosen = list(candidates)
+        tried = [(p.description, float("nan"), float("nan")) for p in chosen]
+    chosen = list(fixed) + chosen
+    res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha,
+                      seed=int(ss_confirm.generate_state(1)[0]))
+    return SearchResult(tried, [p.description for p in chosen], res, n_pilot)

@@ -1,0 +1,216 @@
+"""Exact samplers of the discrete Laplace (two-sided geometric) law, in integers only.
+
+The law ``DLap(b)`` on the integers has ``P(k) = (1 - a) / (1 + a) * a^|k|`` with
+``a = exp(-1 / b)``. It is sampled here exactly, with no tail truncation and no
+floating-point probability anywhere: every random decision compares an exact
+uniform integer (:func:`uniform_below`, from the generator's raw 64-bit words, the law of
+``rng.integers``) with an integer threshold (Canonne, Kamath
+and Steinke 2020, Algorithms 1 and 2). The same generator state gives the same
+numbers.
+
+The scale must be rational, ``b = t / s``: :func:`rational_scale` rounds a real
+scale *up* to such a rational with a power-of-two denominator, so the
+privacy that the sampled law actually gives is never less than the one claimed
+(a larger scale is more noise).
+
+Vectorisation: each step of the algorithms runs on all pending lanes at once
+with NumPy masks, and repeats on the lanes that are not done until none is
+left; which lanes finish in which round depends only on the random integers,
+so the output is a deterministic function of the generator state.
+
+References
+----------
+Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
+Privacy", NeurIPS; Algorithm 1 (Bernoulli(exp(-gamma)) for rational gamma) and
+Algorithm 2 (discrete Laplace with scale t/s).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = ["rational_scale", "uniform_below", "bernoulli_exp", "discrete_laplace", "DiscreteLaplaceLaw", "SCALE_BITS"]
+
+#: the rounded-up scale ``t / s`` is within a relative ``2**-SCALE_BITS`` of the requested one
+SCALE_BITS = 30
+
+
+def rational_scale(scale) -> tuple[int, int]:
+    """``(t, s)`` with ``t / s >= scale``, ``s`` a power of two and ``t / s - scale <= scale * 2**-SCALE_BITS``.
+
+    Parameters
+    ----------
+    scale : float, int or Fraction
+        A positive finite scale; converted to a fraction exactly (a float is a dyadic rational).
+
+    Returns
+    -------
+    (t, s) : tuple of int
+        Numerator and power-of-two denominator, ``t >= 2**SCALE_BITS``.
+    """
+    exact = Fraction(scale)
+    if not exact > 0 or (isinstance(scale, float) and not math.isfinite(scale)):
+        raise ValueError(f"scale must be positive and finite, got {scale!r}")
+    # s = 2^k with scale * s >= 2^SCALE_BITS, so rounding t up moves the scale by <= 2^-SCALE_BITS relative
+    k = max(0, SCALE_BITS - math.floor(math.log2(exact.numerator) - math.log2(exact.denominator)) + 1)
+    s = 1 << k
+    t = math.ceil(exact * s)
+    return int(t), int(s)
+
+
+_TWO64 = 1 << 64
+
+
+def uniform_below(high: int, size: int, rng) -> np.ndarray:
+    """``size`` exact uniform integers on ``{0, ..., high - 1}`` from the generator's raw 64-bit words.
+
+    The same law as ``rng.integers(0, high, size)`` (with a few microseconds less overhead per call, which
+    the many small rounds of the samplers below pay): a word ``x`` is kept when ``x < 2**64 - (2**64 mod
+    high)``, a multiple of ``high``, and mapped to ``x mod high``; rejected words (probability below
+    ``high / 2**64``) are redrawn. A power-of-two ``high`` takes the low bits. Deterministic in the
+    generator's state.
+    """
+    high = int(high)
+    if not 1 <= high < _TWO64:
+        raise ValueError(f"high must be in [1, 2**64), got {high!r}")
+    x = rng.bit_generator.random_raw(size)
+    if high & (high - 1) == 0:
+        return (x & np.uint64(high - 1)).astype(np.int64)
+    limit = np.uint64(_TWO64 - (_TWO64 % high) - 1)  # largest kept word
+    bad = x > limit
+    while bad.any():
+        x[bad] = rng.bit_generator.random_raw(int(np.count_nonzero(bad)))
+        bad = x > limit
+    return (x % np.uint64(high)).astype(np.int64)
+
+
+def bernoulli_exp(num: np.ndarray, den: int, rng, *, first_round: int = 1) -> np.ndarray:
+    """Independent ``Bernoulli(exp(-num / den))`` for integers ``0 <= num <= den`` (CKS 2020, Algorithm 1).
+
+    Lane by lane: ``K = 1``; while ``Bernoulli(num / (den K))`` succeeds, ``K += 1``; return ``K`` odd.
+    ``P(K odd) = sum_k (-gamma)^k / k! = exp(-gamma)``. All pending lanes share ``K``, so each round is
+    one ``rng.integers(0, den * K)`` call compared with ``num``.
+
+    Parameters
+    ----------
+    num : ndarray of int64, values in ``[0, den]``
+    den : int, positive
+    rng : numpy.random.Generator
+    first_round : int, default 1
+        ``2`` skips the round ``K = 1`` when every ``num == den`` (it always succeeds then).
+
+    Returns
+    -------
+    ndarray of bool, the shape of ``num``
+    """
+    num = np.asarray(num, dtype=np.int64)
+    out = np.zeros(num.shape, dtype=bool)
+    flat_out = out.reshape(-1)
+    idx = np.arange(num.size)
+    pending = num.reshape(-1)
+    k = first_round
+    while idx.size:
+        success = uniform_below(den * k, idx.size, rng) < pending
+        stop = ~success
+        flat_out[idx[stop]] = (k % 2) == 1
+        idx, pending = idx[success], pending[success]
+        k += 1
+    return out
+
+
+def _geometric_e(n: int, rng) -> np.ndarray:
+    """``n`` draws of the number of successes before the first failure of ``Bernoulli(exp(-1))``.
+
+    A pool of independent ``Bernoulli(exp(-1))`` trials is cut into runs, each ending at a failure: the run
+    lengths minus one are i.i.d. with the wanted law. The pool grows until it holds ``n`` failures. (For
+    ``gamma = 1`` Algorithm 1's first round, ``Bernoulli(1/1)``, always succeeds and is skipped.)
+    """
+    trials = np.zeros(0, dtype=bool)
+    need = n
+    while need > 0:
+        more = bernoulli_exp(np.ones(int(need * 1.7) + 16, dtype=np.int64), 1, rng, first_round=2)
+        trials = np.concatenate((trials, more))
+        need = n - int(np.count_nonzero(~trials))
+    fails = np.flatnonzero(~trials)[:n]
+    return np.diff(np.r_[-1, fails]) - 1
+
+
+def discrete_laplace(t: int, s: int, size, rng) -> np.ndarray:
+    """Exact draws of ``DLap(t / s)``: ``P(k) ∝ exp(-|k| s / t)`` on the integers (CKS 2020, Algorithm 2).
+
+    One attempt: ``U`` uniform on ``{0..t-1}`` kept with probability ``exp(-U/t)``, ``V`` the number of
+    ``Bernoulli(exp(-1))`` successes, ``X = U + t V`` (geometric with ratio ``exp(-1/t)``), ``Y = X // s``
+    (geometric with ratio ``exp(-s/t)``), a fair sign ``B``; ``(B, Y) = (1, 0)`` is rejected so zero is not
+    counted twice; an accepted attempt gives ``(1 - 2B) Y``. Attempts are i.i.d.: they are made in batches
+    (about twice as many as outputs still missing) and the accepted ones fill the outputs in order, which
+    gives i.i.d. outputs of the attempt's law conditioned on acceptance.
+
+    Parameters
+    ----------
+    t, s : int
+        Positive integers; the scale is ``t / s`` (see :func:`rational_scale`).
+    size : int or tuple of int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64 with shape ``size``
+    """
+    t, s = int(t), int(s)
+    if t < 1 or s < 1:
+        raise ValueError(f"t and s must be positive integers, got t={t!r}, s={s!r}")
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.empty(n, dtype=np.int64)
+    filled = 0
+    while filled < n:
+        m = 2 * (n - filled) + 8  # acceptance is at least 1 - e^-1 times 1/2
+        u = uniform_below(t, m, rng)
+        u = u[bernoulli_exp(u, t, rng)]
+        y = (u + t * _geometric_e(u.size, rng)) // s
+        negative = uniform_below(2, u.size, rng) == 1
+        ok = ~(negative & (y == 0))
+        got = np.where(negative, -y, y)[ok][: n - filled]
+        out[filled:filled + got.size] = got
+        filled += got.size
+    return out.reshape(shape)
+
+
+class DiscreteLaplaceLaw:
+    """``DLap(t / s)`` on the integers, for a scale rounded up by :func:`rational_scale`: sampler and exact law.
+
+    Parameters
+    ----------
+    scale : float, int or Fraction
+        The requested scale (in integer units); the law uses ``t / s >= scale``.
+
+    Attributes
+    ----------
+    t, s : int
+        The rational scale ``t / s`` actually sampled.
+    rate : float
+        ``s / t``: the log-ratio of neighbouring integers, ``ln P(k) - ln P(k + 1)`` for ``k >= 0``.
+    """
+
+    def __init__(self, scale):
+        self.t, self.s = rational_scale(scale)
+        if self.t >= 1 << 56:
+            raise ValueError(f"scale must be below 2**{56 - SCALE_BITS} integer units, got {scale!r}")
+        self.rate_exact = Fraction(self.s, self.t)
+        self.rate = float(self.rate_exact)
+        # ln((1 - a) / (1 + a)) with a = exp(-rate), accurate for small and large rates
+        self.log_norm = math.log(-math.expm1(-self.rate)) - math.log1p(math.exp(-self.rate))
+
+    def sample(self, size, rng) -> np.ndarray:
+        """Exact integer noise of the given shape (:func:`discrete_laplace`)."""
+        return discrete_laplace(self.t, self.s, size, rng)
+
+    def logpmf(self, offset) -> np.ndarray:
+        """``ln P(k)`` for integer offsets ``k`` from the centre (elementwise)."""
+        return self.log_norm - np.abs(np.asarray(offset, dtype=float)) * self.rate
+
+    def loss(self, distance) -> float:
+        """The privacy loss between centres ``distance`` integers apart: ``distance * s / t``."""
+        return float(Fraction(distance) * self.rate_exact)

@@ -1,0 +1,48 @@
+"""The fast-path protocol: a learner's batched sampler of its own releases.
+
+A learner may define ``batched_release_sampler(self, **release_kwargs)``. It
+returns a mechanism ``m`` with ``m.batch(data, n, rng)`` giving ``n``
+independent releases, each with the law of
+``clone(self).fit(X, y).release(**release_kwargs)`` for ``data = (X, y)``
+(the law, not the random stream), or ``None`` when it has no fast path for
+these parameters or this class. :func:`audit.learner_mechanism` uses it
+automatically; ``python -m audit compare CLASS --reference self`` checks it
+against the learner's own slow path.
+
+A subclass inherits the method, so a declaring learner must return ``None``
+for a subclass that changes a step of the algorithm (an audit mutant, a
+user's variant): the fast path then never stands in for code it does not run.
+:func:`overrides_nothing` is the conservative test for that.
+"""
+from __future__ import annotations
+
+__all__ = ["SAMPLER", "batched_sampler", "overrides_nothing"]
+
+#: the name of the protocol's method
+SAMPLER = "batched_release_sampler"
+
+
+def overrides_nothing(cls: type, base: type) -> bool:
+    """True when ``cls`` is ``base`` or a subclass that defines no attribute of its own other than
+    dunder names (its docstring, module, ...) and scikit-learn's generated ``set_*_request`` methods
+    (metadata routing, added to every subclass): the same algorithm under another name."""
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        return False
+    for klass in cls.__mro__:
+        if klass is base:
+            return True
+        if any(not (k.startswith("__") and k.endswith("__")) and not _routing(k) for k in vars(klass)):
+            return False
+    return False
+
+
+def _routing(name: str) -> bool:
+    return name.startswith("set_") and name.endswith("_request")
+
+
+def batched_sampler(estimator, **release_kwargs):
+    """``estimator``'s declared batched sampler of ``release(**release_kwargs)``, or ``None``."""
+    method = getattr(estimator, SAMPLER, None)
+    if not callable(method):
+        return None
+    return method(**release_kwargs)
