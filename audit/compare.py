@@ -5,9 +5,9 @@ independent seeds and their outputs are compared with a two-sample test:
 
 * discrete outputs: a G test (likelihood-ratio chi-square) on the 2 x K
   table of outcome counts, outcomes expected fewer than 5 times pooled into
-  one cell, its p-value computed exactly by Monte Carlo under the null
-  (the reference's row redrawn from the multivariate hypergeometric law given
-  the outcome totals, :data:`N_PERMUTATIONS` times): the chi-square
+  one cell, its p-value computed exactly by sequential Monte Carlo under the
+  null (the reference's row redrawn from the multivariate hypergeometric law
+  given the outcome totals, at most :data:`N_PERMUTATIONS` times): the chi-square
   approximation is anti-conservative on the many sparse cells of released
   trees (measured on two samples of one law, 1,000 per side: 9% of p-values
   below 0.05, 0.25% below 0.001);
@@ -36,6 +36,8 @@ __all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample
 MIN_EXPECTED = 5.0
 #: Monte Carlo draws of the G test's null law: the smallest p-value is 1 / (N_PERMUTATIONS + 1)
 N_PERMUTATIONS = 9_999
+#: the sequential p-value stops at this many null statistics at least as large as the observed one
+EXCEEDANCES = 20
 
 
 @dataclass
@@ -129,22 +131,31 @@ def _g_statistic(a, b):
     return 2.0 * terms.sum(-1)
 
 
-def g_test_exact(a, b, n_permutations: int = N_PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
+def g_test_exact(a, b, n_permutations: int = N_PERMUTATIONS, seed: int = 0,
+                 exceedances: int = EXCEEDANCES) -> tuple[float, float]:
     """``(G, p)`` for the 2 x K table with rows ``a`` and ``b``, the p-value from the exact conditional law.
 
     Under the null (one law for both rows), given the K outcome totals the first row is multivariate
-    hypergeometric; ``p = (1 + #{G* >= G}) / (n_permutations + 1)`` over ``n_permutations`` draws of it, a
-    valid p-value at every sample size (Davison and Hinkley 1997, eq. 4.11), unlike the chi-square
-    approximation on sparse tables. The draws use a generator seeded by ``seed``: the same table gives the
-    same p-value.
+    hypergeometric. Its draws ``G*`` are made in sequence and stop at the ``exceedances``-th ``G* >= G``
+    (after ``L`` draws: ``p = exceedances / L``) or after ``n_permutations`` draws with ``k`` exceedances
+    (``p = (k + 1) / (n_permutations + 1)``): the sequential Monte Carlo p-value of Besag and Clifford
+    (1991, Biometrika 78, 301-304), valid at every sample size, unlike the chi-square approximation on sparse
+    tables, and cheap when the tables agree (about ``exceedances / p`` draws). The draws use a generator
+    seeded by ``seed``: the same table gives the same p-value.
     """
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     g = float(_g_statistic(a, b))
     rng = np.random.default_rng(seed)
-    null_a = rng.multivariate_hypergeometric(a + b, int(a.sum()), size=n_permutations, method="marginals")
-    null_g = _g_statistic(null_a, (a + b) - null_a)
-    exceed = int(np.count_nonzero(null_g >= g * (1 - 1e-12)))
-    return g, (1 + exceed) / (n_permutations + 1)
+    total, n_a = a + b, int(a.sum())
+    done, exceed, chunk = 0, 0, 64
+    while done < n_permutations:
+        m = min(chunk, n_permutations - done)
+        null_a = rng.multivariate_hypergeometric(total, n_a, size=m, method="marginals")
+        cum = exceed + np.cumsum(_g_statistic(null_a, total - null_a) >= g * (1 - 1e-12))
+        if cum[-1] >= exceedances:
+            return g, exceedances / (done + int(np.argmax(cum >= exceedances)) + 1)
+        exceed, done, chunk = int(cum[-1]), done + m, min(4 * chunk, 4096)
+    return g, (exceed + 1) / (n_permutations + 1)
 
 
 def two_sample_test(ref, cand):

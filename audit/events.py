@@ -11,7 +11,9 @@ so no multiplicity correction is owed for the candidates.
 * scalar: one-sided thresholds ``x >= t``, ``x <= t`` and intervals
   ``t_i <= x <= t_j`` (whose complements are the two-sided tails);
 * vector: per-coordinate one-sided thresholds, products of thresholds at a
-  common quantile over all coordinates, and a learned score (a logistic
+  common quantile over all coordinates, a discrete pattern of the
+  coordinates' atoms combined with a threshold on a coordinate it leaves
+  continuous, thresholds on ratios and products of two coordinates, and a learned score (a logistic
   regression on ``[x, x**2]`` and one on ``x``, in the style of DP-Sniper)
   thresholded like a scalar;
 * floating point (on request, :func:`float_probe`; scalars): the outcome
@@ -113,6 +115,8 @@ def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: 
                           grid: int, intervals: bool):
     """Events on a real-valued score: one-sided thresholds and (optionally) intervals."""
     pooled = np.concatenate((sa, sb))
+    if not len(pooled):
+        return
     ts = np.unique(np.quantile(pooled, np.linspace(0, 1, grid)))
     sa_sorted, sb_sorted = np.sort(sa), np.sort(sb)
 
@@ -158,6 +162,8 @@ def _vector_candidates(a: Samples, b: Samples):
                 yield ka, kb, lambda t=t, sign=sign, word=word, q=q: Event(
                     f"every x[j] {word} its pooled {q:.2f}-quantile",
                     lambda s, t=t, sign=sign: np.all(sign * (s.values - t) >= 0, axis=1))
+    yield from _pattern_candidates(xa, xb, varying)
+    yield from _pair_candidates(xa, xb, varying)
     cols = np.asarray(varying if varying else [0], dtype=int)  # constant columns add nothing to the fit
     for squares in (True, False):
         score = _learned_score(xa[:, cols], xb[:, cols], squares)
@@ -166,6 +172,98 @@ def _vector_candidates(a: Samples, b: Samples):
             yield from _threshold_candidates(score(xa[:, cols]), score(xb[:, cols]), label,
                                              lambda s, score=score, cols=cols: score(s.values[:, cols]),
                                              _SCALAR_GRID, intervals=True)
+
+
+#: an exact value of one coordinate is an atom when it holds at least this share of the pooled pilot
+_ATOM_SHARE = 0.01
+#: the most frequent discrete patterns whose scalar coordinates are thresholded
+_MAX_PATTERNS = 8
+#: the continuous coordinates of a pattern that are thresholded (the first)
+_MAX_PATTERN_COORDS = 16
+#: coordinates whose pairwise ratios and products are thresholded (the first that vary)
+_MAX_PAIR_COORDS = 6
+
+
+def _patterns(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
+    """The discrete part of each output: per varying coordinate, its value when that value is an atom of the
+    pooled pilot (a code such as ⊥, a stop mark, a count), else the wildcard ``nan`` (a continuous value).
+    Returns ``(pattern rows of a, of b, the atoms of each coordinate)``."""
+    pooled = np.concatenate((xa, xb))
+    atoms = {}
+    for j in varying:
+        vals, counts = np.unique(pooled[:, j], return_counts=True)
+        atoms[j] = vals[counts >= max(2, _ATOM_SHARE * len(pooled))]
+
+    def code(x):
+        out = np.full((len(x), len(varying)), np.nan)
+        for k, j in enumerate(varying):
+            hit = np.isin(x[:, j], atoms[j])
+            out[hit, k] = x[hit, j]
+        return out
+
+    return code, atoms
+
+
+def _pattern_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
+    """A discrete part combined with a threshold on a scalar part: ``pattern == P and x[j] >= t`` (or
+    ``<= t``), for the most frequent patterns P of the atoms and each coordinate j that P leaves continuous
+    (the sparse vector technique releasing its noisy answers, Lyu, Su and Li 2017, Alg. 3: which queries
+    answered, and how large the answer was)."""
+    if not varying:
+        return
+    code, atoms = _patterns(xa, xb, varying)
+    if not any(len(a) for a in atoms.values()):
+        return  # no discrete part: the per-coordinate thresholds already cover it
+    ca, cb = code(xa), code(xb)
+    keys, counts = np.unique(np.nan_to_num(np.concatenate((ca, cb)), nan=np.inf), axis=0, return_counts=True)
+    for key in keys[np.argsort(-counts, kind="stable")][:_MAX_PATTERNS]:
+        key = np.where(np.isinf(key), np.nan, key)
+
+        def match(c, key=key):
+            return np.all((c == key) | (np.isnan(c) & np.isnan(key)), axis=1)
+
+        ma, mb = match(ca), match(cb)
+        label = "pattern (" + ", ".join("x" if np.isnan(v) else f"{v:.6g}" for v in key) + ")"
+        yield int(ma.sum()), int(mb.sum()), lambda key=key, label=label: Event(
+            label, lambda s, key=key: np.all((code(s.values) == key) | (np.isnan(code(s.values)) & np.isnan(key)),
+                                             axis=1))
+        free = [(k, j) for k, j in enumerate(varying) if np.isnan(key[k])][:_MAX_PATTERN_COORDS]
+        for k, j in free:
+            if not (ma.any() or mb.any()):
+                continue
+
+            def score(s, key=key, j=j):
+                c = code(s.values)
+                hit = np.all((c == key) | (np.isnan(c) & np.isnan(key)), axis=1)
+                return np.where(hit, s.values[:, j], np.nan)
+
+            yield from _threshold_candidates(xa[ma, j], xb[mb, j], f"{label} and x[{j}]", score, _VECTOR_GRID,
+                                             intervals=False)
+
+
+def _pair_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
+    """Thresholds on ratios ``x[i] / x[j]`` and products ``x[i] * x[j]`` of two coordinates (a report
+    ``(V, U)`` with ``V = (y + noise) U`` reveals ``y + noise`` only through ``V / U``)."""
+    cols = varying[:_MAX_PAIR_COORDS]
+    for i in cols:
+        for j in cols:
+            if i == j:
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ra, rb = xa[:, i] / xa[:, j], xb[:, i] / xb[:, j]
+            fa, fb = np.isfinite(ra), np.isfinite(rb)
+            if fa.any() or fb.any():
+                def ratio(s, i=i, j=j):
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        r = s.values[:, i] / s.values[:, j]
+                    return np.where(np.isfinite(r), r, np.nan)
+
+                yield from _threshold_candidates(ra[fa], rb[fb], f"x[{i}] / x[{j}]", ratio, _VECTOR_GRID,
+                                                 intervals=False)
+            if i < j:
+                yield from _threshold_candidates(xa[:, i] * xa[:, j], xb[:, i] * xb[:, j], f"x[{i}] * x[{j}]",
+                                                 lambda s, i=i, j=j: s.values[:, i] * s.values[:, j],
+                                                 _VECTOR_GRID, intervals=False)
 
 
 def _learned_score(xa: np.ndarray, xb: np.ndarray, squares: bool = True):
