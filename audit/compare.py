@@ -21,6 +21,7 @@ statsmodels). A candidate is rejected when any corrected p-value is below
 from __future__ import annotations
 
 import inspect
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -97,7 +98,7 @@ def _counts(s) -> Counter:
     return Counter(s.values.tolist() if isinstance(s.values, np.ndarray) else s.values)
 
 
-def _g_test(ref, cand):
+def _g_test(ref, cand, n_permutations: int | None = None):
     cr, cc = _counts(ref), _counts(cand)
     outcomes = sorted(dict.fromkeys([*cr, *cc]), key=lambda o: -(cr[o] + cc[o]))
     n_r, n_c = len(ref), len(cand)
@@ -116,7 +117,7 @@ def _g_test(ref, cand):
     if len(table) < 2:
         return "G test", 0.0, 1.0, diffs
     table = np.array(table, dtype=np.int64)
-    g, p = g_test_exact(table[:, 0], table[:, 1])
+    g, p = g_test_exact(table[:, 0], table[:, 1], n_permutations or N_PERMUTATIONS)
     return f"G test ({len(table)} cells, Monte Carlo p)", g, p, diffs
 
 
@@ -158,13 +159,14 @@ def g_test_exact(a, b, n_permutations: int = N_PERMUTATIONS, seed: int = 0,
     return g, (exceed + 1) / (n_permutations + 1)
 
 
-def two_sample_test(ref, cand):
-    """``(test name, statistic, p-value, most different outcomes)`` for two samples of one kind."""
+def two_sample_test(ref, cand, n_permutations: int | None = None):
+    """``(test name, statistic, p-value, most different outcomes)`` for two samples of one kind
+    (``n_permutations``: the G test's largest number of Monte Carlo draws, default :data:`N_PERMUTATIONS`)."""
     if ref.kind != cand.kind or ref.shape != cand.shape:
         raise MechanismOutputError(f"the candidate's outputs are {cand.kind}{cand.shape} but the reference's are "
                                    f"{ref.kind}{ref.shape}")
     if ref.kind == "discrete":
-        return _g_test(ref, cand)
+        return _g_test(ref, cand, n_permutations)
     if ref.kind == "scalar":
         res = stats.ks_2samp(ref.values, cand.values)
         return "Kolmogorov-Smirnov", float(res.statistic), float(res.pvalue), []
@@ -185,11 +187,13 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
     if not inputs:
         raise ValueError("inputs must contain at least one (name, data) pair")
     seeds = np.random.SeedSequence(seed).spawn(2 * len(inputs))
+    # enough Monte Carlo draws that the smallest p-value, Holm-adjusted over the inputs, is alpha / 10
+    n_permutations = max(999, math.ceil(10 * len(inputs) / alpha))
     rows = []
     for k, (name, data) in enumerate(inputs):
         ref = collect(draw(reference, data, n_samples, seeds[2 * k]))
         cand = collect(draw(candidate, data, n_samples, seeds[2 * k + 1]))
-        test, stat, p, diffs = two_sample_test(ref, cand)
+        test, stat, p, diffs = two_sample_test(ref, cand, n_permutations)
         rows.append(InputComparison(name, ref.kind, test, stat, p, differences=diffs))
     adjusted = multipletests([r.p_value for r in rows], alpha=alpha, method="holm")[1]
     for r, p in zip(rows, adjusted):
@@ -197,8 +201,9 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
     return Comparison(rows, alpha, n_samples)
 
 
-def map_parameters(candidate_cls, params: dict) -> dict:
-    """The reference's parameters as the candidate takes them; an error lists any it cannot take."""
+def map_parameters(candidate_cls, params: dict, hint: str = " of the reference") -> dict:
+    """The reference's parameters as the candidate takes them; an error lists any it cannot take (``hint``
+    follows the list in the message)."""
     try:
         sig = inspect.signature(candidate_cls)
     except (TypeError, ValueError):
@@ -208,5 +213,5 @@ def map_parameters(candidate_cls, params: dict) -> dict:
     unmapped = sorted(k for k in params if k not in sig.parameters)
     if unmapped:
         raise ValueError(f"the candidate {getattr(candidate_cls, '__name__', candidate_cls)!r} takes no parameter(s) "
-                         f"{unmapped} of the reference; it accepts {sorted(sig.parameters)}")
+                         f"{unmapped}{hint}; it accepts {sorted(sig.parameters)}")
     return params

@@ -16,11 +16,11 @@ give different predictions).
 from __future__ import annotations
 
 import importlib
-import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compare import map_parameters
 from .learner import LearnerMechanism
 
 __all__ = ["LearnerReference", "LEARNERS", "learner_reference", "resolve_reference", "probe_grid",
@@ -153,18 +153,7 @@ def rename_parameters(params: dict, param_map: dict, candidate_cls) -> dict:
     if unknown:
         raise ValueError(f"--param-map renames unknown parameter(s) {unknown}; the reference's are {sorted(params)}")
     out = {param_map.get(k, k): v for k, v in params.items()}
-    try:
-        sig = inspect.signature(candidate_cls)
-    except (TypeError, ValueError):
-        return out
-    if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-        return out
-    unmapped = sorted(k for k in out if k not in sig.parameters)
-    if unmapped:
-        raise ValueError(f"the candidate {getattr(candidate_cls, '__name__', candidate_cls)!r} takes no "
-                         f"parameter(s) {unmapped} (map them with --param-map '{{\"REFERENCE_NAME\": "
-                         f"\"CANDIDATE_NAME\"}}'); it accepts {sorted(sig.parameters)}")
-    return out
+    return map_parameters(candidate_cls, out, " (map them with --param-map '{\"REFERENCE_NAME\": \"CANDIDATE_NAME\"}')")
 
 
 class _Fitted(LearnerMechanism):

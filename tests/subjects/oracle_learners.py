@@ -6,6 +6,7 @@ For each learner of :data:`audit.learner_references.LEARNERS` (hyphens in its na
 * ``Over_<name>``: a subclass whose ``fit`` runs at 1.5 times its declared ``epsilon`` (expected: rejected).
 """
 from audit.learner_references import LEARNERS
+from audit.oracle_learner_cases import ThresholdOffByOneBin
 
 
 def _over(base):
@@ -48,15 +49,6 @@ class RenamedPrivaTree:
         return self.tree_.release()
 
 
-class ThresholdOneBinRight(LEARNERS["privatree"].load()):
-    """Wrong on purpose, visible with the noise off: numerical boundaries one bin to the right."""
-
-    def _best_split(self, idx, y, scope, path):
-        import numpy as np
-
-        best = super()._best_split(idx, y, scope, path)
-        if best is None or best[0] in self._ctx["cats"]:
-            return best
-        j, s, _ = best
-        s = min(s + 1, self._ctx["n_bins"][j] - 2)
-        return j, s, np.arange(s + 1)
+class ThresholdOneBinRight(ThresholdOffByOneBin):
+    """Wrong on purpose, visible with the noise off: numerical boundaries one bin to the right (the oracle's
+    own learner case, under the name the tests use)."""
