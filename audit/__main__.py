@@ -112,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--seed", type=int, default=0, help="master seed")
     rep.add_argument("--jobs", type=int, default=1, help="worker processes (same seed, same tables)")
     rep.add_argument("--quiet", action="store_true", help="no progress output")
+    rep.add_argument("--baseline", default=None,
+                     help="an earlier run's PAPER.json: the report adds how far each of our numbers moved from it")
     return p
 
 
@@ -404,7 +406,7 @@ def _reproduce(args) -> int:
     names = None if args.datasets is None else [d.strip() for d in args.datasets.split(",") if d.strip()]
     try:
         rep = reproduce(args.paper, names, data_dir=args.data_dir, jobs=args.jobs, smoke=args.smoke,
-                        seed=args.seed, out=args.out)
+                        seed=args.seed, out=args.out, baseline=args.baseline)
     except ValueError as exc:
         return _error(str(exc))
     marked = sum(c.marked for c in rep.cells)

@@ -93,3 +93,53 @@ def test_cli_unknown_paper_is_a_usage_error(capsys):
 
     assert main(["reproduce", "nope"]) == 2
     assert "unknown paper" in capsys.readouterr().err
+
+
+def _toy_json(tmp_path, cells, paper="toy"):
+    rep = Reproduction(paper, "a toy paper", cells=cells)
+    write_reproduction(rep, tmp_path / "old")
+    return tmp_path / "old" / "reproductions" / f"{paper}.json"
+
+
+def test_baseline_comparison_measures_each_change_in_se(tmp_path):
+    from audit.reproduce.baseline import compare_with_baseline, load_baseline
+
+    old = _toy_json(tmp_path, [Cell("T", "a", "m", 0.9, None, 0.80, 0.03, 5, strict=0.70, strict_se=0.04),
+                               Cell("T", "b", "m", 0.9, None, 0.60, 0.01, 5),
+                               Cell("T", "gone", "m", 0.9, None, 0.5, 0.1, 5)])
+    new = [Cell("T", "a", "m", 0.9, None, 0.84, 0.04, 5, strict=0.70, strict_se=0.04),  # +0.8 SE; strict 0
+           Cell("T", "b", "m", 0.9, None, 0.50, 0.01, 5),  # -7.1 SE
+           Cell("T", "new", "m", 0.9, None, 0.5, 0.1, 5)]  # not in the baseline
+    cmp = compare_with_baseline(new, load_baseline(old, "toy"), "old run")
+    by = {(c.row, c.kind): c for c in cmp.changes}
+    assert set(by) == {("a", "ours"), ("a", "strict"), ("b", "ours")}
+    assert by[("a", "ours")].z == pytest.approx(0.04 / 0.05)
+    assert by[("a", "strict")].z == pytest.approx(0.0)
+    assert by[("b", "ours")].z == pytest.approx(-0.10 / math.sqrt(2e-4))
+    assert [c.row for c in cmp.beyond(2.0)] == ["b"]
+    text = cmp.summary()
+    assert "3 numbers matched" in text and "1 beyond 2 SE (1 lower, 0 higher)" in text and "T / b / m" in text
+
+
+def test_baseline_appears_in_the_written_report(tmp_path):
+    from audit.reproduce.baseline import compare_with_baseline, load_baseline
+
+    old = _toy_json(tmp_path, [Cell("T", "a", "m", 0.9, None, 0.80, 0.03, 5)])
+    rep = Reproduction("toy", "a toy paper", cells=[Cell("T", "a", "m", 0.9, None, 0.81, 0.03, 5)])
+    rep.baseline = compare_with_baseline(rep.cells, load_baseline(old, "toy"), "the old run")
+    path = write_reproduction(rep, tmp_path / "new")
+    assert "## Change from the baseline run" in path.read_text()
+    data = json.loads((tmp_path / "new" / "reproductions" / "toy.json").read_text())
+    assert data["baseline"]["changes"][0]["change"] == pytest.approx(0.01)
+
+
+def test_bad_baseline_is_a_clear_error(tmp_path):
+    from audit.reproduce.baseline import load_baseline
+
+    other = _toy_json(tmp_path, [Cell("T", "a", "m", 0.9)], paper="other")
+    with pytest.raises(ValueError, match="reproduction of 'other', not of 'toy'"):
+        load_baseline(other, "toy")
+    junk = tmp_path / "junk.json"
+    junk.write_text("not json")
+    with pytest.raises(ValueError, match="junk.json.*not a readable reproduction JSON"):
+        load_baseline(junk, "toy")

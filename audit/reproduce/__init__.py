@@ -56,13 +56,20 @@ def parallel_map(fn, tasks, jobs: int = 1) -> list:
 
 
 def reproduce(paper: str, datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = False, seed: int = 0,
-              out: str | os.PathLike | None = "reports") -> Reproduction:
-    """Run ``paper``'s protocol and (when ``out`` is not None) write ``out/reproductions/PAPER.{md,json}``."""
+              out: str | os.PathLike | None = "reports", baseline: str | os.PathLike | None = None) -> Reproduction:
+    """Run ``paper``'s protocol and (when ``out`` is not None) write ``out/reproductions/PAPER.{md,json}``.
+
+    ``baseline``: an earlier ``PAPER.json``; the report then says how far each of our numbers moved from it
+    (:mod:`audit.reproduce.baseline`). It is read before the run, so a bad file fails at once.
+    """
     from reference import datasets as ds
+
+    from audit.reproduce.baseline import compare_with_baseline, load_baseline
 
     mod = load(paper)
     if jobs < 1:
         raise ValueError(f"jobs={jobs!r}: must be a positive integer")
+    base = load_baseline(baseline, paper) if baseline is not None else None
     if datasets is not None:
         known = set(ds.names(paper))
         bad = [d for d in datasets if d not in known]
@@ -77,6 +84,9 @@ def reproduce(paper: str, datasets=None, *, data_dir=None, jobs: int = 1, smoke:
     for name in getattr(mod, "UNAVAILABLE", ()):
         if name not in rep.unavailable:
             rep.unavailable.append(name)
+    if base is not None:
+        date = (base.get("machine") or {}).get("date", "an unknown date")
+        rep.baseline = compare_with_baseline(rep.cells, base, f"`{Path(baseline).name}` (run on {date})")
     if out is not None:
         write_reproduction(rep, out)
     return rep

@@ -120,6 +120,8 @@ class Reproduction:
     data_dir: str | None = None
     #: (name, draw) pairs; draw(path) saves one PNG
     figures: list = field(default_factory=list, repr=False)
+    #: this run beside an earlier one (:mod:`audit.reproduce.baseline`), when ``--baseline`` was given
+    baseline: object = None
 
     # ------------------------------------------------------------------ content
     def to_json(self) -> dict:
@@ -129,7 +131,8 @@ class Reproduction:
                 "elapsed_s": round(self.elapsed_s, 1), "machine": machine(), "versions": versions(),
                 "data_dir": self.data_dir, "protocol": self.protocol, "skipped": self.skipped,
                 "unavailable": self.unavailable, "facts": self.facts, "notes": self.notes,
-                "cells": [c.to_json() for c in self.cells]}
+                "cells": [c.to_json() for c in self.cells],
+                **({"baseline": self.baseline.to_json()} if self.baseline is not None else {})}
 
     def to_markdown(self, figures=()) -> str:
         L = [f"# Reproduction: {self.title}", ""]
@@ -168,6 +171,11 @@ class Reproduction:
             L.append("")
         if self.notes:
             L += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
+        if self.baseline is not None:
+            L += ["## Change from the baseline run", "", self.baseline.summary() + ".", "",
+                  "Both runs use the same seed and splits, so the SE of the difference (from each run's folds "
+                  "or repetitions) overstates its spread: a change within 1 SE is no change at this resolution.",
+                  ""]
         for f in figures:
             L += [f"![{Path(f).stem}]({f})", ""]
         m = machine()
