@@ -1,37 +1,48 @@
-"""Exact samplers of the discrete Laplace (two-sided geometric) law, in integers only.
+"""Exact samplers of the discrete Laplace (two-sided geometric) law.
 
 The law ``DLap(b)`` on the integers has ``P(k) = (1 - a) / (1 + a) * a^|k|`` with
-``a = exp(-1 / b)``. It is sampled here exactly, with no tail truncation and no
-floating-point probability anywhere: every random decision compares an exact
-uniform integer (:func:`uniform_below`, from the generator's raw 64-bit words, the law of
-``rng.integers``) with an integer threshold (Canonne, Kamath
-and Steinke 2020, Algorithms 1 and 2). The same generator state gives the same
-numbers.
+``a = exp(-1 / b)``. It is sampled here exactly, with no tail truncation: the
+output's law is the stated one, not an approximation at 2**-53.
+
+Two exact samplers:
+
+* :func:`discrete_laplace` (used by the mechanisms): the difference of two
+  geometric draws, each by inverting the exact CDF, ``Y = floor(-ln(U) b)``,
+  with ``U`` an infinite string of random bits read lazily (:func:`geometric`).
+  Double precision decides the floor whenever the interval of ``U`` given its
+  first 64 bits, widened by a proven error margin, holds one integer part; the
+  rare other draws are decided exactly with more bits and bracketed ``exp``
+  values. One vectorised pass: within a small factor of numpy's own geometric.
+* :func:`discrete_laplace_cks`: Canonne, Kamath and Steinke (2020),
+  Algorithms 1 and 2, where every random decision compares an exact uniform
+  integer (:func:`uniform_below`) with an integer threshold; rounds of
+  rejection, several times slower. Kept as an independent implementation of
+  the same law, against which the first is tested.
 
 The scale must be rational, ``b = t / s``: :func:`rational_scale` rounds a real
 scale *up* to such a rational with a power-of-two denominator, so the
 privacy that the sampled law actually gives is never less than the one claimed
-(a larger scale is more noise).
-
-Vectorisation: each step of the algorithms runs on all pending lanes at once
-with NumPy masks, and repeats on the lanes that are not done until none is
-left; which lanes finish in which round depends only on the random integers,
-so the output is a deterministic function of the generator state.
+(a larger scale is more noise). Both samplers are deterministic functions of
+the generator's state.
 
 References
 ----------
 Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
 Privacy", NeurIPS; Algorithm 1 (Bernoulli(exp(-gamma)) for rational gamma) and
 Algorithm 2 (discrete Laplace with scale t/s).
+Inusah and Kozubowski (2006), "A discrete analogue of the Laplace
+distribution": the difference of two i.i.d. geometric variables.
 """
 from __future__ import annotations
 
+import decimal
 import math
 from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["rational_scale", "uniform_below", "bernoulli_exp", "discrete_laplace", "DiscreteLaplaceLaw", "SCALE_BITS"]
+__all__ = ["rational_scale", "uniform_below", "bernoulli_exp", "geometric", "discrete_laplace", "discrete_laplace_cks",
+           "DiscreteLaplaceLaw", "SCALE_BITS", "MARGIN_BITS"]
 
 #: the rounded-up scale ``t / s`` is within a relative ``2**-SCALE_BITS`` of the requested one
 SCALE_BITS = 30
@@ -137,7 +148,135 @@ def _geometric_e(n: int, rng) -> np.ndarray:
     return np.diff(np.r_[-1, fails]) - 1
 
 
+#: the fast path's error margin is ``2**-MARGIN_BITS`` relative (the float error is below ``2**-50``)
+MARGIN_BITS = 40
+_TWO_M64 = 2.0 ** -64
+
+
+def _check_ts(t, s) -> tuple[int, int]:
+    t, s = int(t), int(s)
+    if t < 1 or s < 1:
+        raise ValueError(f"t and s must be positive integers, got t={t!r}, s={s!r}")
+    return t, s
+
+
+def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
+    """Exactly whether ``U <= exp(-j s / t)``, where ``U`` is known as the dyadic interval
+    ``[u[0] / 2**u[1], (u[0] + 1) / 2**u[1])`` and its further bits are drawn lazily (appended to ``u``).
+
+    ``exp(-j s / t)`` is bracketed with Python's :mod:`decimal`: the quotient and ``exp`` are each correctly
+    rounded at precision ``p``, so the computed value is within a relative ``(|arg| + 1) 10**(3 - p)`` of the
+    true one (a generous bound; the worst case is about ``(|arg| + 1) 10**(1 - p)``). While the bracket and
+    ``U``'s interval overlap, 64 more bits of ``U`` are drawn and ``p`` grows by 20 digits; ``U`` is
+    continuous, so this ends with probability one (almost always at once).
+    """
+    if j <= 0:
+        return True
+    prec = 40
+    while True:
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.Emin, ctx.Emax = prec, decimal.MIN_EMIN, decimal.MAX_EMAX
+            arg = decimal.Decimal(j * s) / decimal.Decimal(t)
+            e = Fraction((-arg).exp())
+            rel = (Fraction(arg) + 1) * Fraction(1, 10 ** (prec - 3))
+        lo_u, hi_u = Fraction(u[0], 1 << u[1]), Fraction(u[0] + 1, 1 << u[1])
+        if hi_u <= e * (1 - rel):
+            return True
+        if lo_u >= e * (1 + rel):
+            return False
+        u[0] = (u[0] << 64) | int(rng.bit_generator.random_raw())
+        u[1] += 64
+        prec += 20
+
+
+def _geometric_slow(word: int, t: int, s: int, rng) -> int:
+    """``Y = max{j >= 0 : U <= exp(-j s / t)}`` exactly for a ``U`` whose first 64 bits are ``word``."""
+    u = [int(word), 64]
+    while u[0] == 0:  # U < 2**-n: draw bits until the leading one, for a usable first estimate
+        u[0] = int(rng.bit_generator.random_raw())
+        u[1] += 64
+    est = -(math.log(u[0]) - u[1] * math.log(2.0)) * t / s
+    j = max(0, math.floor(est))
+    if _u_at_most_exp(j, t, s, u, rng):
+        while _u_at_most_exp(j + 1, t, s, u, rng):
+            j += 1
+    else:
+        j -= 1
+        while not _u_at_most_exp(j, t, s, u, rng):
+            j -= 1
+    return j
+
+
+def geometric(t: int, s: int, size, rng) -> np.ndarray:
+    """Exact draws of the geometric law ``P(Y >= k) = exp(-k s / t)``, ``k = 0, 1, ...``, with no truncation.
+
+    ``Y = floor(-ln(U) t / s)`` for ``U`` uniform on ``(0, 1)``: inversion of the exact CDF. ``U`` is an
+    infinite sequence of random bits of which the first 64 are one raw word ``x`` of the generator, so
+    ``U`` lies in ``[x, x + 1) 2**-64``. The fast path evaluates ``-ln(U) t / s`` at both ends in double
+    precision, widens the interval by a margin ``2**-MARGIN_BITS (|f| + t / s + 1)`` (the floating-point error
+    is below ``2**-50 |f| + 2**-52 t / s``: one rounding of ``x``, one of the sum, ``log`` within an ulp, two
+    more roundings for the rate and the quotient), and keeps ``Y`` when the widened interval holds one
+    integer part: then every ``U`` of the cell gives that ``Y``. The other lanes (for ``t / s`` of a thousand,
+    about one in a million; ``x = 0`` always) are decided exactly with more bits of ``U`` and bracketed values
+    of ``exp`` (:func:`_u_at_most_exp`). The output is a deterministic function of the generator's state.
+
+    Parameters
+    ----------
+    t, s : int
+        Positive integers; the ratio of the law is ``exp(-s / t)`` (mean about ``t / s``).
+    size : int or tuple of int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64 with shape ``size``
+    """
+    t, s = _check_ts(t, s)
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    n = int(np.prod(shape, dtype=np.int64))
+    x = rng.bit_generator.random_raw(n)
+    rate = s / t
+    lo = x.astype(np.float64) * _TWO_M64
+    with np.errstate(divide="ignore"):
+        f_lo = -np.log(lo) / rate  # the upper end of -ln(U) / rate (inf for x = 0)
+    f_hi = -np.log(lo + _TWO_M64) / rate  # the lower end
+    margin = (f_lo + (1.0 / rate + 1.0)) * math.ldexp(1.0, -MARGIN_BITS)
+    a = np.floor(f_hi - margin)
+    with np.errstate(invalid="ignore"):
+        ok = a == np.floor(f_lo + margin)
+    out = np.where(ok, a, 0.0).astype(np.int64)
+    for i in np.flatnonzero(~ok):
+        out[i] = _geometric_slow(int(x[i]), t, s, rng)
+    return out.reshape(shape)
+
+
 def discrete_laplace(t: int, s: int, size, rng) -> np.ndarray:
+    """Exact draws of ``DLap(t / s)``: ``P(k) ∝ exp(-|k| s / t)`` on the integers.
+
+    The difference of two independent exact geometric draws with ratio ``a = exp(-s / t)``
+    (:func:`geometric`) has exactly this law: ``P(G1 - G2 = k) = (1 - a)^2 sum_j a^(2j + |k|)
+    = (1 - a) / (1 + a) a^|k|`` (Inusah and Kozubowski 2006). Same law as :func:`discrete_laplace_cks`,
+    several times faster on large batches (one vectorised pass instead of rounds of rejection).
+
+    Parameters
+    ----------
+    t, s : int
+        Positive integers; the scale is ``t / s`` (see :func:`rational_scale`).
+    size : int or tuple of int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64 with shape ``size``
+    """
+    t, s = _check_ts(t, s)
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    n = int(np.prod(shape, dtype=np.int64))
+    g = geometric(t, s, 2 * n, rng)
+    return (g[:n] - g[n:]).reshape(shape)
+
+
+def discrete_laplace_cks(t: int, s: int, size, rng) -> np.ndarray:
     """Exact draws of ``DLap(t / s)``: ``P(k) ∝ exp(-|k| s / t)`` on the integers (CKS 2020, Algorithm 2).
 
     One attempt: ``U`` uniform on ``{0..t-1}`` kept with probability ``exp(-U/t)``, ``V`` the number of

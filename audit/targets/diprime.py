@@ -34,6 +34,7 @@ from audit.exact import exact_loss
 from audit.learner import LearnerMechanism
 from audit.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
+from audit.targets import residual_delta
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime_batch import DiPriMeBatch
 from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
@@ -106,9 +107,10 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
         pairs = _strict_pairs(task)
         for variant in VARIANTS:
             for eps in EPSILONS:
+                delta = residual_delta(lambda: _forest(task, epsilon=eps, variant=variant, random_state=0), pairs)
                 with checkpoint.scope(f"strict:{task}:{variant}@{eps:g}"):
-                    res = audit_pairs(_batch(task, epsilon=eps, variant=variant), pairs, Claim(eps), n_samples=n, alpha=ALPHA,
-                                      seed=seed * 1000 + k)
+                    res = audit_pairs(_batch(task, epsilon=eps, variant=variant), pairs, Claim(eps, delta),
+                                      n_samples=n, alpha=ALPHA, seed=seed * 1000 + k)
                 k += 1
                 rows.append(res.claim_row(
                     id=f"strict-{task}-{variant}@{eps:g}", expected="pass",
@@ -120,9 +122,10 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
     for task in ("regression", "classification"):
         y8 = np.round(rng.random(8), 3) if task == "regression" else rng.integers(0, 2, 8)
         pairs = add_remove_pairs(X8, y8, bounds=[(0.0, 1.0)] * 2, classes=[0, 1], remove=[7], corners=1)
+        delta = residual_delta(lambda: _forest(task, epsilon=1.0, variant="exp", max_depth=2, random_state=0), pairs)
         with checkpoint.scope(f"strict:{task}:depth2"):
-            res = audit_pairs(_batch(task, epsilon=1.0, variant="exp", max_depth=2), pairs, Claim(1.0), n_samples=n, alpha=ALPHA,
-                              seed=seed * 1000 + 100 + k)
+            res = audit_pairs(_batch(task, epsilon=1.0, variant="exp", max_depth=2), pairs, Claim(1.0, delta),
+                              n_samples=n, alpha=ALPHA, seed=seed * 1000 + 100 + k)
         k += 1
         rows.append(res.claim_row(id=f"strict-{task}-exp-depth2@1", expected="pass",
                                   subject=f"DiPriMeExp {task} forest, accounting='strict', depth 2, K=2, 8 records"))

@@ -37,6 +37,7 @@ from audit.learner import LearnerMechanism
 from audit.mutants.privatree import _g1_pair, _pure_pair, mutant_cases
 from audit.neighbours import NeighbourPair, substitute_pairs
 from audit.report import Report
+from audit.targets import residual_delta
 from reference.mechanisms import PermuteAndFlip
 from reference.baselines.bdpt import BDPTClassifier
 from reference.baselines.dp_logistic import DPLogisticRegression, regularised_minimiser, unit_ball_map
@@ -125,8 +126,10 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
         pairs = _pairs(X, y, np.array(corner))
         for i, eps in enumerate(EPSILONS):
             mech = PrivaTreeBatch(edges=2, **_strict_factory(eps, schema).keywords)
+            delta = residual_delta(partial(_strict_factory(eps, schema), random_state=0), pairs)
             with checkpoint.scope(f"strict:{name}@{eps:g}"):
-                res = audit_pairs(mech, pairs, Claim(eps), n_samples=n, alpha=ALPHA, seed=seed * 1000 + 10 * k + i)
+                res = audit_pairs(mech, pairs, Claim(eps, delta), n_samples=n, alpha=ALPHA,
+                                  seed=seed * 1000 + 10 * k + i)
             rows.append(res.claim_row(
                 id=f"privatree/strict/{name}@{eps:g}", expected="pass",
                 subject=(f"PrivaTreeClassifier(accounting='strict', max_depth=2, max_bins=3, n_public=6), {name}, "
