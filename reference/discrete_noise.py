@@ -151,6 +151,12 @@ def _geometric_e(n: int, rng) -> np.ndarray:
 #: the fast path's error margin is ``2**-MARGIN_BITS`` relative (the float error is below ``2**-50``)
 MARGIN_BITS = 40
 _TWO_M64 = 2.0 ** -64
+_LN2 = math.log(2.0)
+
+
+def _shape_and_count(size) -> tuple[tuple, int]:
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    return shape, int(np.prod(shape, dtype=np.int64))
 
 
 def _check_ts(t, s) -> tuple[int, int]:
@@ -164,7 +170,9 @@ def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
     """Exactly whether ``U <= exp(-j s / t)``, where ``U`` is known as the dyadic interval
     ``[u[0] / 2**u[1], (u[0] + 1) / 2**u[1])`` and its further bits are drawn lazily (appended to ``u``).
 
-    ``exp(-j s / t)`` is bracketed with Python's :mod:`decimal`: the quotient and ``exp`` are each correctly
+    Double precision decides first when ``ln U`` (bracketed from ``U``'s interval) and ``-j s / t`` are
+    further apart than a generous bound on their rounding errors; otherwise ``exp(-j s / t)`` (then close
+    to ``U``, so of a manageable size) is bracketed with Python's :mod:`decimal`: the quotient and ``exp`` are each correctly
     rounded at precision ``p``, so the computed value is within a relative ``(|arg| + 1) 10**(3 - p)`` of the
     true one (a generous bound; the worst case is about ``(|arg| + 1) 10**(1 - p)``). While the bracket and
     ``U``'s interval overlap, 64 more bits of ``U`` are drawn and ``p`` grows by 20 digits; ``U`` is
@@ -173,6 +181,19 @@ def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
     if j <= 0:
         return True
     prec = 40
+    arg_f = j * s / t
+    while True:  # double precision decides unless ln U and -arg are within a generous error margin
+        ln_lo = math.log(u[0]) - u[1] * _LN2 if u[0] else -math.inf
+        ln_hi = math.log(u[0] + 1) - u[1] * _LN2
+        err = 1e-9 * (abs(ln_hi) + u[1] + arg_f + 1.0)
+        if ln_lo + arg_f > err:
+            return False  # U >= U_lo > exp(-arg)
+        if ln_hi + arg_f < -err:
+            return True  # U < U_hi < exp(-arg)
+        if u[0]:
+            break
+        u[0] = (u[0] << 64) | int(rng.bit_generator.random_raw())  # U_lo = 0: read on
+        u[1] += 64
     while True:
         with decimal.localcontext() as ctx:
             ctx.prec, ctx.Emin, ctx.Emax = prec, decimal.MIN_EMIN, decimal.MAX_EMAX
@@ -232,8 +253,7 @@ def geometric(t: int, s: int, size, rng) -> np.ndarray:
     ndarray of int64 with shape ``size``
     """
     t, s = _check_ts(t, s)
-    shape = (size,) if np.ndim(size) == 0 else tuple(size)
-    n = int(np.prod(shape, dtype=np.int64))
+    shape, n = _shape_and_count(size)
     x = rng.bit_generator.random_raw(n)
     rate = s / t
     lo = x.astype(np.float64) * _TWO_M64
@@ -241,7 +261,7 @@ def geometric(t: int, s: int, size, rng) -> np.ndarray:
         f_lo = -np.log(lo) / rate  # the upper end of -ln(U) / rate (inf for x = 0)
     f_hi = -np.log(lo + _TWO_M64) / rate  # the lower end
     margin = (f_lo + (1.0 / rate + 1.0)) * math.ldexp(1.0, -MARGIN_BITS)
-    a = np.floor(f_hi - margin)
+    a = np.maximum(np.floor(f_hi - margin), 0.0)  # Y >= 0 always (U <= 1)
     with np.errstate(invalid="ignore"):
         ok = a == np.floor(f_lo + margin)
     out = np.where(ok, a, 0.0).astype(np.int64)
@@ -257,21 +277,11 @@ def discrete_laplace(t: int, s: int, size, rng) -> np.ndarray:
     (:func:`geometric`) has exactly this law: ``P(G1 - G2 = k) = (1 - a)^2 sum_j a^(2j + |k|)
     = (1 - a) / (1 + a) a^|k|`` (Inusah and Kozubowski 2006). Same law as :func:`discrete_laplace_cks`,
     several times faster on large batches (one vectorised pass instead of rounds of rejection).
-
-    Parameters
-    ----------
-    t, s : int
-        Positive integers; the scale is ``t / s`` (see :func:`rational_scale`).
-    size : int or tuple of int
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    ndarray of int64 with shape ``size``
+    ``t``, ``s``: positive integers, the scale ``t / s`` (:func:`rational_scale`); returns int64 draws of shape
+    ``size``, as :func:`geometric`.
     """
     t, s = _check_ts(t, s)
-    shape = (size,) if np.ndim(size) == 0 else tuple(size)
-    n = int(np.prod(shape, dtype=np.int64))
+    shape, n = _shape_and_count(size)
     g = geometric(t, s, 2 * n, rng)
     return (g[:n] - g[n:]).reshape(shape)
 
@@ -297,11 +307,8 @@ def discrete_laplace_cks(t: int, s: int, size, rng) -> np.ndarray:
     -------
     ndarray of int64 with shape ``size``
     """
-    t, s = int(t), int(s)
-    if t < 1 or s < 1:
-        raise ValueError(f"t and s must be positive integers, got t={t!r}, s={s!r}")
-    shape = (size,) if np.ndim(size) == 0 else tuple(size)
-    n = int(np.prod(shape, dtype=np.int64))
+    t, s = _check_ts(t, s)
+    shape, n = _shape_and_count(size)
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:

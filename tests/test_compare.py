@@ -57,11 +57,11 @@ def test_parameters_that_do_not_map_are_listed():
 def test_compare_command(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(HERE))
     args = ["--reference", "laplace", "--out", str(tmp_path), "--quiet"]
-    # A correct candidate is rejected with probability alpha = 0.01 (the false-alarm rate). Since the reference
-    # Laplace draws exact lattice noise (issue 17) its stream changed, and seed 0 is such a false alarm
-    # (Holm-adjusted p 0.0034 on 'answer 3.5'; both samples within the KS band of the true law, seeds 1-5
-    # give p >= 0.19); seed 1 is fixed here instead.
-    assert main(["compare", "subjects.noise:FastLaplace", "--seed", "1"] + args) == 0
+    # A correct candidate is rejected with probability alpha = 0.01 (the false-alarm rate), so the seed is
+    # fixed. The reference Laplace's stream changed twice (exact lattice noise, then the exact inversion
+    # sampler); with the current one seed 1 is such a false alarm (Holm-adjusted p 0.0087 on 'answer 0') and
+    # seeds 0 and 2-5 give p 0.11-0.93. Seed 2 is fixed here.
+    assert main(["compare", "subjects.noise:FastLaplace", "--seed", "2"] + args) == 0
     assert main(["compare", "subjects.noise:FastLaplaceOff", "--budget", "standard"] + args) == 1
     data = json.loads((tmp_path / "compare-FastLaplaceOff" / "report.json").read_text())
     assert data["comparisons"][0]["verdict"] == "different"

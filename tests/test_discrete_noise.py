@@ -179,3 +179,15 @@ def test_exact_comparison_agrees_with_double_precision_away_from_the_boundary(j,
     if abs(u - c) <= 1e-9 * c + 2.0 ** -63:
         return
     assert _u_at_most_exp(j, t, s, [word, 64], np.random.default_rng(0)) == (u < c)
+
+
+def test_the_exact_fallback_handles_a_huge_rate_without_huge_numbers(monkeypatch):
+    """Scale 1e-9 (the noise-off mode's epsilon 1e9): P(Y >= 1) = exp(-1e9), so every draw is 0. Forced
+    through the exact path, each draw must be decided in double precision (exp(-1e9) as a decimal would be a
+    number of 434 million digits)."""
+    import reference.discrete_noise as dn
+
+    monkeypatch.setattr(dn, "MARGIN_BITS", -80)
+    t, s = rational_scale(1e-9)
+    assert not dn.geometric(t, s, 2_000, np.random.default_rng(15)).any()
+    assert not dn.discrete_laplace(t, s, 2_000, np.random.default_rng(16)).any()
