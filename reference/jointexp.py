@@ -217,6 +217,7 @@ class JointExp:
                 conv = np.convolve(total, kernel[j])[: n + 1]  # sums of non-negative terms
             else:
                 conv = np.maximum(fftconvolve(total, kernel[j])[: n + 1], 0.0)  # FFT rounding can go below 0
+                conv[0] = 0.0  # a new run needs an earlier gap (g >= 1); FFT rounding can leave a tiny weight
             a = np.empty((n + 1, m))
             np.multiply(conv, lengths, out=a[:, 0])
             np.multiply(prev[:, :-1], phi[j, 0] * run, out=a[:, 1:])

@@ -80,6 +80,21 @@ def test_fft_path_equals_direct_path(monkeypatch):
     assert JointExp(0.5, np.linspace(0, 1, 11)[1:-1], (0.0, 1.0)).log_normaliser(x) == pytest.approx(direct, rel=1e-10)
 
 
+@pytest.mark.parametrize("direct_max", [10, 10_000])
+def test_a_new_run_in_the_first_gap_has_exactly_zero_weight(monkeypatch, direct_max):
+    """Every forward level j >= 1 gives the state (gap 0, new run) weight 0: a new run needs an earlier gap.
+    The FFT path once left FFT rounding there, and the backward pass then crashed on a real dataset (the
+    PrivaTree reproduction, 2,000+ records); both paths must give an exact zero."""
+    monkeypatch.setattr(je_mod, "_DIRECT_MAX", direct_max)
+    x = np.random.default_rng(4).beta(2, 5, size=300)
+    je = JointExp(0.5, np.linspace(0, 1, 11)[1:-1], (0.0, 1.0))
+    _, count, n = je._prepare(x)
+    A, _ = je._forward(count, n)
+    assert all(a[0, 0] == 0.0 for a in A[1:])
+    draws = je.batch(x, 200, np.random.default_rng(5))
+    assert draws.shape == (200, 9) and np.all(np.diff(draws, axis=1) >= 0)
+
+
 def test_sampled_interval_law_matches_enumeration():
     """Chi-square goodness of fit of the sampled intervals; false-alarm rate 0.001 (seed fixed)."""
     x = [0.1, 0.3, 0.35, 0.8]
