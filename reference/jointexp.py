@@ -66,7 +66,8 @@ per step give each weight a relative error of at most ``m (M + 8) 2**-53``.
 :attr:`JointExp.residual_delta` charges
 ``2m * [selection_delta(M + 1, epsilon, ln(M + 1)) + (1 + e^epsilon) 2 m (M + 8) 2**-53]``
 (:func:`reference.grid.selection_delta`); it covers the direct forward pass
-(``n <= 2000``), not the FFT one.
+(``n <= 2000``), not the FFT one, whose values below ``1e-11`` of each step's largest are set to zero
+(under the FFT's resolution; without it, rounding noise gave weight to states no predecessor reaches).
 """
 from __future__ import annotations
 
@@ -83,6 +84,8 @@ __all__ = ["JointExp", "joint_exp_quantiles"]
 
 #: above this many data points the convolutions use the FFT
 _DIRECT_MAX = 2000
+#: FFT convolution values below this fraction of the step's largest one are rounding noise, set to 0
+_FFT_FLOOR = 1e-11
 
 
 def _draw(weights: np.ndarray, rng) -> int:
@@ -90,6 +93,19 @@ def _draw(weights: np.ndarray, rng) -> int:
     c = np.cumsum(weights)
     k = int(np.searchsorted(c, rng.random() * c[-1], side="right"))
     return min(k, c.size - 1)
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(x)
+
+
+def _draw_log(log_weights: np.ndarray, rng) -> int:
+    """An index drawn with probability proportional to ``exp(log_weights)`` (shifted by their largest)."""
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        raise RuntimeError("JointExp: every candidate has weight zero (a state no predecessor reaches)")
+    return _draw(np.exp(log_weights - top), rng)
 
 
 def _check_levels(quantiles) -> np.ndarray:
@@ -205,6 +221,9 @@ class JointExp:
         A, scales = [], []
         a = np.zeros((n + 1, m))
         first = log_phi[0] + log_len  # i_0 = 0: gap count is i_1
+        nz = np.flatnonzero(lengths > 0)  # only these gaps can hold an output
+        if n + 1 > _DIRECT_MAX and nz.size <= _DIRECT_MAX:
+            gap_steps = np.maximum(nz[:, None] - nz[None, :], 0)  # i - i' (0, weight 0, where i' >= i)
         s = np.max(first)
         a[:, 0] = np.exp(first - s)
         A.append(a)
@@ -215,9 +234,19 @@ class JointExp:
             # new run: sum_{i' < i} total[i'] * phi(i - i')
             if n + 1 <= _DIRECT_MAX:
                 conv = np.convolve(total, kernel[j])[: n + 1]  # sums of non-negative terms
+            elif nz.size <= _DIRECT_MAX:
+                # few gaps hold grid points (ties, integer features): the same sums, over those gaps only;
+                # the FFT cannot resolve their weights, which span hundreds of orders of magnitude
+                conv = np.zeros(n + 1)
+                conv[nz] = kernel[j][gap_steps] @ total[nz]
             else:
-                conv = np.maximum(fftconvolve(total, kernel[j])[: n + 1], 0.0)  # FFT rounding can go below 0
-                conv[0] = 0.0  # a new run needs an earlier gap (g >= 1); FFT rounding can leave a tiny weight
+                conv = fftconvolve(total, kernel[j])[: n + 1]
+                # FFT rounding (about 1e-13 of the largest term) leaves noise where the sum is exactly 0, e.g.
+                # behind gaps with no grid point; the backward pass would then draw a state no predecessor can
+                # reach. Values under the FFT's resolution are set to 0 (negatives included), and a new run
+                # never starts in the first gap.
+                conv[conv < _FFT_FLOOR * conv.max()] = 0.0
+                conv[0] = 0.0
             a = np.empty((n + 1, m))
             np.multiply(conv, lengths, out=a[:, 0])
             np.multiply(prev[:, :-1], phi[j, 0] * run, out=a[:, 1:])
@@ -286,16 +315,16 @@ class JointExp:
         return float(d_in) * self.epsilon
 
     # ------------------------------------------------------------------ sampling
-    def _sample_intervals(self, fw, n, rng, phi=None) -> np.ndarray:
+    def _sample_intervals(self, fw, n, rng, log_phi=None) -> np.ndarray:
         """Backward pass over the forward pass ``fw``: the last (interval, run position), then each
-        predecessor given its successor (``phi``: ``exp`` of :meth:`_log_phi_table`)."""
+        predecessor given its successor (``log_phi``: :meth:`_log_phi_table`). The interval draws combine
+        the forward weights with ``phi`` in log space: ``phi`` underflows for large gaps on large data."""
         m = self.quantiles.size
         if fw is None:
             return None
         A, _ = fw
-        phi = np.exp(self._log_phi_table(n)) if phi is None else phi
-        last = phi[m][::-1]
-        i = _draw(A[-1].sum(axis=1) * last, rng)
+        log_phi = self._log_phi_table(n) if log_phi is None else log_phi
+        i = _draw_log(_log(A[-1].sum(axis=1)) + log_phi[m][::-1], rng)  # phi_{m+1}(n - i)
         r = _draw(A[-1][i], rng)
         idx = np.empty(m, dtype=np.int64)
         idx[m - 1] = i
@@ -304,7 +333,7 @@ class JointExp:
                 r -= 1
             else:  # a new run: the previous output is in an earlier interval i' < i
                 prev = A[j - 1][:i]
-                i = _draw(prev.sum(axis=1) * phi[j, i:0:-1], rng)  # phi_j(i - i') for i' = 0..i-1
+                i = _draw_log(_log(prev.sum(axis=1)) + log_phi[j, i:0:-1], rng)  # phi_j(i - i'), i' = 0..i-1
                 r = _draw(prev[i], rng)
             idx[j - 1] = i
         return idx
@@ -321,10 +350,10 @@ class JointExp:
         check_generator(rng)
         start, count, n = self._prepare(data)
         fw = self._forward(count, n)
-        phi = np.exp(self._log_phi_table(n))
+        log_phi = self._log_phi_table(n)
         out = np.empty((int(n_samples), self.quantiles.size))
         for s in range(out.shape[0]):
-            idx = self._sample_intervals(fw, n, rng, phi)
+            idx = self._sample_intervals(fw, n, rng, log_phi)
             if idx is None:  # pragma: no cover - every grid has a gap with grid points
                 out[s] = self.bounds[0]
                 continue

@@ -81,18 +81,51 @@ def test_fft_path_equals_direct_path(monkeypatch):
 
 
 @pytest.mark.parametrize("direct_max", [10, 10_000])
-def test_a_new_run_in_the_first_gap_has_exactly_zero_weight(monkeypatch, direct_max):
-    """Every forward level j >= 1 gives the state (gap 0, new run) weight 0: a new run needs an earlier gap.
-    The FFT path once left FFT rounding there, and the backward pass then crashed on a real dataset (the
-    PrivaTree reproduction, 2,000+ records); both paths must give an exact zero."""
+def test_every_reachable_state_has_a_predecessor(monkeypatch, direct_max):
+    """On data with many ties (gaps with no grid point, as in real datasets), every state of the forward pass
+    with positive weight must lie in a gap with grid points, and a new run (r = 0) at level j >= 1 must have an
+    earlier state with positive weight. The FFT path once gave rounding noise to states that broke both, and
+    the backward pass then crashed on the PrivaTree reproduction's folds (2,000+ records); both paths are
+    checked, then 300 draws on the FFT path."""
     monkeypatch.setattr(je_mod, "_DIRECT_MAX", direct_max)
-    x = np.random.default_rng(4).beta(2, 5, size=300)
+    rng = np.random.default_rng(4)
+    x = np.concatenate((np.zeros(40), np.round(rng.beta(2, 5, size=260), 2), np.ones(30)))
     je = JointExp(0.5, np.linspace(0, 1, 11)[1:-1], (0.0, 1.0))
     _, count, n = je._prepare(x)
     A, _ = je._forward(count, n)
-    assert all(a[0, 0] == 0.0 for a in A[1:])
-    draws = je.batch(x, 200, np.random.default_rng(5))
-    assert draws.shape == (200, 9) and np.all(np.diff(draws, axis=1) >= 0)
+    phi = np.exp(je._log_phi_table(n))
+    for j, a in enumerate(A):
+        assert np.all(a[count == 0] == 0.0)
+        if j:
+            for i in np.flatnonzero(a[:, 0] > 0):
+                assert i > 0 and np.sum(A[j - 1][:i].sum(axis=1) * phi[j, i:0:-1]) > 0
+    draws = je.batch(x, 300, np.random.default_rng(5))
+    assert draws.shape == (300, 9) and np.all(np.diff(draws, axis=1) >= 0)
+
+
+def test_few_distinct_values_use_exact_sums_beyond_the_direct_limit():
+    """5,000 records on 14 integer values (more than the direct path's 2,000): the forward sums run over the
+    14 gaps that hold grid points and equal the direct path's; the FFT could not resolve their weights
+    (hundreds of orders of magnitude apart), which made every later draw degenerate."""
+    x = np.random.default_rng(1).integers(1, 15, 5000).astype(float)
+    sparse = JointExp(0.2, np.linspace(0, 1, 11)[1:-1], (1.0, 14.0)).log_normaliser(x)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(je_mod, "_DIRECT_MAX", 10 ** 6)
+        direct = JointExp(0.2, np.linspace(0, 1, 11)[1:-1], (1.0, 14.0)).log_normaliser(x)
+    assert sparse == pytest.approx(direct, rel=1e-12)
+
+
+def test_large_tied_feature_draws_spread_quantiles():
+    """The PrivaTree reproduction's crash (Diabetes130US, a 1..14 feature, 56,872 records, epsilon 0.198):
+    phi underflows for the large jumps between values, so the backward draws combine weights in log space.
+    20 draws must succeed and spread the 9 quantiles over several values (the true law puts almost all its
+    mass on spread-out quantiles: piling them into one gap costs thousands of records of utility)."""
+    counts = [8011, 9662, 9931, 7750, 5565, 4162, 3257, 2422, 1691, 1269, 1074, 802, 664, 612]
+    x = np.repeat(np.arange(1.0, 15.0), counts)
+    je = JointExp(0.198, np.linspace(0, 1, 11)[1:-1], (1.0, 14.0))
+    draws = je.batch(x, 20, np.random.default_rng(0))
+    assert draws.shape == (20, 9) and np.all(np.diff(draws, axis=1) >= 0)
+    assert all(np.unique(np.floor(d)).size >= 6 for d in draws)
 
 
 def test_sampled_interval_law_matches_enumeration():
