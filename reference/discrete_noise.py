@@ -154,16 +154,19 @@ _TWO_M64 = 2.0 ** -64
 _LN2 = math.log(2.0)
 
 
-def _shape_and_count(size) -> tuple[tuple, int]:
-    shape = (size,) if np.ndim(size) == 0 else tuple(size)
-    return shape, int(np.prod(shape, dtype=np.int64))
-
-
-def _check_ts(t, s) -> tuple[int, int]:
+def _arguments(t, s, size) -> tuple[int, int, tuple, int]:
+    """The samplers' common arguments checked: ``(t, s, shape, number of draws)``."""
     t, s = int(t), int(s)
     if t < 1 or s < 1:
         raise ValueError(f"t and s must be positive integers, got t={t!r}, s={s!r}")
-    return t, s
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    return t, s, shape, int(np.prod(shape, dtype=np.int64))
+
+
+def _read_on(u: list, rng) -> None:
+    """Append the next 64 random bits to ``U = [u[0], (u[0] + 1)) / 2**u[1]``."""
+    u[0] = (u[0] << 64) | int(rng.bit_generator.random_raw())
+    u[1] += 64
 
 
 def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
@@ -192,8 +195,7 @@ def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
             return True  # U < U_hi < exp(-arg)
         if u[0]:
             break
-        u[0] = (u[0] << 64) | int(rng.bit_generator.random_raw())  # U_lo = 0: read on
-        u[1] += 64
+        _read_on(u, rng)  # U_lo = 0: read on
     while True:
         with decimal.localcontext() as ctx:
             ctx.prec, ctx.Emin, ctx.Emax = prec, decimal.MIN_EMIN, decimal.MAX_EMAX
@@ -205,8 +207,7 @@ def _u_at_most_exp(j: int, t: int, s: int, u: list, rng) -> bool:
             return True
         if lo_u >= e * (1 + rel):
             return False
-        u[0] = (u[0] << 64) | int(rng.bit_generator.random_raw())
-        u[1] += 64
+        _read_on(u, rng)
         prec += 20
 
 
@@ -214,9 +215,8 @@ def _geometric_slow(word: int, t: int, s: int, rng) -> int:
     """``Y = max{j >= 0 : U <= exp(-j s / t)}`` exactly for a ``U`` whose first 64 bits are ``word``."""
     u = [int(word), 64]
     while u[0] == 0:  # U < 2**-n: draw bits until the leading one, for a usable first estimate
-        u[0] = int(rng.bit_generator.random_raw())
-        u[1] += 64
-    est = -(math.log(u[0]) - u[1] * math.log(2.0)) * t / s
+        _read_on(u, rng)
+    est = -(math.log(u[0]) - u[1] * _LN2) * t / s
     j = max(0, math.floor(est))
     if _u_at_most_exp(j, t, s, u, rng):
         while _u_at_most_exp(j + 1, t, s, u, rng):
@@ -252,8 +252,7 @@ def geometric(t: int, s: int, size, rng) -> np.ndarray:
     -------
     ndarray of int64 with shape ``size``
     """
-    t, s = _check_ts(t, s)
-    shape, n = _shape_and_count(size)
+    t, s, shape, n = _arguments(t, s, size)
     x = rng.bit_generator.random_raw(n)
     rate = s / t
     lo = x.astype(np.float64) * _TWO_M64
@@ -280,8 +279,7 @@ def discrete_laplace(t: int, s: int, size, rng) -> np.ndarray:
     ``t``, ``s``: positive integers, the scale ``t / s`` (:func:`rational_scale`); returns int64 draws of shape
     ``size``, as :func:`geometric`.
     """
-    t, s = _check_ts(t, s)
-    shape, n = _shape_and_count(size)
+    t, s, shape, n = _arguments(t, s, size)
     g = geometric(t, s, 2 * n, rng)
     return (g[:n] - g[n:]).reshape(shape)
 
@@ -307,8 +305,7 @@ def discrete_laplace_cks(t: int, s: int, size, rng) -> np.ndarray:
     -------
     ndarray of int64 with shape ``size``
     """
-    t, s = _check_ts(t, s)
-    shape, n = _shape_and_count(size)
+    t, s, shape, n = _arguments(t, s, size)
     out = np.empty(n, dtype=np.int64)
     filled = 0
     while filled < n:

@@ -100,6 +100,12 @@ def _log(x: np.ndarray) -> np.ndarray:
         return np.log(x)
 
 
+def _last_gap_log_weights(A, log_phi_last) -> np.ndarray:
+    """Unnormalised log weight of each gap ``i`` holding the last output: its forward weight times
+    ``phi_{m+1}(n - i)`` (``log_phi_last``: that row of the log-phi table)."""
+    return _log(A[-1].sum(axis=1)) + log_phi_last[::-1]
+
+
 def _draw_log(log_weights: np.ndarray, rng) -> int:
     """An index drawn with probability proportional to ``exp(log_weights)`` (shifted by their largest)."""
     top = np.max(log_weights)
@@ -209,8 +215,7 @@ class JointExp:
         """Scaled forward weights ``A[j]`` of shape (n+1, m) and their log scales (``lengths``: the
         gaps' grid-point counts). Recomputed on every call: nothing derived from the data is kept."""
         m = self.quantiles.size
-        with np.errstate(divide="ignore"):
-            log_len = np.log(lengths)
+        log_len = _log(lengths)
         if not np.any(np.isfinite(log_len)):
             return None
         log_phi = self._log_phi_table(n)
@@ -222,8 +227,10 @@ class JointExp:
         a = np.zeros((n + 1, m))
         first = log_phi[0] + log_len  # i_0 = 0: gap count is i_1
         nz = np.flatnonzero(lengths > 0)  # only these gaps can hold an output
-        if n + 1 > _DIRECT_MAX and nz.size <= _DIRECT_MAX:
-            gap_steps = np.maximum(nz[:, None] - nz[None, :], 0)  # i - i' (0, weight 0, where i' >= i)
+        # the new-run sums: directly on small data; over the gaps with grid points when they are few (ties,
+        # integer features: the FFT cannot resolve weights hundreds of orders apart); else by FFT
+        sparse = n + 1 > _DIRECT_MAX and nz.size <= _DIRECT_MAX
+        gap_steps = np.maximum(nz[:, None] - nz[None, :], 0) if sparse else None  # i - i' (0: weight 0)
         s = np.max(first)
         a[:, 0] = np.exp(first - s)
         A.append(a)
@@ -234,9 +241,7 @@ class JointExp:
             # new run: sum_{i' < i} total[i'] * phi(i - i')
             if n + 1 <= _DIRECT_MAX:
                 conv = np.convolve(total, kernel[j])[: n + 1]  # sums of non-negative terms
-            elif nz.size <= _DIRECT_MAX:
-                # few gaps hold grid points (ties, integer features): the same sums, over those gaps only;
-                # the FFT cannot resolve their weights, which span hundreds of orders of magnitude
+            elif sparse:  # the same sums, over the gaps that hold grid points only
                 conv = np.zeros(n + 1)
                 conv[nz] = kernel[j][gap_steps] @ total[nz]
             else:
@@ -265,9 +270,7 @@ class JointExp:
         if fw is None:
             return -math.inf
         A, scales = fw
-        last = self._log_phi(self.quantiles.size, n)[::-1]  # phi_{m+1}(n - i)
-        with np.errstate(divide="ignore"):
-            return float(logsumexp(np.log(A[-1].sum(axis=1)) + last) + scales[-1])
+        return float(logsumexp(_last_gap_log_weights(A, self._log_phi(self.quantiles.size, n))) + scales[-1])
 
     def utility(self, output, data) -> float:
         """``u(o)`` of the definition (gap counts use half-open ``[o_{j-1}, o_j)``)."""
@@ -324,7 +327,7 @@ class JointExp:
             return None
         A, _ = fw
         log_phi = self._log_phi_table(n) if log_phi is None else log_phi
-        i = _draw_log(_log(A[-1].sum(axis=1)) + log_phi[m][::-1], rng)  # phi_{m+1}(n - i)
+        i = _draw_log(_last_gap_log_weights(A, log_phi[m]), rng)
         r = _draw(A[-1][i], rng)
         idx = np.empty(m, dtype=np.int64)
         idx[m - 1] = i
