@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reference._validation import check_neighbouring, check_positive_finite, check_probability
+from reference.validation import check_neighbouring, check_positive_finite, check_probability
 
 from . import checkpoint, progress
 from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reference._validation import check_neighbouring
+from reference.validation import check_neighbouring
 
 __all__ = ["NeighbourPair", "add_remove_pairs", "substitute_pairs", "query_pairs", "QUERY_PATTERNS"]
 

@@ -30,7 +30,7 @@ from functools import partial
 
 import numpy as np
 
-import reference.privatree as privatree_module
+import reference.privatree.learner as privatree_module
 from reference.privatree import PrivaTreeClassifier
 
 __all__ = ["learner_references", "learner_cases", "BudgetOffByOneLevel", "ThresholdOffByOneBin",
@@ -128,7 +128,7 @@ def _privatree_reference(**params):
 
 
 def _privatree_batched(**params):
-    from reference.privatree_batch import PrivaTreeBatch
+    from reference.privatree.batch import PrivaTreeBatch
 
     return PrivaTreeBatch(edges=None, **params)
 
@@ -154,7 +154,7 @@ def _diprime_reference(**params):
 
 
 def _diprime_batched(leaf_factor: float = 1.0):
-    from reference.diprime_batch import DiPriMeBatch
+    from reference.diprime.batch import DiPriMeBatch
 
     class Candidate(DiPriMeBatch):
         def _leaves(self, member, y, p, rng):
@@ -215,7 +215,7 @@ def learner_cases():
     """``(id, reference, description, make, expected)`` for each learner-level candidate."""
     P = PRIVATREE_PARAMS
     return [
-        ("privatree-batched", "privatree", "PrivaTree, the batched fast path (reference.privatree_batch)",
+        ("privatree-batched", "privatree", "PrivaTree, the batched fast path (reference.privatree.batch)",
          lambda: _privatree_batched(**P), "same"),
         ("privatree-budget-off-by-one-level", "privatree",
          "PrivaTree with the per-level node budget divided by d + 1 instead of d",
@@ -226,7 +226,7 @@ def learner_cases():
         ("privatree-ties-to-last-feature", "privatree",
          "PrivaTree breaking equal noisy Ginis towards the last feature (the reference takes the first)",
          lambda: TiesToLastFeature(**P), "different"),
-        ("diprime-batched", "diprime", "DiPriMeExp regressor, the batched fast path (reference.diprime_batch)",
+        ("diprime-batched", "diprime", "DiPriMeExp regressor, the batched fast path (reference.diprime.batch)",
          lambda: _diprime_batched(), "same"),
         ("diprime-leaf-noise-1.1", "diprime", "DiPriMeExp regressor with leaf noise scale 10% too large",
          lambda: _diprime_batched(1.1), "different"),

@@ -42,7 +42,7 @@ def attainable_laplace(x0: float, x1: float, scale: float, n: int, alpha: float,
 
 
 def attainable_lattice(law, c0: int, c1: int, n: int, alpha: float, delta: float = 0.0, width: float = 40.0) -> float:
-    """Best bound for two discrete Laplace laws (``law``: :class:`reference.discrete_noise.DiscreteLaplaceLaw`)
+    """Best bound for two discrete Laplace laws (``law``: :class:`reference.mechanisms.discrete_noise.DiscreteLaplaceLaw`)
     centred at the integers ``c0`` and ``c1``, over ``width`` scales either side (the tails beyond hold
     less than ``exp(-width)`` of the mass)."""
     reach = int(np.ceil(width / law.rate))

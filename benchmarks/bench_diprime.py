@@ -2,7 +2,7 @@
 
 * Fits per second of a depth-2 tree on 8 records (the audit's workload), per
   variant and task; aim: at least 1,000 per second on one core.
-* Fits per second of the batched path (:class:`reference.diprime_batch.DiPriMeBatch`)
+* Fits per second of the batched path (:class:`reference.diprime.batch.DiPriMeBatch`)
   on the same workload, releases included, next to the reference's; aim: at
   least 50 times the reference.
 * Fit time of a 10-tree depth-6 forest on 100,000 x 10 generated records
@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
-from reference.diprime_batch import DiPriMeBatch
+from reference.diprime.batch import DiPriMeBatch
 
 #: the audit's workload: one depth-2 tree, K = 2, epsilon 1
 TINY = dict(epsilon=1.0, n_estimators=1, max_depth=2, max_features=2, bounds=[(0.0, 1.0)] * 2)

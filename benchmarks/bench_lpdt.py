@@ -3,7 +3,7 @@
 Target: every user randomised once (Laplace label, randomized response on all
 256 indicator bits) and summarised per leaf in under 5 s, never holding a
 dense users x leaves matrix: users are processed in chunks of
-``reference.lpdt_randomizer.CHUNK`` and only the chunk's block exists at a time.
+``reference.lpdt.randomizer.CHUNK`` and only the chunk's block exists at a time.
 Peak memory is measured with tracemalloc and compared with the 2 GB a dense
 float64 matrix would take.
 
@@ -16,8 +16,8 @@ import tracemalloc
 
 import numpy as np
 
-from reference.lpdt_partition import regular_partition
-from reference.lpdt_randomizer import CHUNK, LPDTRandomizer
+from reference.lpdt.partition import regular_partition
+from reference.lpdt.randomizer import CHUNK, LPDTRandomizer
 
 N_USERS = 1_000_000
 DEPTH = 8  # 2**8 = 256 leaves

@@ -4,7 +4,7 @@ Targets: at least 1,000 fits per second of a depth-2 tree on 8 records with 2
 features (the audit's workload), and under 5 s for a depth-4 tree on
 100,000 x 20 generated records on one core, with peak memory a small multiple
 of the data (16 MB of float64). The batched path
-(:class:`reference.privatree_batch.PrivaTreeBatch`, issue 10) on the same
+(:class:`reference.privatree.batch.PrivaTreeBatch`, issue 10) on the same
 workload: at least 50 times the reference's fits per second (each batched
 "fit" includes building its release, the tree over bin ids).
 
@@ -18,7 +18,7 @@ import tracemalloc
 import numpy as np
 
 from reference.privatree import PrivaTreeClassifier
-from reference.privatree_batch import PrivaTreeBatch
+from reference.privatree.batch import PrivaTreeBatch
 
 
 def timed(fn):

@@ -80,7 +80,7 @@ def exact_noise_row(n, rng):
     """Batched exact discrete Laplace (exact inversion of two geometrics, scale 1) against numpy's two-sided
     geometric (two ``rng.geometric`` draws, inverse-CDF floats with truncated tails) at the same scale (issue 17:
     within 3x)."""
-    from reference.discrete_noise import DiscreteLaplaceLaw
+    from reference.mechanisms.discrete_noise import DiscreteLaplaceLaw
 
     law, p = DiscreteLaplaceLaw(1.0), -np.expm1(-1.0)
     rate, peak = measure(lambda: law.sample(n, rng), n)

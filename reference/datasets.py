@@ -135,10 +135,11 @@ def register(paper: str, name: str, files: tuple[str, ...]):
 def _ensure_registered(paper: str) -> None:
     import importlib
 
+    module = f"reference.{paper.replace('-', '_')}.data"
     try:
-        importlib.import_module(f"reference.data_loaders.{paper.replace('-', '_')}")
+        importlib.import_module(module)
     except ModuleNotFoundError as exc:  # a paper without loaders yet
-        if exc.name != f"reference.data_loaders.{paper.replace('-', '_')}":
+        if exc.name not in (module, module.rsplit(".", 1)[0]):
             raise
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ._validation import check_neighbouring, check_positive_finite
+from reference.validation import check_neighbouring, check_positive_finite
 
 __all__ = ["Scope", "Charge", "PrivacyLedger"]
 

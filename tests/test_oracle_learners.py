@@ -7,7 +7,7 @@ sizes are the smallest of the oracle report's sweep at which they are caught (re
 import numpy as np
 import pytest
 
-import reference.privatree as privatree_module
+import reference.privatree.learner as privatree_module
 from audit.compare import compare_distributions
 from audit.oracle_learner_cases import (PRIVATREE_INPUTS, PRIVATREE_PARAMS, BudgetOffByOneLevel, ThresholdOffByOneBin,
                                         TiesToLastFeature, learner_cases, learner_references)

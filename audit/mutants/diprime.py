@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference._validation import check_generator
-from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
+from reference.validation import check_generator
+from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 
 from .mechanisms import Case
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.diprime_mechanisms import FloatGapMedian
+from reference.diprime.mechanisms import FloatGapMedian
 
 __all__ = ["FloatIntervalMedian", "attainable"]
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from reference._validation import check_generator, check_positive_finite
+from reference.validation import check_generator, check_positive_finite
 
 __all__ = ["FloatLaplace", "float_sum_attainable"]
 

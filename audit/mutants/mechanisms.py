@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from reference._validation import check_generator, check_positive_finite
+from reference.validation import check_generator, check_positive_finite
 from reference.mechanisms import ExponentialMechanism, Laplace
 
 __all__ = ["ReportNoisyMax", "NoisyMaxWithValue", "NoisyHistogram", "SparseVector", "Case", "correct_cases",

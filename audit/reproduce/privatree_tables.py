@@ -3,7 +3,7 @@
 Accuracy tables II (epsilon 0.1), VI (0.01) and VII (1): per dataset, (mean, standard error) or None
 ("-" or "timeout") for the columns of :data:`ACCURACY_COLUMNS`. Poisoning tables III and VIII: per dataset
 and (method, epsilon), (accuracy, 0.1%, 0.5%, 1% guarantee), None where the paper prints "-".
-Dataset keys are the loader names of :mod:`reference.data_loaders.privatree` (the suite-334 versions end
+Dataset keys are the loader names of :mod:`reference.privatree.data` (the suite-334 versions end
 in "-cat"); datasets not available to this project keep their rows here.
 """
 

@@ -29,7 +29,7 @@ def load(name: str):
 
 def residual_delta(make_estimator, pairs) -> float:
     """The largest ledger delta of a fit on any dataset of ``pairs``: the floating-point residual delta that the
-    strict learners charge for their selections (``reference.grid.selection_delta``), stated as the claim's
+    strict learners charge for their selections (``reference.mechanisms.grid.selection_delta``), stated as the claim's
     delta so the report shows it (issue 17). ``make_estimator()`` returns an unfitted reference learner."""
     worst = 0.0
     for pair in pairs:

@@ -6,7 +6,7 @@ Claims
   forests, every variant, at epsilon 1 and 2, on tiny neighbouring datasets
   (add/remove one record), through the forest's discrete
   ``release(bins=...)`` (post-processing, so a loss seen there is a real
-  loss), drawn by the batched path :class:`reference.diprime_batch.DiPriMeBatch`
+  loss), drawn by the batched path :class:`reference.diprime.batch.DiPriMeBatch`
   (the same law as fitting the reference, checked in
   ``tests/test_diprime_batch.py``).
 * Sampled, expected violations: the paper's empty-leaf fallback (spec 2.4
@@ -36,13 +36,13 @@ from audit.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
 from audit.targets import residual_delta
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
-from reference.diprime_batch import DiPriMeBatch
-from reference.diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
+from reference.diprime.batch import DiPriMeBatch
+from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.mechanisms import IntervalExponential
 
 DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed accounting is caught"
 #: outputs per input (pilot included) of each sampled claim
-#: (forests are drawn through the batched path, reference.diprime_batch, ~100x the reference's fits/s)
+#: (forests are drawn through the batched path, reference.diprime.batch, ~100x the reference's fits/s)
 N_SAMPLES = {"quick": 10_000, "standard": 100_000, "full": 1_000_000}
 #: outputs per input of each paper-mode (violation) claim: one-feature forests, cheap
 N_PAPER = {"quick": 5_000, "standard": 50_000, "full": 200_000}

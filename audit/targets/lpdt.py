@@ -29,8 +29,8 @@ from audit.learner import learner_mechanism
 from audit.report import Report
 from audit.theorems import lpdt as theorems
 from reference.lpdt import LPDTRegressor
-from reference.lpdt_partition import regular_partition
-from reference.lpdt_randomizer import LPDTRandomizer, PerLeafNoiseRandomizer
+from reference.lpdt.partition import regular_partition
+from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer
 from reference.mechanisms import BitRandomizedResponse, Laplace
 
 DESCRIPTION = "LPDT (002): local randomiser exact and sampled (Theorem 3.1), flawed per-leaf noise, pipeline, Theorem 3.4"

@@ -191,7 +191,7 @@ def run(budget: str, seed: int) -> Report:
                         "claim is at its worst case.")
     report.notes.append("Floating-point attacks on the samplers (e.g. Mironov 2012) are outside what a statistical "
                         "or exact-law audit can see. Laplace releases on a public power-of-two lattice and both it "
-                        "and the geometric mechanism draw exact integer noise (reference.discrete_noise), so their "
+                        "and the geometric mechanism draw exact integer noise (reference.mechanisms.discrete_noise), so their "
                         "exact rows are the loss of the law the code samples; the pre-lattice float Laplace is "
                         "kept as audit.mutants.float_noise.FloatLaplace.")
     report.elapsed_s = time.perf_counter() - start

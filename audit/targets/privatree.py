@@ -46,13 +46,13 @@ from reference.baselines.cart import HistogramCARTClassifier
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
-from reference.privatree_batch import PrivaTreeBatch
+from reference.privatree.batch import PrivaTreeBatch
 
 DESCRIPTION = ("PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollaries 1-3, "
                "poisoning comparison with DP logistic regression and DPA")
 EPSILONS = (0.5, 1.0, 2.0)
 #: outputs drawn per input (pilot included)
-#: (strict claims, G1 and G2 are drawn through the batched path reference.privatree_batch, 70-150x the reference)
+#: (strict claims, G1 and G2 are drawn through the batched path reference.privatree.batch, 70-150x the reference)
 N_STRICT = {"quick": 10_000, "standard": 60_000, "full": 1_000_000}
 N_LEAK = {"quick": 20_000, "standard": 50_000, "full": 400_000}
 #: G1 at 20% above the claim (2 features, node share 0.2: true loss 2.4 against the paper's claimed 2)
@@ -723,7 +723,7 @@ def run(budget: str, seed: int) -> Report:
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
         f"(G1, G2) / {N_G1_20[budget]:,} (G1 at 20% excess) / {N_MUTANT[budget]:,} (mutants, DPGDF, BDPT) / "
         f"{N_BASELINE[budget]:,} (random-tree baseline) fits per input, alpha = {ALPHA} per row. Strict claims, "
-        "G1, G2 and the mutants are drawn through reference.privatree_batch.PrivaTreeBatch (the same release law as "
+        "G1, G2 and the mutants are drawn through reference.privatree.batch.PrivaTreeBatch (the same release law as "
         "fitting the reference, checked by the oracle in tests/test_privatree_batch.py; mutants that override a "
         "step other than the leaf epsilon fall back to fitting the reference).")
     report.notes.append(

@@ -18,8 +18,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from reference.diprime_mechanisms import IndexMedianV000
-from reference.grid import grid_searchsorted
+from reference.diprime.mechanisms import IndexMedianV000
+from reference.mechanisms.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential
 
 V000 = "000_3adb53c34ab1d76d.txt"
@@ -68,7 +68,7 @@ def median_tail(x: np.ndarray, eps: float, t: int) -> tuple[float, float, float]
     n = x.size
     a, b = x[t], x[n - t - 1]
     p_small = float(m.cdf(a, x) + 1.0 - m.cdf(b, x))
-    # the median is released on the public grid (reference.grid): the theorem's span is the base
+    # the median is released on the public grid (reference.mechanisms.grid): the theorem's span is the base
     # measure of the centre (a, b], here the fraction of grid points in it (Lebesgue: b - a)
     inside = grid_searchsorted(np.array([a, b]), 0.0, 1.0, m.grid, "right")
     d = float(inside[1] - inside[0]) / (m.grid + 1)

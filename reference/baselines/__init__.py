@@ -4,7 +4,7 @@ Each lives in its own module (``reference.baselines.cart``, ``.bdpt``, ...). Pri
 (004_2521a6732a5af66c.txt section VI-B) adds :class:`DeepPartitionAggregation` (not private; certified
 predictions) and :class:`DPLogisticRegression` (output perturbation, substitution DP), exported here.
 """
-from .dp_logistic import DPLogisticRegression
-from .dpa import DeepPartitionAggregation
+from reference.baselines.dp_logistic import DPLogisticRegression
+from reference.baselines.dpa import DeepPartitionAggregation
 
 __all__ = ["DeepPartitionAggregation", "DPLogisticRegression"]

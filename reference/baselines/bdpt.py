@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._gini import one_vs_rest_gini_utility
-from .._validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
+from reference.baselines._gini import one_vs_rest_gini_utility
+from reference.validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
                            facts_by_index, shown)
-from ..ledger import PrivacyLedger, Scope
-from ..mechanisms import ExponentialMechanism, TwoSidedGeometric
+from reference.ledger import PrivacyLedger, Scope
+from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
 
 __all__ = ["BDPTClassifier", "depth_budgets"]
 

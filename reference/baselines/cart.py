@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_fitted, check_max_depth, check_X, check_y, facts_by_index, shown
+from reference.validation import check_fitted, check_max_depth, check_X, check_y, facts_by_index, shown
 
 __all__ = ["HistogramCARTClassifier"]
 

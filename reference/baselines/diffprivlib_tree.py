@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
-from ..ledger import PrivacyLedger, Scope
-from ..mechanisms import PermuteAndFlip
+from reference.validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
+from reference.ledger import PrivacyLedger, Scope
+from reference.mechanisms import PermuteAndFlip
 
 __all__ = ["RandomTreePFClassifier"]
 

@@ -47,8 +47,8 @@ from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
-from ..ledger import PrivacyLedger, Scope
+from reference.validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
+from reference.ledger import PrivacyLedger, Scope
 
 __all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser"]
 

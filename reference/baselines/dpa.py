@@ -47,8 +47,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 
-from .._validation import check_fitted, check_max_depth, check_X, check_y, shown
-from ..ledger import PrivacyLedger, Scope
+from reference.validation import check_fitted, check_max_depth, check_X, check_y, shown
+from reference.ledger import PrivacyLedger, Scope
 
 __all__ = ["DeepPartitionAggregation", "partition_of", "certified_radius_from_votes", "certified_accuracy"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
-from ..diprime_tree import Budget, Node, TreeGrower, bipartitions
+from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
+from reference.diprime.tree import Budget, Node, TreeGrower, bipartitions
 
 __all__ = ["MedianForestRegressor", "MedianForestClassifier", "ExactMedianGrower"]
 

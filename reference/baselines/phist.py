@@ -30,12 +30,12 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._validation import check_positive_finite, check_X, check_y, facts_by_index
-from ..ledger import PrivacyLedger, Scope
-from ..lpdt import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
-from ..lpdt_partition import GridPartition
-from ..lpdt_randomizer import CHUNK, LPDTRandomizer, check_target_bounds
-from ..mechanisms import Laplace, TwoSidedGeometric, default_grid
+from reference.validation import check_positive_finite, check_X, check_y, facts_by_index
+from reference.ledger import PrivacyLedger, Scope
+from reference.lpdt.learner import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
+from reference.lpdt.partition import GridPartition
+from reference.lpdt.randomizer import CHUNK, LPDTRandomizer, check_target_bounds
+from reference.mechanisms import Laplace, TwoSidedGeometric, default_grid
 
 __all__ = ["PHISTRegressor"]
 

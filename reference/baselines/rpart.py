@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import check_X, check_y
+from reference.validation import check_X, check_y
 
 __all__ = ["RpartLikeClassifier"]
 

@@ -7,7 +7,7 @@ the discrete ``release(bins, leaf_bins)`` of a freshly fitted
 format, as the audit target's wrapped reference
 (:class:`audit.targets.diprime.ReleaseMechanism`). ``batch(data, n, rng)``
 grows the ``n`` forests together, level by level, as NumPy arrays over the
-run axis; the reference (:mod:`reference.diprime_tree`) stays the definition,
+run axis; the reference (:mod:`reference.diprime.tree`) stays the definition,
 and ``tests/test_diprime_batch.py`` checks this path against it (equal record
 partitions and leaf values when every mechanism is made deterministic by a
 huge epsilon, equal release distributions with noise on).
@@ -20,14 +20,14 @@ What is vectorised over the runs, trees and nodes of one level:
 * the candidate attributes, a uniform ``min(K, |A|)``-subset of the node's
   splittable attributes (V003 Algorithm 1, FINDSPLIT), or one uniform
   attribute for base DiPriMe;
-* the private medians (:mod:`reference.diprime_batch_medians`): V003's
+* the private medians (:mod:`reference.diprime.batch_medians`): V003's
   exponential mechanism (section 3.1) over the public grid of the node's range
-  (:class:`reference.mechanisms.IntervalExponential`, :mod:`reference.grid`),
+  (:class:`reference.mechanisms.IntervalExponential`, :mod:`reference.mechanisms.grid`),
   permute-and-flip on ``FLIP_GRID`` public thresholds (strict DiPriMeFlip,
   spec A6), the authors' DiPriMeFlip median
-  (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`) and V000's index
+  (:class:`reference.diprime.mechanisms.AuthorsFlipMedian`) and V000's index
   median (Algorithm 3, lines 42-47;
-  :class:`reference.diprime_mechanisms.IndexMedianV000`);
+  :class:`reference.diprime.mechanisms.IndexMedianV000`);
 * the attribute choice ``M_a`` with score ``-SSE`` (V003 section 3.1, spec A4,
   A5): the exponential mechanism by the Gumbel-max trick, permute-and-flip by
   report-noisy-max with exponential noise (Ding et al. 2021; the same law as
@@ -47,7 +47,7 @@ runs); on large data one reference fit is faster.
 
 The batched path keeps no privacy ledger: it publishes releases only, and the
 reference's ledger describes every one of them (the same mechanism calls at
-the same epsilons, :func:`reference.diprime_tree.budget`).
+the same epsilons, :func:`reference.diprime.tree.budget`).
 
 References
 ----------
@@ -62,12 +62,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_generator, check_X
-from .diprime import DiPriMeForestClassifier, DiPriMeForestRegressor, _check_int, _check_pair
-from .diprime_batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
+from reference.validation import check_generator, check_int, check_pair, check_X
+from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
+from reference.diprime.batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
-from .diprime_tree import budget
-from .mechanisms import Laplace, TwoSidedGeometric
+from reference.diprime.tree import budget
+from reference.mechanisms import Laplace, TwoSidedGeometric
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
 
@@ -145,9 +145,9 @@ class DiPriMeBatch:
         if unknown:
             raise ValueError(f"{cls.__name__} takes no parameter(s) {unknown}; it accepts {sorted(accepted)}")
         if bins is not None:
-            _check_int("bins", bins, 1)
+            check_int("bins", bins, 1)
         if leaf_bins is not None:
-            _check_int("leaf_bins", leaf_bins, 1)
+            check_int("leaf_bins", leaf_bins, 1)
         if post is not None and not callable(post):
             raise ValueError(f"post must be callable or None, got {post!r}")
         self.task, self.bins, self.post = task, bins, post
@@ -172,7 +172,7 @@ class DiPriMeBatch:
     def batch(self, data, n, rng) -> list:
         """``n`` independent releases of forests fitted on ``data = (X, y)``."""
         check_generator(rng)
-        n = _check_int("n", n, 1)
+        n = check_int("n", n, 1)
         if not self.vectorised:
             return [self._reference_release(data, rng) for _ in range(n)]
         prepared = self._prepare(data)
@@ -207,7 +207,7 @@ class DiPriMeBatch:
         if self.task == "regression":
             if est.target_bounds is None:
                 raise ValueError("target_bounds is required: the public (low, high) range of the target")
-            tb = _check_pair("target_bounds", est.target_bounds)
+            tb = check_pair("target_bounds", est.target_bounds)
             y = np.asarray(y, dtype=float)
             if y.ndim != 1 or not np.all(np.isfinite(y)):
                 raise ValueError(f"y must be a 1-D array of finite numbers, got shape {y.shape}")
@@ -244,7 +244,7 @@ class DiPriMeBatch:
             raise ValueError("fit_forests vectorises numerical features only; with categories, use batch "
                              "(the reference fallback)")
         check_generator(rng)
-        n = _check_int("n", n, 1)
+        n = check_int("n", n, 1)
         p = self._prepare(data) if prepared is None else prepared
         est = p["est"]
         N, d, t = p["X"].shape[0], int(est.max_depth), int(est.n_estimators)
@@ -362,7 +362,7 @@ class DiPriMeBatch:
 
     @staticmethod
     def _score_sensitivity(p):
-        """:meth:`reference.diprime_tree.TreeGrower.score_sensitivity` (spec A4, A5)."""
+        """:meth:`reference.diprime.tree.TreeGrower.score_sensitivity` (spec A4, A5)."""
         if p["n_classes"] == 0:
             b = max(abs(p["target_bounds"][0]), abs(p["target_bounds"][1]))
             return 1.0, 4.0 * b * b

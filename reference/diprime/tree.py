@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .diprime_mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
-from .ledger import PrivacyLedger, Scope
-from .grid import DEFAULT_GRID, effective_grid
-from .mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip, TwoSidedGeometric
+from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
+from reference.ledger import PrivacyLedger, Scope
+from reference.mechanisms.grid import DEFAULT_GRID, effective_grid
+from reference.mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip, TwoSidedGeometric
 
 __all__ = ["Node", "Budget", "TreeGrower", "budget", "route_leaves", "bipartitions", "FLIP_GRID",
            "MAX_CATEGORIES"]
@@ -233,7 +233,7 @@ class TreeGrower:
             u = -np.abs(2.0 * (masks @ counts) - x.size)
             mech = self._mech(PermuteAndFlip if flip else ExponentialMechanism, eps)
             k = int(mech.batch(u, 1, self.rng)[0]) if flip else mech.sample(u, self.rng)
-            # the exponential mechanism draws from float probabilities: its residual delta (reference.grid)
+            # the exponential mechanism draws from float probabilities: its residual delta (reference.mechanisms.grid)
             self.ledger.charge("median", type(mech).__name__, eps, scope=scope,
                                delta=0.0 if flip else mech.residual_delta(len(masks)),
                                note=f"{note} feature {j} (categorical)")
@@ -286,7 +286,7 @@ class TreeGrower:
             self._charge("attribute", "PermuteAndFlip", eps, scope, note, delta)
             return int(self._mech(PermuteAndFlip, eps, delta).batch(u, 1, self.rng)[0])
         mech = self._mech(ExponentialMechanism, eps, delta)
-        # float probabilities drawn by inverse CDF over the K public candidates: residual delta (reference.grid)
+        # float probabilities drawn by inverse CDF over the K public candidates: residual delta (reference.mechanisms.grid)
         self._charge("attribute", "ExponentialMechanism", eps, scope, note, delta, mech.residual_delta(len(cand)))
         return mech.sample(u, self.rng)
 

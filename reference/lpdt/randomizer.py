@@ -40,8 +40,8 @@ import math
 
 import numpy as np
 
-from ._validation import check_generator, check_positive_finite, check_probability
-from .mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
+from reference.validation import check_generator, check_positive_finite, check_probability
+from reference.mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
 
 __all__ = ["LPDTRandomizer", "PerLeafNoiseRandomizer", "check_target_bounds", "CHUNK"]
 

@@ -42,9 +42,10 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from ._validation import check_fitted, check_neighbouring, check_positive_finite, check_X, check_y, facts_by_index
-from .ledger import PrivacyLedger, Scope
-from .random_trees_core import (
+from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
+                                  check_X, check_y, facts_by_index)
+from reference.ledger import PrivacyLedger, Scope
+from reference.random_trees.core import (
     ACCOUNTINGS,
     INVALID_RULES,
     VOTING_RULES,
@@ -104,16 +105,8 @@ def _check_classes(classes) -> np.ndarray:
     return arr
 
 
-def _check_int(name, value, low) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
-def _check_choice(name, value, options) -> str:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    return value
 
 
 def _seed_sequence(random_state) -> np.random.SeedSequence:
@@ -205,16 +198,16 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("n_records is required with n_estimators='log': the public number of records "
                                  "(the rule never reads the private data's size)")
             return logarithmic_n_estimators(self.n_records)
-        return _check_int("n_estimators", self.n_estimators, 1)
+        return check_int("n_estimators", self.n_estimators, 1)
 
     def _validate_params(self):
         k = self._resolve_n_estimators()
-        h = _check_int("max_depth", self.max_depth, 0)
+        h = check_int("max_depth", self.max_depth, 0)
         if h > 24:
             raise ValueError(f"max_depth must be at most 24 (2**h leaves per tree), got {h!r}")
-        _check_choice("voting", self.voting, VOTING_RULES)
-        _check_choice("accounting", self.accounting, ACCOUNTINGS)
-        _check_choice("invalid_rule", self.invalid_rule, INVALID_RULES)
+        check_choice("voting", self.voting, VOTING_RULES)
+        check_choice("accounting", self.accounting, ACCOUNTINGS)
+        check_choice("invalid_rule", self.invalid_rule, INVALID_RULES)
         check_neighbouring(self.neighbouring)
         if not isinstance(self.private, (bool, np.bool_)):
             raise ValueError(f"private must be True or False, got {self.private!r}")
@@ -375,7 +368,7 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         """The fast path (:mod:`reference.fast_path`): many forests drawn at once through ``_draw_forests``
         (the code path of ``fit``), each released as :meth:`release`; ``None`` for a subclass that defines
         a method of its own."""
-        from .fast_path import overrides_nothing
+        from reference.fast_path import overrides_nothing
 
         if not overrides_nothing(type(self), RandomDecisionForestClassifier):
             return None

@@ -5,7 +5,7 @@ Each function takes, for ``U`` nodes at once, the values of one attribute
 the node's public range ``lo``, ``hi`` (U,) and the mechanism's epsilon, and
 returns one threshold per node, drawn from the law of the scalar mechanism it
 names (tested against that mechanism's exact law in
-``tests/test_diprime_batch.py``). :mod:`reference.diprime_batch` grows forests
+``tests/test_diprime_batch.py``). :mod:`reference.diprime.batch` grows forests
 with them.
 
 References
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diprime_tree import FLIP_GRID
-from .grid import DEFAULT_GRID, effective_grid, grid_searchsorted, grid_value
+from reference.diprime.tree import FLIP_GRID
+from reference.mechanisms.grid import DEFAULT_GRID, effective_grid, grid_searchsorted, grid_value
 
 __all__ = ["median_lebesgue", "median_index_v000", "median_authors_flip", "median_flip_grid", "noisy_max"]
 
@@ -78,7 +78,7 @@ def median_lebesgue(values, member, lo, hi, eps, rng, grid: int = DEFAULT_GRID) 
     edges = np.concatenate((np.zeros((U, 1), dtype=np.int64), b, grid + 1), axis=1)
     size = np.diff(edges, axis=1)  # zero for the ranks above N
     d = np.abs(2 * np.arange(n + 1) - count[:, None])
-    d = d - np.min(np.where(size > 0, d, n + 1), axis=1, keepdims=True)  # score differences (reference.grid)
+    d = d - np.min(np.where(size > 0, d, n + 1), axis=1, keepdims=True)  # score differences (reference.mechanisms.grid)
     with np.errstate(divide="ignore"):
         log_w = np.log(size.astype(np.float64)) - d * (0.5 * eps)
     k = _draw_from_log_weights(log_w, rng)
@@ -90,7 +90,7 @@ def median_lebesgue(values, member, lo, hi, eps, rng, grid: int = DEFAULT_GRID) 
 def median_index_v000(values, member, lo, hi, eps, rng) -> np.ndarray:
     """V000 Algorithm 3, lines 42-47 (FLAWED, not DP): gap ``I_j`` of positive length with
     probability ``∝ exp(-(eps/2)|N - 2j|)``, then ``r`` uniform in it
-    (:class:`reference.diprime_mechanisms.IndexMedianV000`)."""
+    (:class:`reference.diprime.mechanisms.IndexMedianV000`)."""
     count = member.sum(axis=1)
     left, right, i, valid = _gaps(values, member, count, lo, hi)
     log_w = np.where(valid & (right > left), -0.5 * eps * np.abs(2 * i - count[:, None]), -np.inf)
@@ -102,7 +102,7 @@ def median_index_v000(values, member, lo, hi, eps, rng) -> np.ndarray:
 def median_authors_flip(values, member, lo, hi, eps, rng) -> np.ndarray:
     """The authors' DiPriMeFlip median (FLAWED, spec A6, 2.4 (iv)): permute-and-flip over the
     gaps of positive length with score ``2 ln|I_i| - |2i - N|`` and sensitivity 1, then ``r``
-    uniform in the gap (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`)."""
+    uniform in the gap (:class:`reference.diprime.mechanisms.AuthorsFlipMedian`)."""
     count = member.sum(axis=1)
     left, right, i, valid = _gaps(values, member, count, lo, hi)
     width = right - left
@@ -117,7 +117,7 @@ def median_authors_flip(values, member, lo, hi, eps, rng) -> np.ndarray:
 def median_flip_grid(values, member, lo, hi, eps, rng) -> np.ndarray:
     """Strict DiPriMeFlip median (spec A6): permute-and-flip over the ``FLIP_GRID`` public
     thresholds ``lo + (hi - lo) k / (G + 1)`` with score ``-|2 #{x < r} - N|``, sensitivity 1
-    (:meth:`reference.diprime_tree.TreeGrower.candidate`).
+    (:meth:`reference.diprime.tree.TreeGrower.candidate`).
 
     Permute-and-flip is report-noisy-max with Exp(1) noise on ``(eps/2) q`` (Ding et al. 2021).
     The grid points with ``b`` values below them form one run of ``g_b`` points with one score,

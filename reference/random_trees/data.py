@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets import Dataset, encode_categories, minmax_bounds, read_arff, read_csv, read_libsvm, register
+from reference.datasets import Dataset, encode_categories, minmax_bounds, read_arff, read_csv, read_libsvm, register
 
 __all__ = ["TABLE1_SHAPES", "ADULT_ROWS"]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets import Dataset, register
+from reference.datasets import Dataset, register
 
 __all__ = ["FILES", "SHAPES"]
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets import Dataset, encode_categories, minmax_bounds, read_arff, read_csv, register
+from reference.datasets import Dataset, encode_categories, minmax_bounds, read_arff, read_csv, register
 
 __all__ = ["UCI", "NUMERICAL", "MIXED", "GRINSZTAJN_CAT_COLUMNS"]
 

@@ -34,7 +34,7 @@ Accounting (spec 2.4 and section 5):
   (V003 section 3.1, "Privacy analysis"), leaf noise ``S/(N eps_l)`` with the
   private count (V000 section 3, ``S = B_U - B_L``; V003 section 3, ``S = 2B``)
   and ``Uniform(B_L, B_U)`` for empty leaves, the authors' DiPriMeFlip median
-  (:class:`reference.diprime_mechanisms.AuthorsFlipMedian`), records split
+  (:class:`reference.diprime.mechanisms.AuthorsFlipMedian`), records split
   into equal parts of a random permutation. Adding a record can move others
   between trees, so the ledger composes those trees sequentially with a group
   charge (:func:`charge_equal_parts`: ``(2t - 1) max_i e_i`` in all), not in
@@ -54,9 +54,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from ._validation import check_fitted, check_positive_finite, check_X, check_y, facts_by_index
-from .diprime_tree import MAX_CATEGORIES, TreeGrower, budget, route_leaves
-from .ledger import PrivacyLedger, Scope
+from reference.validation import (check_choice, check_fitted, check_int, check_pair, check_positive_finite, check_X,
+                                  check_y, facts_by_index)
+from reference.diprime.tree import MAX_CATEGORIES, TreeGrower, budget, route_leaves
+from reference.ledger import PrivacyLedger, Scope
 
 __all__ = ["DiPriMeForestRegressor", "DiPriMeForestClassifier", "VARIANTS", "VERSIONS", "ACCOUNTINGS",
            "MAX_DEPTH", "charge_equal_parts"]
@@ -90,27 +91,10 @@ ACCOUNTINGS = ("strict", "paper")
 MAX_DEPTH = 20
 
 
-def _check_int(name, value, low, high=None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    return int(value)
 
 
-def _check_choice(name, value, options) -> str:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    return value
 
 
-def _check_pair(name, value) -> tuple[float, float]:
-    try:
-        lo, hi = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high), got {value!r}") from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"{name} must be finite with low < high, got {value!r}")
-    return lo, hi
 
 
 class _DiPriMeForest(BaseEstimator):
@@ -137,14 +121,14 @@ class _DiPriMeForest(BaseEstimator):
     # ------------------------------------------------------------------ validation
     def _validate_params(self):
         eps = check_positive_finite("epsilon", self.epsilon)
-        _check_int("n_estimators", self.n_estimators, 1)
-        _check_int("max_depth", self.max_depth, 1, MAX_DEPTH)
-        _check_int("max_features", self.max_features, 1)
+        check_int("n_estimators", self.n_estimators, 1)
+        check_int("max_depth", self.max_depth, 1, MAX_DEPTH)
+        check_int("max_features", self.max_features, 1)
         if isinstance(self.rho, bool) or not isinstance(self.rho, Real) or not 0.0 < float(self.rho) < 1.0:
             raise ValueError(f"rho must be a number in (0, 1), got {self.rho!r}")
-        _check_choice("variant", self.variant, VARIANTS)
-        _check_choice("version", self.version, VERSIONS)
-        _check_choice("accounting", self.accounting, ACCOUNTINGS)
+        check_choice("variant", self.variant, VARIANTS)
+        check_choice("version", self.version, VERSIONS)
+        check_choice("accounting", self.accounting, ACCOUNTINGS)
         if not isinstance(self.partition, (bool, np.bool_)):
             raise ValueError(f"partition must be True or False, got {self.partition!r}")
         if self.version == "v000" and self.accounting != "paper":
@@ -183,7 +167,7 @@ class _DiPriMeForest(BaseEstimator):
         for j in numerical:
             if raw.get(j) is None:
                 raise ValueError(f"bounds[{j}] is missing: the public (low, high) range of numerical feature {j}")
-            bounds[j] = _check_pair(f"bounds[{j}]", raw[j])
+            bounds[j] = check_pair(f"bounds[{j}]", raw[j])
         return bounds, categories
 
     def _validate_X(self, X, bounds, categories):
@@ -268,13 +252,13 @@ class _DiPriMeForest(BaseEstimator):
     # ------------------------------------------------------------------ release
     def batched_release_sampler(self, bins: int | None = None, leaf_bins: int | None = None):
         """The fast path (:mod:`reference.fast_path`): a
-        :class:`reference.diprime_batch.DiPriMeBatch` drawing many releases
+        :class:`reference.diprime.batch.DiPriMeBatch` drawing many releases
         ``release(bins, leaf_bins)`` at once, or ``None`` for categorical
         features and for any subclass that defines a method of its own (DP-ERT,
         the median forest, audit mutants: the batch would not run their code).
         """
-        from .diprime_batch import DiPriMeBatch
-        from .fast_path import overrides_nothing
+        from reference.diprime.batch import DiPriMeBatch
+        from reference.fast_path import overrides_nothing
 
         base = DiPriMeForestRegressor if isinstance(self, DiPriMeForestRegressor) else DiPriMeForestClassifier
         if not overrides_nothing(type(self), base) or self.categories:
@@ -298,8 +282,8 @@ class _DiPriMeForest(BaseEstimator):
         """
         self._check_fitted()
         if bins is not None:
-            _check_int("bins", bins, 1)
-        leaf_bins = bins if leaf_bins is None else _check_int("leaf_bins", leaf_bins, 1)
+            check_int("bins", bins, 1)
+        leaf_bins = bins if leaf_bins is None else check_int("leaf_bins", leaf_bins, 1)
         return tuple(tuple(self._release_node(t, bins, leaf_bins, [])) for t in self.estimators_)
 
     def _release_node(self, node, bins, leaf_bins, out):
@@ -355,7 +339,7 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
 
     Attributes
     ----------
-    estimators_ : list of :class:`reference.diprime_tree.Node`
+    estimators_ : list of :class:`reference.diprime.tree.Node`
     privacy_ledger_ : PrivacyLedger
     budget_ : Budget, the per-call epsilons of each tree
 
@@ -378,7 +362,7 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         if self.target_bounds is None:
             raise ValueError("target_bounds is required: the public (low, high) range of the target; "
                              "it is never read from the private data")
-        lo, hi = _check_pair("target_bounds", self.target_bounds)
+        lo, hi = check_pair("target_bounds", self.target_bounds)
         y = check_y(self, y, numeric=True)
         if y.ndim != 1 or not np.all(np.isfinite(y)):
             raise ValueError(f"y must be a 1-D array of finite numbers, got shape {y.shape}")

@@ -6,7 +6,7 @@ offending value, so a user can act on it without reading the source.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -113,6 +113,32 @@ _FINITE = "ensure_all_finite" if "ensure_all_finite" in _inspect.signature(_chec
     else "force_all_finite"
 
 __all__ += ["check_X", "check_y", "check_fitted", "facts_by_index", "BinaryOnlyMixin"]
+
+
+def check_int(name: str, value, low: int, high: int | None = None) -> int:
+    """An integer ``>= low`` (and ``<= high`` when given); bools are refused."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+    return int(value)
+
+
+def check_choice(name: str, value, options):
+    """One of ``options``."""
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def check_pair(name: str, value) -> tuple[float, float]:
+    """A finite pair ``(low, high)`` with ``low < high``."""
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (low, high), got {value!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"{name} must be finite with low < high, got {value!r}")
+    return lo, hi
 
 
 def check_X(estimator, X, *, reset: bool, numeric: bool = True, allow_nan: bool = False) -> np.ndarray:

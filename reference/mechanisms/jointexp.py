@@ -24,7 +24,7 @@ relations.
 Public grid
 -----------
 The outputs are points of the public grid ``t_k = a + (b - a) k / M``,
-``k = 0..M`` (:mod:`reference.grid`; ``M = grid``, default ``2**16``), never
+``k = 0..M`` (:mod:`reference.mechanisms.grid`; ``M = grid``, default ``2**16``), never
 a float drawn inside a data-defined interval (whose lattice would move with
 the data: Mironov 2012, issue 17 finding 2). The gap of a grid point is its
 rank ``#{x < t_k}`` (the count the utility uses), so ``I_i`` holds the
@@ -65,7 +65,7 @@ positions), and the forward pass's sums of at most ``M + 1`` positive terms
 per step give each weight a relative error of at most ``m (M + 8) 2**-53``.
 :attr:`JointExp.residual_delta` charges
 ``2m * [selection_delta(M + 1, epsilon, ln(M + 1)) + (1 + e^epsilon) 2 m (M + 8) 2**-53]``
-(:func:`reference.grid.selection_delta`); it covers the direct forward pass
+(:func:`reference.mechanisms.grid.selection_delta`); it covers the direct forward pass
 (``n <= 2000``), not the FFT one, whose values below ``1e-11`` of each step's largest are set to zero
 (under the FFT's resolution; without it, rounding noise gave weight to states no predecessor reaches).
 """
@@ -77,10 +77,17 @@ import numpy as np
 from scipy.signal import fftconvolve
 from scipy.special import logsumexp
 
-from ._validation import check_generator, check_positive_finite
-from .grid import DEFAULT_GRID, check_grid, grid_index, grid_searchsorted, grid_value, selection_delta
+from reference.mechanisms.grid import (
+    DEFAULT_GRID,
+    check_grid,
+    grid_index,
+    grid_searchsorted,
+    grid_value,
+    selection_delta,
+)
+from reference.validation import check_generator, check_positive_finite
 
-__all__ = ["JointExp", "joint_exp_quantiles"]
+__all__ = ["JointExp", "joint_exp_quantiles", "joint_exp_batch"]
 
 #: above this many data points the convolutions use the FFT
 _DIRECT_MAX = 2000
@@ -368,3 +375,52 @@ def joint_exp_quantiles(x, quantiles, bounds, epsilon, rng, sensitivity: float =
                         grid: int = DEFAULT_GRID) -> np.ndarray:
     """Convenience: one draw of :class:`JointExp` (see there)."""
     return JointExp(epsilon, quantiles, bounds, sensitivity, grid).sample(x, rng)
+
+
+# --------------------------------------------------------------------------- many draws at once (the batched paths)
+def _draw_rows(weights: np.ndarray, rng) -> np.ndarray:
+    """One index per row with probability proportional to the row's non-negative weights, by
+    inverting the cumulative sum as :func:`_draw` does (``searchsorted`` on the right)."""
+    c = np.cumsum(weights, axis=1)
+    u = rng.random(c.shape[0]) * c[:, -1]
+    k = np.count_nonzero(c <= u[:, None], axis=1)
+    return np.minimum(k, c.shape[1] - 1)
+
+
+def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
+    """``n`` independent draws of ``mech.sample(data, rng)``, shape ``(n, m)``, each row sorted.
+
+    The forward pass of :class:`JointExp` (exact partial sums of the
+    interval-sequence weights) is a function of the data alone, so it is computed once; the
+    backward pass, which samples the last (interval, run position) and then each predecessor
+    given its successor, runs for all ``n`` draws at once; each output is then a uniform grid
+    point of its interval (exact integers) and the row is sorted (Gillenwater et al. 2021,
+    section 3; spec 2.4; the public grid of this module).
+    """
+    check_generator(rng)
+    start, lengths, N = mech._prepare(data)
+    m = mech.quantiles.size
+    fw = mech._forward(lengths, N)
+    if fw is None:  # pragma: no cover - every grid has a gap with grid points
+        return np.full((n, m), mech.bounds[0])
+    A, _ = fw
+    last = np.exp(mech._log_phi(m, N)[::-1])  # phi_{m+1}(N - i)
+    i = _draw_rows((A[-1].sum(axis=1) * last)[None, :].repeat(n, axis=0), rng)
+    r = _draw_rows(A[-1][i], rng)
+    idx = np.empty((n, m), dtype=np.int64)
+    idx[:, m - 1] = i
+    ip = np.arange(N + 1)
+    for j in range(m - 1, 0, -1):
+        cont = r > 0  # continuing a run: the previous output is in the same interval
+        r = np.where(cont, r - 1, r)
+        new = np.flatnonzero(~cont)  # a new run: the previous output is in an earlier interval i' < i
+        if new.size:
+            prev = A[j - 1]
+            phi = np.exp(mech._log_phi(j, N))  # phi_j(g), g = 0..N
+            g = i[new][:, None] - ip[None, :]
+            w = np.where(g > 0, prev.sum(axis=1)[None, :] * phi[np.clip(g, 0, N)], 0.0)
+            i_new = _draw_rows(w, rng)
+            i[new] = i_new
+            r[new] = _draw_rows(prev[i_new], rng)
+        idx[:, j - 1] = i
+    return np.sort(mech.points(start[idx] + rng.integers(0, lengths[idx].astype(np.int64))), axis=1)

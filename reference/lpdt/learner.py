@@ -7,9 +7,9 @@ Public Data", NeurIPS 2023 (seed ``002_5a21b2792a729c80.txt``; full method in
 Algorithm 1 (spec 3):
 
 1. the curator grows a max-edge partition on the *public* data only
-   (:func:`reference.lpdt_partition.grow_max_edge`);
+   (:func:`reference.lpdt.partition.grow_max_edge`);
 2. it broadcasts the partition; every user runs the local randomiser
-   (:class:`reference.lpdt_randomizer.LPDTRandomizer`, mechanisms (3) and (4))
+   (:class:`reference.lpdt.randomizer.LPDTRandomizer`, mechanisms (3) and (4))
    once, on their own side;
 3. the curator sums the reports per leaf: ``D_j = sum_i U~_i^j`` and
    ``N_j = sum_i Y~_i U~_i^j``;
@@ -42,10 +42,11 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ._validation import check_fitted, check_positive_finite, check_probability, check_X, check_y, facts_by_index
-from .ledger import PrivacyLedger, Scope
-from .lpdt_partition import TreePartition, grow_max_edge
-from .lpdt_randomizer import LPDTRandomizer, PerLeafNoiseRandomizer, check_target_bounds
+from reference.validation import (check_choice, check_fitted, check_int, check_positive_finite, check_probability, check_X,
+                                  check_y, facts_by_index)
+from reference.ledger import PrivacyLedger, Scope
+from reference.lpdt.partition import TreePartition, grow_max_edge
+from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer, check_target_bounds
 
 __all__ = ["LPDTRegressor", "PublicPartitionTreeRegressor", "leaf_estimates", "check_bounds", "check_public"]
 
@@ -112,16 +113,8 @@ def check_public(X_public, y_public, d: int | None = None):
     return Xp, yp
 
 
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
-def _check_choice(name: str, value, options) -> str:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    return value
 
 
 # --------------------------------------------------------------------------- the estimator of step 5
@@ -191,11 +184,11 @@ class _PartitionRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator
         return X, y, Xp, np.clip(yp, *tb), tb, bounds
 
     def _grow(self, Xp, yp, bounds) -> TreePartition:
-        depth = _check_int("max_depth", self.max_depth, 0)
+        depth = check_int("max_depth", self.max_depth, 0)
         if depth > 20:
             raise ValueError(f"max_depth must be at most 20 (up to 2**max_depth leaves), got {depth!r}")
-        leaf = _check_int("min_samples_leaf", self.min_samples_leaf, 1)
-        split = _check_int("min_samples_split", self.min_samples_split, 2)
+        leaf = check_int("min_samples_leaf", self.min_samples_leaf, 1)
+        split = check_int("min_samples_split", self.min_samples_split, 2)
         part = grow_max_edge(Xp, yp, bounds, depth, leaf, split)
         self.partition_ = part
         self.n_leaves_ = part.n_leaves
@@ -293,8 +286,8 @@ class LPDTRegressor(_PartitionRegressor):
         """
         epsilon = check_positive_finite("epsilon", self.epsilon)
         share = check_probability("indicator_share", self.indicator_share, open_low=True, open_high=True)
-        guard = _check_choice("denominator_guard", self.denominator_guard, DENOMINATOR_GUARDS)
-        noise = _check_choice("label_noise", self.label_noise, LABEL_NOISE)
+        guard = check_choice("denominator_guard", self.denominator_guard, DENOMINATOR_GUARDS)
+        noise = check_choice("label_noise", self.label_noise, LABEL_NOISE)
         min_ratio = float(self.min_ratio)
         if not (np.isfinite(min_ratio) and min_ratio >= 0):
             raise ValueError(f"min_ratio must be a finite number >= 0, got {self.min_ratio!r}")

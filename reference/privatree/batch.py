@@ -62,11 +62,11 @@ from numbers import Integral
 
 import numpy as np
 
-from ._validation import check_generator, check_X, shown
-from .jointexp import JointExp
-from .ledger import PrivacyLedger, Scope
-from .mechanisms import PermuteAndFlip, TwoSidedGeometric
-from .privatree import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping
+from reference.validation import check_generator, check_X, shown
+from reference.mechanisms.jointexp import JointExp, joint_exp_batch
+from reference.ledger import PrivacyLedger, Scope
+from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
+from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
@@ -77,55 +77,6 @@ _CHUNK_ELEMENTS = 1 << 21
 #: methods of the reference whose override by a subclass makes :meth:`PrivaTreeBatch.batch` fall back
 _ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
               "_bounds_for_fit", "_category_order", "_candidates_ok", "release")
-
-
-# --------------------------------------------------------------------------- JointExp over the run axis
-def _draw_rows(weights: np.ndarray, rng) -> np.ndarray:
-    """One index per row with probability proportional to the row's non-negative weights, by
-    inverting the cumulative sum as ``reference.jointexp._draw`` does (``searchsorted`` on the right)."""
-    c = np.cumsum(weights, axis=1)
-    u = rng.random(c.shape[0]) * c[:, -1]
-    k = np.count_nonzero(c <= u[:, None], axis=1)
-    return np.minimum(k, c.shape[1] - 1)
-
-
-def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
-    """``n`` independent draws of ``mech.sample(data, rng)``, shape ``(n, m)``, each row sorted.
-
-    The forward pass of :class:`reference.jointexp.JointExp` (exact partial sums of the
-    interval-sequence weights) is a function of the data alone, so it is computed once; the
-    backward pass, which samples the last (interval, run position) and then each predecessor
-    given its successor, runs for all ``n`` draws at once; each output is then a uniform grid
-    point of its interval (exact integers) and the row is sorted (Gillenwater et al. 2021,
-    section 3; spec 2.4; the public grid of :mod:`reference.jointexp`).
-    """
-    check_generator(rng)
-    start, lengths, N = mech._prepare(data)
-    m = mech.quantiles.size
-    fw = mech._forward(lengths, N)
-    if fw is None:  # pragma: no cover - every grid has a gap with grid points
-        return np.full((n, m), mech.bounds[0])
-    A, _ = fw
-    last = np.exp(mech._log_phi(m, N)[::-1])  # phi_{m+1}(N - i)
-    i = _draw_rows((A[-1].sum(axis=1) * last)[None, :].repeat(n, axis=0), rng)
-    r = _draw_rows(A[-1][i], rng)
-    idx = np.empty((n, m), dtype=np.int64)
-    idx[:, m - 1] = i
-    ip = np.arange(N + 1)
-    for j in range(m - 1, 0, -1):
-        cont = r > 0  # continuing a run: the previous output is in the same interval
-        r = np.where(cont, r - 1, r)
-        new = np.flatnonzero(~cont)  # a new run: the previous output is in an earlier interval i' < i
-        if new.size:
-            prev = A[j - 1]
-            phi = np.exp(mech._log_phi(j, N))  # phi_j(g), g = 0..N
-            g = i[new][:, None] - ip[None, :]
-            w = np.where(g > 0, prev.sum(axis=1)[None, :] * phi[np.clip(g, 0, N)], 0.0)
-            i_new = _draw_rows(w, rng)
-            i[new] = i_new
-            r[new] = _draw_rows(prev[i_new], rng)
-        idx[:, j - 1] = i
-    return np.sort(mech.points(start[idx] + rng.integers(0, lengths[idx].astype(np.int64))), axis=1)
 
 
 def _row_ids(codes: np.ndarray):

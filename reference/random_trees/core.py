@@ -12,8 +12,8 @@ from numbers import Integral
 
 import numpy as np
 
-from ._validation import check_positive_finite
-from .mechanisms import TwoSidedGeometric
+from reference.validation import check_positive_finite
+from reference.mechanisms import TwoSidedGeometric
 
 __all__ = ["Forests", "draw_structure", "route", "leaf_counts", "leaf_values", "aggregate", "noise_scale",
            "logarithmic_n_estimators", "theory_n_estimators", "VOTING_RULES", "INVALID_RULES", "ACCOUNTINGS"]

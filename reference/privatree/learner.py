@@ -11,7 +11,7 @@ Algorithm 1 of the paper, as implemented here:
    over quantiles and tree levels;
 2. numerical features binned once into at most ``max_bins`` bins whose edges
    are JointExp private quantiles at levels 0.1..0.9 plus the public upper
-   bound (section IV-B; :mod:`reference.jointexp`); categorical features use
+   bound (section IV-B; :mod:`reference.mechanisms.jointexp`); categorical features use
    their category codes as bins (section IV-A);
 3. at every internal node, one per-class histogram per feature with two-sided
    geometric noise (Eq. 4), clamped at 0; the (feature, boundary) candidate of
@@ -51,11 +51,11 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._validation import check_max_depth, check_positive_finite, check_probability, check_fitted, check_X, \
+from reference.validation import check_max_depth, check_positive_finite, check_probability, check_fitted, check_X, \
     check_y, facts_by_index, shown
-from .jointexp import JointExp
-from .ledger import PrivacyLedger, Scope
-from .mechanisms import PermuteAndFlip, TwoSidedGeometric
+from reference.mechanisms.jointexp import JointExp
+from reference.ledger import PrivacyLedger, Scope
+from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 
 __all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
            "charge_stopping"]
@@ -514,12 +514,12 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def batched_release_sampler(self, edges=None):
         """The fast path (:mod:`reference.fast_path`): a
-        :class:`reference.privatree_batch.PrivaTreeBatch` drawing many releases
+        :class:`reference.privatree.batch.PrivaTreeBatch` drawing many releases
         ``release(edges)`` of this estimator's parameters at once, or ``None``
         for a subclass that overrides a step of Algorithm 1 (the batch would
         not run its code).
         """
-        from .privatree_batch import PrivaTreeBatch
+        from reference.privatree.batch import PrivaTreeBatch
 
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
         sampler = PrivaTreeBatch(edges=edges, estimator=type(self), **params)

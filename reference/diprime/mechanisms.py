@@ -36,8 +36,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from ._validation import check_generator, check_positive_finite
-from .mechanisms import IntervalExponential, Laplace, Mechanism, PermuteAndFlip, _BoundedMedian, _draw_index, _log_normalise
+from reference.validation import check_generator, check_positive_finite
+from reference.mechanisms import Mechanism, PermuteAndFlip, _BoundedMedian, _draw_index, _log_normalise
 
 __all__ = ["FloatGapMedian", "IndexMedianV000", "AuthorsFlipMedian", "CountScaledLeafMean"]
 

@@ -1,0 +1,17 @@
+"""PrivaTree (004_2521a6732a5af66c.txt): the learner and its budget rules (``learner``), the batched
+sampler of its releases (``batch``) and the paper's dataset loaders (``data``).
+
+The names below are this package's public interface (``reference.privatree.NAME``).
+"""
+from reference.privatree.batch import PrivaTreeBatch, Trees, joint_exp_batch
+from reference.privatree.learner import (
+    PrivaTreeClassifier,
+    budget_split,
+    charge_exact_quantiles,
+    charge_stopping,
+    leaf_epsilon_bound,
+    phi_K,
+)
+
+__all__ = ['PrivaTreeClassifier', 'phi_K', 'leaf_epsilon_bound', 'budget_split', 'charge_exact_quantiles',
+    'charge_stopping', 'PrivaTreeBatch', 'Trees', 'joint_exp_batch']

@@ -1,0 +1,22 @@
+"""Random decision trees (001_de51f67f43120a4b.txt): the forest estimator (``forest``), its data-independent
+structure, leaf counts and voting rules (``core``) and the dataset loaders (``data``).
+
+The names below are this package's public interface (``reference.random_trees.NAME``).
+"""
+from reference.random_trees.forest import (
+    INVALID_RULES,
+    VOTING_RULES,
+    Forests,
+    RandomDecisionForestClassifier,
+    aggregate,
+    draw_structure,
+    leaf_counts,
+    leaf_values,
+    logarithmic_n_estimators,
+    noise_scale,
+    route,
+    theory_n_estimators,
+)
+
+__all__ = ['RandomDecisionForestClassifier', 'Forests', 'draw_structure', 'route', 'leaf_counts', 'leaf_values',
+    'aggregate', 'noise_scale', 'logarithmic_n_estimators', 'theory_n_estimators', 'VOTING_RULES', 'INVALID_RULES']
