@@ -21,6 +21,7 @@ Samples come in fixed-size blocks of independent streams spawned from ``seed``
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -32,9 +33,10 @@ from reference.validation import check_neighbouring, check_positive_finite, chec
 from . import checkpoint, progress
 from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
 from .events import choose_event
-from .sampling import collect, draw
+from .sampling import Samples, collect, draw_many
 
-__all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "audit_pairs", "assert_private"]
+__all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
+           "assert_private"]
 
 
 @dataclass(frozen=True)
@@ -132,16 +134,38 @@ def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: floa
     n_pilot, n_count = _check_sizes(n_samples, alpha, delta, pilot_fraction)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     s_pilot0, s_pilot1, s_count0, s_count1 = ss.spawn(4)
-    pilot0 = collect(draw(mechanism, d0, n_pilot, s_pilot0))
-    pilot1 = collect(draw(mechanism, d1, n_pilot, s_pilot1, expect=pilot0))
+    pilot0, pilot1 = (collect(block for _, block in group) for _, group in
+                      itertools.groupby(draw_many(mechanism, [(d0, n_pilot, s_pilot0), (d1, n_pilot, s_pilot1)]),
+                                        key=lambda t: t[0]))
+    counting = draw_many(mechanism, [(d0, n_count, s_count0), (d1, n_count, s_count1)], expect=pilot0)
+    return estimate_from_samples(pilot0, pilot1, counting, delta=delta, alpha=alpha)
+
+
+def estimate_from_samples(pilot0: Samples, pilot1: Samples, counting, *, delta: float = 0.0,
+                          alpha: float = 0.05) -> EstimateResult:
+    """The bound of :func:`estimate_epsilon` from samples already drawn.
+
+    Parameters
+    ----------
+    pilot0, pilot1 : Samples
+        The pilot batches of ``d0`` and ``d1`` (they choose the events).
+    counting : iterable of ``(i, Samples)``
+        The counting batches' blocks, ``i`` = 0 for ``d0`` and 1 for ``d1``; independent of the pilots
+        and of equal size for both inputs.
+    delta, alpha : see :func:`estimate_epsilon`
+    """
     a_dir = alpha / 2
     events = {"d0 vs d1": choose_event(pilot0, pilot1, delta=delta, alpha=a_dir),
               "d1 vs d0": choose_event(pilot1, pilot0, delta=delta, alpha=a_dir)}
     k = {name: [0, 0] for name in events}
-    for i, (data, s) in enumerate(((d0, s_count0), (d1, s_count1))):
-        for block in draw(mechanism, data, n_count, s, expect=pilot0):
-            for name, ev in events.items():
-                k[name][i] += ev.count(block)
+    n = [0, 0]
+    for i, block in counting:
+        n[i] += len(block)
+        for name, ev in events.items():
+            k[name][i] += ev.count(block)
+    if n[0] != n[1]:
+        raise ValueError(f"the counting batches of the two inputs differ in size: {n[0]} and {n[1]}")
+    n_count, n_pilot = n[0], len(pilot0)
     results = []
     for name, ev in events.items():
         num, den = (k[name][0], k[name][1]) if name == "d0 vs d1" else (k[name][1], k[name][0])
@@ -149,7 +173,7 @@ def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: floa
         point = point_estimate(num, n_count, den, n_count, delta=delta)
         results.append(EstimateResult(float(lower), point, ev.description, name,
                                       {"k0": num, "n0": n_count, "k1": den, "n1": n_count, "n_pilot": n_pilot},
-                                      int(n_samples), alpha, delta))
+                                      int(n_pilot + n_count), alpha, delta))
     best = max(results, key=lambda r: (r.epsilon_lower, r.epsilon_point))
     best.directions = results
     return best

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import math
 import multiprocessing
 import os
@@ -30,7 +31,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "reseed_globals"]
+__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "draw_many", "reseed_globals"]
 
 #: samples per independent stream; part of the definition of a seed's result
 BLOCK = 4096
@@ -251,9 +252,9 @@ def _pin_threads() -> None:
 
 
 def _work(task):
-    start, size, seed_seq = task
-    mechanism, data = _WORK
-    return _normalise(_raw_block(mechanism, data, size, np.random.default_rng(seed_seq), start), start)
+    index, start, size, seed_seq = task
+    mechanism, datasets = _WORK
+    return _normalise(_raw_block(mechanism, datasets[index], size, np.random.default_rng(seed_seq), start), start)
 
 
 def _ignore_interrupt() -> None:
@@ -267,26 +268,60 @@ def _worker_init() -> None:
     _ignore_interrupt()
 
 
-def _blocks(mechanism, data, n: int, seed_seq: np.random.SeedSequence):
-    n_jobs = _JOBS.get()
-    if _SCHEDULER.get() is not None:
+def _tasks(items) -> list:
+    """``(index, start, size, seed)`` for every block of every ``(data, n, seed_seq)`` item, item by item."""
+    tasks = []
+    for index, (_, n, seed_seq) in enumerate(items):
         children = seed_seq.spawn(math.ceil(n / BLOCK))
-        tasks = [(i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
-        yield from _dask_blocks(_SCHEDULER.get(), mechanism, data, tasks)
+        tasks += [(index, i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
+    return tasks
+
+
+def _blocks_many(mechanism, items):
+    """Yield ``(index, Samples)`` for the blocks of every item ``(data, n, seed_seq)``, in item order.
+
+    The items' blocks share one pool of workers under :func:`jobs`, so two inputs of a
+    pair (each one block at a small budget) are drawn side by side. Each block keeps its
+    own seed: the samples are those of drawing the items one by one in one process.
+    """
+    n_jobs = _JOBS.get()
+    tasks = _tasks(items)
+    if _SCHEDULER.get() is not None:
+        for index, group in itertools.groupby(tasks, key=lambda t: t[0]):
+            data = items[index][0]
+            for block in _dask_blocks(_SCHEDULER.get(), mechanism, data, [t[1:] for t in group]):
+                yield index, block
         return
-    if n_jobs == 1 or n <= BLOCK:
-        for start, size, rng in block_generators(seed_seq, n):
-            yield _normalise(_raw_block(mechanism, data, size, rng, start), start)
+    if n_jobs == 1 or len(tasks) == 1:
+        for index, start, size, seed_seq in tasks:
+            data = items[index][0]
+            yield index, _normalise(_raw_block(mechanism, data, size, np.random.default_rng(seed_seq), start), start)
         return
     global _WORK
-    children = seed_seq.spawn(math.ceil(n / BLOCK))
-    tasks = [(i * BLOCK, min(BLOCK, n - i * BLOCK), c) for i, c in enumerate(children)]
-    _WORK = (mechanism, data)
+    _WORK = (mechanism, [item[0] for item in items])
     try:
         with multiprocessing.get_context("fork").Pool(n_jobs, initializer=_worker_init) as pool:
-            yield from pool.imap(_work, tasks, chunksize=max(1, len(tasks) // (8 * n_jobs)))
+            chunk = max(1, len(tasks) // (8 * n_jobs))
+            yield from zip((t[0] for t in tasks), pool.imap(_work, tasks, chunksize=chunk))
     finally:
         _WORK = None
+
+
+def draw_many(mechanism, items, expect: Samples | None = None):
+    """Yield ``(index, Samples)`` blocks for several inputs at once: ``items`` is a list of
+    ``(data, n, seed_seq)``. Every block must share the kind and shape of ``expect`` (default: the
+    first block drawn). The blocks of item ``i`` are those :func:`draw` gives for it alone.
+    """
+    starts = [0] * len(items)
+    for index, block in _blocks_many(mechanism, list(items)):
+        if expect is None:
+            expect = block
+        elif block.kind != expect.kind or block.shape != expect.shape:
+            raise MechanismOutputError(
+                f"sample {starts[index]} changed kind or shape: {block.kind}{block.shape} after "
+                f"{expect.kind}{expect.shape}")
+        starts[index] += len(block)
+        yield index, block
 
 
 def draw(mechanism, data, n: int, seed_seq: np.random.SeedSequence, expect: Samples | None = None):
@@ -294,14 +329,7 @@ def draw(mechanism, data, n: int, seed_seq: np.random.SeedSequence, expect: Samp
 
     ``expect`` (a previous block) fixes the kind and shape every block must share.
     """
-    start = 0
-    for block in _blocks(mechanism, data, n, seed_seq):
-        if expect is None:
-            expect = block
-        elif block.kind != expect.kind or block.shape != expect.shape:
-            raise MechanismOutputError(
-                f"sample {start} changed kind or shape: {block.kind}{block.shape} after {expect.kind}{expect.shape}")
-        start += len(block)
+    for _, block in draw_many(mechanism, [(data, n, seed_seq)], expect):
         yield block
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import sampling
+from audit import sampling, search
 from audit.__main__ import main
 from audit.check import Subject, audit_subject
 from audit.estimate import Claim
@@ -234,6 +234,49 @@ def test_screening_under_jobs_gives_the_same_scores():
     with sampling.jobs(2):
         two = search_and_confirm(CountingLaplace(1.0), pairs, Claim(1.0), **kw)
     assert one.tried == two.tried and one.audit.epsilon_lower == two.audit.epsilon_lower
+
+
+class TallyingLaplace(CountingLaplace):
+    """CountingLaplace that tallies how many outputs it drew for each dataset (by its size and content)."""
+
+    def __init__(self, epsilon=1.0):
+        super().__init__(epsilon)
+        self.tally = {}
+
+    def batch(self, data, n, rng):
+        key = search.data_key(data)
+        self.tally[key] = self.tally.get(key, 0) + n
+        return super().batch(data, n, rng)
+
+
+def test_screening_samples_each_distinct_dataset_once():
+    """The default candidates on two features hold fewer distinct datasets than twice their number; the screening
+    draws n_pilot outputs from each distinct dataset once, and the confirmation 2 x 2 x n_samples fresh ones."""
+    pairs = candidate_pairs([(0, 1)] * 2, [0, 1])
+    distinct = {search.data_key(d) for p in pairs for d in (p.d0, p.d1)}
+    assert len(distinct) < 2 * len(pairs)
+    mech = TallyingLaplace(1.0)
+    res = search_and_confirm(mech, pairs, Claim(1.0), n_pilot=400, n_samples=2000, alpha=0.05, seed=5)
+    assert set(mech.tally) == distinct
+    assert sum(mech.tally.values()) == 400 * len(distinct) + 2 * 2 * 2000
+    confirmed = [search.data_key(d) for p in pairs if p.description in res.confirmed for d in (p.d0, p.d1)]
+    assert all(mech.tally[k] == 400 + 2000 * confirmed.count(k) for k in distinct)
+
+
+def test_draw_many_gives_each_input_the_blocks_draw_gives_it_alone():
+    """Two inputs drawn side by side (one pool under --jobs) get the samples of drawing each alone."""
+    mech = CountingLaplace(1.0)
+    d0, d1 = (np.zeros((1, 2)), np.array([0])), (np.zeros((3, 2)), np.array([0, 1, 1]))
+    seeds = lambda: np.random.SeedSequence(7).spawn(2)  # noqa: E731 (spawning is stateful: fresh ones each time)
+    alone = [sampling.concat(list(sampling.draw(mech, d, 9000, s))).values for d, s in zip((d0, d1), seeds())]
+    for n_jobs in (1, 2):
+        s0, s1 = seeds()
+        with sampling.jobs(n_jobs):
+            got = {0: [], 1: []}
+            for i, block in sampling.draw_many(mech, [(d0, 9000, s0), (d1, 9000, s1)]):
+                got[i].append(block)
+        for i in (0, 1):
+            assert np.array_equal(sampling.concat(got[i]).values, alone[i])
 
 
 def test_check_draws_a_declared_fast_path_with_the_per_draw_vectors():
