@@ -3,11 +3,25 @@
 The public interface (fixed in DESIGN.md)::
 
     from audit import Claim, estimate_epsilon, audit_pairs, assert_private, learner_mechanism
+
+Layout: :mod:`audit.engine` (sampling, events, bounds, estimation, the
+neighbour search, exact loss, comparison, power; no paper-specific code), the
+front ends at this level (``__main__``, ``check``, ``claims_file``,
+``pytest_plugin``, ``report``, and the ``targets`` and ``reproduce``
+registries), and one package per target (``privatree``, ``diprime``,
+``random_trees``, ``lpdt``, ``mechanisms``, ``oracle``) holding its claims,
+theorem checks, mutants, reproduction and oracle cases. Old module paths are
+the moved modules themselves (:mod:`audit._moved`).
 """
-from .estimate import AuditResult, Claim, EstimateResult, assert_private, audit_pairs, estimate_epsilon
-from .exact import exact_loss, privacy_loss
-from .learner import learner_mechanism
-from .sampling import MechanismOutputError
+from audit.engine.estimate import AuditResult, Claim, EstimateResult, assert_private, audit_pairs, estimate_epsilon
+from audit.engine.exact import exact_loss, privacy_loss
+from audit.engine.learner import learner_mechanism
+from audit.engine.sampling import MechanismOutputError
+from reference._moved import install
+
+from audit._moved import MOVED
+
+install(MOVED)
 
 __all__ = ["Claim", "estimate_epsilon", "audit_pairs", "assert_private", "learner_mechanism", "AuditResult",
            "EstimateResult", "MechanismOutputError", "exact_loss", "privacy_loss"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import reference
 from audit import checkpoint, progress, sampling
-from audit.budget import BUDGETS
+from audit.engine.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
 
@@ -190,7 +190,7 @@ def _check(args) -> int:
                 return _error(f"--params must be a JSON object: {exc}")
             if not isinstance(params, dict):
                 return _error(f"--params must be a JSON object, got {args.params!r}")
-            from audit.estimate import Claim
+            from audit.engine.estimate import Claim
 
             Claim(args.epsilon, args.delta, args.neighbours)
             subjects = [Subject(args.subject, args.subject, args.epsilon, args.delta, args.neighbours, params,
@@ -221,7 +221,7 @@ def _json_object(text: str, option: str) -> dict:
 
 def _list_references() -> int:
     from audit.learner_references import LEARNERS
-    from audit.oracle_cases import REFERENCES
+    from audit.oracle.cases import REFERENCES
 
     print("learners (candidate: a class taking the reference's parameters; compared through release() or "
           "predictions on a public probe grid):")
@@ -239,10 +239,10 @@ def _list_references() -> int:
 def _compare_setup(args):
     """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
     from audit.check import resolve
-    from audit.compare import map_parameters
+    from audit.engine.compare import map_parameters
     from audit.learner_references import learner_reference, resolve_reference
-    from audit.oracle_cases import REFERENCES
-    from audit.targets.oracle import N_LEARNER, N_SAMPLES
+    from audit.oracle.cases import REFERENCES
+    from audit.oracle.claims import N_LEARNER, N_SAMPLES
 
     given = None if args.params is None else _json_object(args.params, "--params")
     param_map = _json_object(args.param_map, "--param-map")
@@ -288,7 +288,7 @@ def _self_setup(args, given, param_map):
     """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
     from audit.check import resolve
     from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
-    from audit.targets.oracle import N_LEARNER
+    from audit.oracle.claims import N_LEARNER
 
     cls = resolve(args.subject)
     if args.inputs_of is not None:
@@ -315,7 +315,7 @@ def _self_setup(args, given, param_map):
 def _compare_noise_off(args) -> int:
     """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
     from audit.check import CheckError, resolve
-    from audit.compare_noise_off import NoiseOffMismatch, check_noise_off
+    from audit.engine.compare_noise_off import NoiseOffMismatch, check_noise_off
     from audit.learner_references import learner_reference, rename_parameters
 
     try:
@@ -357,9 +357,9 @@ def _compare(args) -> int:
     import time
 
     from audit.check import CheckError
-    from audit.compare import compare_distributions
+    from audit.engine.compare import compare_distributions
     from audit.report import Report
-    from audit.targets.oracle import ALPHA
+    from audit.oracle.claims import ALPHA
 
     if args.reference == "list":
         return _list_references()

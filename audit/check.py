@@ -5,10 +5,10 @@ A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 * a class with ``fit`` (or a factory returning an object with ``fit``) is
   an estimator: each sample fits a fresh ``CALLABLE(**params)`` (``random_state``
   through the constructor when it takes one) on one of the neighbouring datasets
-  and releases what :class:`audit.release.EstimatorRelease` says (``release()``,
+  and releases what :class:`audit.engine.release.EstimatorRelease` says (``release()``,
   else the fitted structure when recognised plus predictions on a grid over the
   public domain, or named attributes); an exception in ``fit`` is an outcome.
-  The pairs are found by the neighbour search of :mod:`audit.search` (screened
+  The pairs are found by the neighbour search of :mod:`audit.engine.search` (screened
   on a pilot, the best confirmed on fresh samples) plus the user's ``--pairs``;
 * any other class, or a function given ``params``, is a factory:
   ``CALLABLE(**params)`` must return a mechanism ``m(data, rng)``;
@@ -19,12 +19,12 @@ The neighbouring inputs come from ``data``:
 * for estimators, a base dataset (``builtin:blobs`` by default, or
   ``builtin:iris|wine|breast_cancer``, or ``PATH.csv`` whose last column is
   the label) from which add/remove or substitute pairs are built
-  (:mod:`audit.neighbours`);
+  (:mod:`audit.engine.neighbours`);
 * for mechanisms, ``scalar`` (answers 0 and 1, the default) or ``query:N``
   (the query-vector patterns of length N), or ``--pairs MODULE:FUNCTION``;
-  scalar outputs also get the floating-point events of :mod:`audit.events`.
+  scalar outputs also get the floating-point events of :mod:`audit.engine.events`.
 
-A pass carries a power statement (:mod:`audit.power`).
+A pass carries a power statement (:mod:`audit.engine.power`).
 """
 from __future__ import annotations
 
@@ -38,15 +38,15 @@ from pathlib import Path
 
 import numpy as np
 
-from . import checkpoint
-from .budget import SAMPLES
-from .estimate import Claim, audit_pairs
-from .events import float_probe
-from .neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
-from .power import power_statement
-from .release import EstimatorRelease
-from .report import Report
-from .search import candidate_pairs, search_and_confirm
+from audit.engine import checkpoint
+from audit.engine.budget import SAMPLES
+from audit.engine.estimate import Claim, audit_pairs
+from audit.engine.events import float_probe
+from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
+from audit.engine.power import power_statement
+from audit.engine.release import EstimatorRelease
+from audit.report import Report
+from audit.engine.search import candidate_pairs, search_and_confirm
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report"]
 

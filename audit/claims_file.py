@@ -38,8 +38,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from .budget import BUDGETS
-from .check import CheckError, Subject, parse_bounds, parse_classes, parse_release
+from audit.engine.budget import BUDGETS
+from audit.check import CheckError, Subject, parse_bounds, parse_classes, parse_release
 
 __all__ = ["load_claims"]
 
@@ -98,7 +98,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             raise CheckError(f"{where}: subject name {name!r} is used twice")
         names.add(name)
         try:
-            from .estimate import Claim
+            from audit.engine.estimate import Claim
 
             Claim(entry["epsilon"], entry.get("delta", 0.0), entry.get("neighbours", "add-remove"))
         except (TypeError, ValueError) as exc:

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compare import map_parameters
-from .learner import LearnerMechanism
+from audit.engine.compare import map_parameters
+from audit.engine.learner import LearnerMechanism
 
 __all__ = ["LearnerReference", "LEARNERS", "learner_reference", "resolve_reference", "probe_grid",
            "fitted_mechanism", "rename_parameters"]

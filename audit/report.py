@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .progress import finished
+from audit.engine.progress import finished
 
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
 
@@ -52,7 +52,7 @@ def versions() -> dict[str, str]:
 
 class _Rows(list):
     """A report's list of rows of one kind: each row that joins it is announced to the listening console
-    (:func:`audit.progress.finished`), so a run's user sees it finish."""
+    (:func:`audit.engine.progress.finished`), so a run's user sees it finish."""
 
     def __init__(self, kind: str = "claim", rows=()):
         super().__init__(rows)

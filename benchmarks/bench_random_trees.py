@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from audit.targets.random_trees import ForestRelease, PROBE, _factory, base_data
+from audit.random_trees.claims import ForestRelease, PROBE, _factory, base_data
 from reference.random_trees import RandomDecisionForestClassifier
 
 

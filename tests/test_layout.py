@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from audit._moved import MOVED as AUDIT_MOVED
 from reference._moved import MOVED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +19,7 @@ def _modules(package: str):
     return sorted((ROOT / package).rglob("*.py"))
 
 
-@pytest.mark.parametrize("old,new", sorted((k, v) for k, v in MOVED.items() if v is not None))
+@pytest.mark.parametrize("old,new", sorted((k, v) for k, v in {**MOVED, **AUDIT_MOVED}.items() if v is not None))
 def test_every_old_import_path_is_the_module_that_moved(old, new):
     """An old path gives the very module object of the new one (setting an attribute on one is seen on the other)."""
     assert importlib.import_module(old) is importlib.import_module(new)
@@ -34,11 +35,15 @@ def test_the_documented_public_paths_still_work():
 
     assert PrivaTreeClassifier.__module__ == "reference.privatree.learner"
     assert Laplace.__module__ == "reference.mechanisms.laplace" and JointExp.__module__ == "reference.mechanisms.jointexp"
+    from audit import Claim, assert_private, audit_pairs, estimate_epsilon, learner_mechanism
+
+    assert estimate_epsilon.__module__ == "audit.engine.estimate"
+    assert all(callable(c) for c in (Claim, assert_private, audit_pairs, learner_mechanism))
     assert all(callable(c) for c in (DiPriMeForestClassifier, DiPriMeForestRegressor, LPDTRegressor, PermuteAndFlip,
                                      TwoSidedGeometric, RandomDecisionForestClassifier, budget_split))
 
 
-@pytest.mark.parametrize("package", ["reference"])
+@pytest.mark.parametrize("package", ["reference", "audit"])
 def test_no_module_passes_the_split_size(package):
     long = {str(p.relative_to(ROOT)): n for p in _modules(package)
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
@@ -62,3 +67,32 @@ def test_reference_never_imports_the_auditor():
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             assert not any(n == "audit" or n.startswith("audit.") for n in names), p
+
+
+def _imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
+def test_the_engine_knows_no_target_and_no_front_end():
+    """audit/engine/ imports only itself, reference/ and third-party code (no arrow back up)."""
+    allowed = ("audit.engine",)
+    for p in _modules("audit/engine"):
+        bad = [n for n in _imports(p) if n.startswith("audit") and not n.startswith(allowed)]
+        assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("target", ["privatree", "diprime", "random_trees", "lpdt", "mechanisms", "oracle"])
+def test_each_target_lives_in_one_package(target):
+    """Its claims module is the one `python -m audit run` loads, and it sits in audit/<target>/."""
+    from audit.targets import TARGETS, load
+
+    name = target.replace("_", "-")
+    assert TARGETS[name] == f"audit.{target}.claims"
+    module = load(name)
+    assert Path(module.__file__).parent == ROOT / "audit" / target and callable(module.run)

@@ -321,7 +321,7 @@ def test_learner_mechanism_sees_a_discrete_hashable_release():
 def test_target_is_registered():
     from audit.targets import TARGETS, load
 
-    assert TARGETS["privatree"] == "audit.targets.privatree"
+    assert TARGETS["privatree"] == "audit.privatree.claims"  # issue 20: the target's own package
     mod = load("privatree")
     assert callable(mod.run) and mod.DESCRIPTION
 
@@ -346,7 +346,7 @@ def test_target_dp_lr_exact_loss_is_beta_times_the_minimiser_shift():
 
 def test_target_dpa_near_copies_reach_distinct_partitions():
     """The near-copy attack of the poisoning comparison: k distinct records (so up to k partitions, k votes)."""
-    from audit.targets.privatree import _near_copies
+    from audit.privatree.theorems import _near_copies
     from reference.baselines.dpa import partition_of
 
     rng = np.random.default_rng(0)

@@ -1,6 +1,6 @@
 """``python -m audit reproduce PAPER``: the papers' tables, side by side with ours.
 
-One module per paper (``audit.reproduce.privatree``, ``.diprime``,
+One module per paper (``audit.privatree.reproduce``, ``.diprime``,
 ``.random_trees``, ``.lpdt``), each exposing
 
 * ``TITLE``: one line;
@@ -29,8 +29,8 @@ from audit.reproduce.cells import Cell, Reproduction, mean_se, write_reproductio
 __all__ = ["PAPERS", "Cell", "Reproduction", "mean_se", "parallel_map", "reproduce", "write_reproduction"]
 
 #: paper name -> module
-PAPERS = {"privatree": "audit.reproduce.privatree", "diprime": "audit.reproduce.diprime",
-          "random-trees": "audit.reproduce.random_trees", "lpdt": "audit.reproduce.lpdt"}
+PAPERS = {"privatree": "audit.privatree.reproduce", "diprime": "audit.diprime.reproduce",
+          "random-trees": "audit.random_trees.reproduce", "lpdt": "audit.lpdt.reproduce"}
 
 
 def load(paper: str):

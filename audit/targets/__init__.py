@@ -9,12 +9,12 @@ import importlib
 
 #: target name -> module path
 TARGETS = {
-    "mechanisms": "audit.targets.mechanisms",
-    "lpdt": "audit.targets.lpdt",
-    "oracle": "audit.targets.oracle",
-    "privatree": "audit.targets.privatree",
-    "random-trees": "audit.targets.random_trees",
-    "diprime": "audit.targets.diprime",
+    "mechanisms": "audit.mechanisms.claims",
+    "lpdt": "audit.lpdt.claims",
+    "oracle": "audit.oracle.claims",
+    "privatree": "audit.privatree.claims",
+    "random-trees": "audit.random_trees.claims",
+    "diprime": "audit.diprime.claims",
 }
 
 #: sample-size multipliers of the budgets; ``quick`` fits CI

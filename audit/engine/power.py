@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .bounds import epsilon_lower_bound
+from audit.engine.bounds import epsilon_lower_bound
 
 __all__ = ["detection_probability", "detectable_loss", "power_statement"]
 
@@ -52,7 +52,7 @@ def detectable_loss(p1: float, n: int, *, claim: float, alpha: float, delta: flo
 
 
 def power_statement(result, *, claim: float, delta: float = 0.0, power: float = 0.9) -> tuple[float, str]:
-    """``(loss, sentence)`` for an :class:`audit.estimate.EstimateResult` (the winning pair's)."""
+    """``(loss, sentence)`` for an :class:`audit.engine.estimate.EstimateResult` (the winning pair's)."""
     c = result.counts
     n = int(c["n1"])
     p1 = (c["k1"] + 0.5) / (n + 1)

@@ -3,9 +3,9 @@
 For inputs ``d0`` and ``d1`` and each direction (``d0`` against ``d1`` and back):
 
 1. draw a *pilot* batch from both inputs and choose the distinguishing event
-   on it (:func:`audit.events.choose_event`);
+   on it (:func:`audit.engine.events.choose_event`);
 2. draw a fresh *counting* batch from both inputs, count the event, and turn
-   the counts into a Clopper-Pearson lower bound (:mod:`audit.bounds`)::
+   the counts into a Clopper-Pearson lower bound (:mod:`audit.engine.bounds`)::
 
        epsilon_lower = ln((p0_lo - delta) / p1_hi)
 
@@ -17,7 +17,7 @@ epsilon``) with probability at most ``alpha``, whatever the pairs.
 ``n_samples`` counts the outputs drawn per input in total: a fraction
 ``pilot_fraction`` of them forms the pilot batch, the rest the counting batch.
 Samples come in fixed-size blocks of independent streams spawned from ``seed``
-(:mod:`audit.sampling`), so the same seed gives the same result.
+(:mod:`audit.engine.sampling`), so the same seed gives the same result.
 """
 from __future__ import annotations
 
@@ -30,10 +30,11 @@ import numpy as np
 
 from reference.validation import check_neighbouring, check_positive_finite, check_probability
 
-from . import checkpoint, progress
-from .bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
-from .events import choose_event
-from .sampling import Samples, collect, draw_many
+from audit.engine import checkpoint
+from audit.engine import progress
+from audit.engine.bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
+from audit.engine.events import choose_event
+from audit.engine.sampling import Samples, collect, draw_many
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
            "assert_private"]
@@ -251,7 +252,7 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
     Parameters
     ----------
     mechanism : see :func:`estimate_epsilon`
-    pairs : sequence of ``(d0, d1)`` or :class:`audit.neighbours.NeighbourPair`
+    pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.neighbours.NeighbourPair`
     claim : Claim
     n_samples, alpha, seed, pilot_fraction : see :func:`estimate_epsilon`
     """
@@ -288,7 +289,7 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
     ``n_samples`` defaults to the budget in force (``--dp-budget`` of the
     pytest plugin, or ``$DPTREE_AUDIT_BUDGET``; standard: 100,000).
     """
-    from .budget import samples_for
+    from audit.engine.budget import samples_for
 
     claim = Claim(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
     n_samples = samples_for() if n_samples is None else n_samples

@@ -23,7 +23,7 @@ import numpy as np
 from reference.validation import check_generator
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 
-from .mechanisms import Case
+from audit.mechanisms.mutants import Case
 
 __all__ = ["Indicator", "mutant_cases"]
 
@@ -54,13 +54,13 @@ class _LeafBatch(CountScaledLeafMean):
 
 
 def _gap_pairs():
-    from ..neighbours import NeighbourPair
+    from audit.engine.neighbours import NeighbourPair
 
     return [NeighbourPair([0.5], [0.5, 0.5 + GAP], f"a value added {GAP:g} above the only one")]
 
 
 def _leaf_pairs():
-    from ..neighbours import NeighbourPair
+    from audit.engine.neighbours import NeighbourPair
 
     return [NeighbourPair([], [1.0], "an empty leaf vs one record at the upper target bound")]
 

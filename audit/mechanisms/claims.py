@@ -1,7 +1,7 @@
 """Target ``mechanisms``: every mechanism of :mod:`reference.mechanisms`, audited.
 
 Exact part: at two or more epsilons, the exact privacy loss
-(:func:`audit.exact.exact_loss`) at the worst-case neighbouring inputs, and
+(:func:`audit.engine.exact.exact_loss`) at the worst-case neighbouring inputs, and
 the largest loss found over random neighbouring inputs, beside the claimed
 epsilon.
 """
@@ -12,11 +12,11 @@ import time
 import numpy as np
 
 from audit import checkpoint
-from audit.estimate import Claim, audit_pairs
-from audit.exact import exact_loss
+from audit.engine.estimate import Claim, audit_pairs
+from audit.engine.exact import exact_loss
 from audit.mutants import correct_cases, mutant_cases
 from audit.report import Report
-from audit.tightness import attainable
+from audit.engine.tightness import attainable
 from reference.mechanisms import (
     BitRandomizedResponse,
     ExponentialMechanism,
@@ -183,16 +183,16 @@ def run(budget: str, seed: int) -> Report:
     report.claims += sampled
     report.mutants += mutant_rows(budget, seed)
     report.figures.append(("tightness", _tightness_figure(sampled)))
-    report.notes.append(f"Sampled rows: the two-batch protocol (audit.estimate) with {N_SAMPLES[budget]:,} outputs "
+    report.notes.append(f"Sampled rows: the two-batch protocol (audit.engine.estimate) with {N_SAMPLES[budget]:,} outputs "
                         f"per input (20% pilot), alpha = {ALPHA} per row shared by Bonferroni over its pairs and "
                         "both directions: a correct mechanism is flagged with probability at most alpha.")
     report.notes.append("Exact rows compute max_o |ln P(o|D) - ln P(o|D')| from the mechanism's closed-form law "
-                        "(audit.exact): no sampling error. The ratio column in the evidence shows how tight each "
+                        "(audit.engine.exact): no sampling error. The ratio column in the evidence shows how tight each "
                         "claim is at its worst case.")
     report.notes.append("Floating-point attacks on the samplers (e.g. Mironov 2012) are outside what a statistical "
                         "or exact-law audit can see. Laplace releases on a public power-of-two lattice and both it "
                         "and the geometric mechanism draw exact integer noise (reference.mechanisms.discrete_noise), so their "
                         "exact rows are the loss of the law the code samples; the pre-lattice float Laplace is "
-                        "kept as audit.mutants.float_noise.FloatLaplace.")
+                        "kept as audit.mechanisms.float_noise.FloatLaplace.")
     report.elapsed_s = time.perf_counter() - start
     return report

@@ -353,7 +353,7 @@ class EstimatorRelease:
     def outputs(self, data, seed: int, n: int = 3) -> list:
         """``n`` releases drawn with the generator of ``seed`` (for the pre-flight check)."""
         rng = np.random.default_rng(seed)
-        from .sampling import reseed_globals
+        from audit.engine.sampling import reseed_globals
 
         reseed_globals(rng)
         return [self(data, rng).tolist() for _ in range(n)]

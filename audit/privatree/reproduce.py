@@ -38,7 +38,7 @@ import numpy as np
 
 from audit.reproduce import load_datasets, parallel_map
 from audit.reproduce.cells import Cell, Reproduction, mean_se
-from audit.reproduce.privatree_tables import ACCURACY_COLUMNS, PAPER_ACCURACY, PAPER_POISONING
+from audit.privatree.tables import ACCURACY_COLUMNS, PAPER_ACCURACY, PAPER_POISONING
 
 __all__ = ["TITLE", "DATASETS", "UNAVAILABLE", "reproduce", "guarantee", "fold_facts", "EPSILONS", "POISON_EPSILONS"]
 
@@ -449,7 +449,7 @@ def _price_note(rep: Reproduction) -> None:
 
 
 def _n_features(cell: Cell) -> int:
-    from audit.reproduce.privatree_tables import TABLE_IV
+    from audit.privatree.tables import TABLE_IV
 
     return TABLE_IV[cell.row.split(" (")[0]][1]
 

@@ -14,7 +14,7 @@ Claims
 The sampled audits draw whole forests in batches through the learner's own
 ``_draw_forests`` (the code path ``fit`` uses), so ``quick`` takes seconds.
 
-Theorems live in :mod:`audit.theorems.random_trees`; the error-against-k-and-h
+Theorems live in :mod:`audit.random_trees.theorems`; the error-against-k-and-h
 figures are drawn here (:func:`error_grid`).
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ import time
 import numpy as np
 
 from audit import checkpoint
-from audit.estimate import Claim, audit_pairs
-from audit.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
+from audit.engine.estimate import Claim, audit_pairs
+from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
 
@@ -229,7 +229,7 @@ def datasets(seed: int):
     (the paper assumes public ranges, spec E4); the generated set's are its true domain."""
     from sklearn.datasets import load_breast_cancer, load_wine
 
-    from audit.theorems.random_trees import generated
+    from audit.random_trees.theorems import generated
 
     out = {}
     for name, loader in (("breast-cancer", load_breast_cancer), ("wine", load_wine)):
@@ -297,7 +297,7 @@ def _grid_figure(name: str, table: dict):
 
 
 def figures(budget: str, seed: int) -> tuple[list, list[str]]:
-    from audit.theorems.random_trees import error_vs_k_figure
+    from audit.random_trees.theorems import error_vs_k_figure
 
     grid = error_grid(budget, seed)
     figs = [(f"error-vs-k-h-{name}", _grid_figure(name, table)) for name, table in grid.items()]
@@ -339,7 +339,7 @@ def run(budget: str, seed: int) -> Report:
     report.figures += figs
     report.notes += ledger_notes()
     report.notes.append(
-        f"Sampled rows: the two-batch protocol (audit.estimate), {N_SAMPLES[budget]:,} outputs per input for correct "
+        f"Sampled rows: the two-batch protocol (audit.engine.estimate), {N_SAMPLES[budget]:,} outputs per input for correct "
         f"learners and {N_FLAWED[budget]:,} for the flawed variants (20% pilot), alpha = {ALPHA} per row shared by "
         "Bonferroni over its pairs and both directions: a correct learner is flagged with probability at most alpha.")
     report.notes.append(

@@ -141,13 +141,13 @@ DIPRIME_BINS = 4
 
 
 def _diprime_inputs():
-    from audit.targets.diprime import X_TINY, Y_REG
+    from audit.diprime.claims import X_TINY, Y_REG
 
     return [("X_TINY (regression)", (X_TINY, Y_REG))]
 
 
 def _diprime_reference(**params):
-    from audit.targets.diprime import ReleaseMechanism
+    from audit.diprime.claims import ReleaseMechanism
     from reference.diprime import DiPriMeForestRegressor
 
     return ReleaseMechanism(lambda: DiPriMeForestRegressor(**params), DIPRIME_BINS, DIPRIME_BINS)
@@ -205,7 +205,7 @@ def diffprivlib_tree(epsilon, max_depth, bounds, classes):
 
 def learner_references() -> dict:
     """name -> (factory(**params) -> reference mechanism, params, public inputs), as
-    :data:`audit.oracle_cases.REFERENCES` (built on call: the DiPriMe inputs import its target)."""
+    :data:`audit.oracle.cases.REFERENCES` (built on call: the DiPriMe inputs import its target)."""
     return {"privatree": (_privatree_reference, PRIVATREE_PARAMS, PRIVATREE_INPUTS),
             "diprime": (_diprime_reference, DIPRIME_PARAMS, _diprime_inputs()),
             "diffprivlib-style-tree": (_dpl_reference, DPL_PARAMS, DPL_INPUTS)}

@@ -29,7 +29,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from .sampling import MechanismOutputError, collect, draw
+from audit.engine.sampling import MechanismOutputError, collect, draw
 
 __all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
            "detectable_difference"]

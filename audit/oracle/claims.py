@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 
 from audit import checkpoint
-from audit.compare import compare_distributions
-from audit.oracle_cases import REFERENCES, OracleCase, oracle_cases
-from audit.oracle_learner_cases import learner_cases, learner_references
+from audit.engine.compare import compare_distributions
+from audit.oracle.cases import REFERENCES, OracleCase, oracle_cases
+from audit.oracle.learner_cases import learner_cases, learner_references
 from audit.report import Report
 
 DESCRIPTION = "the oracle: second implementations accepted, subtly wrong candidates rejected"

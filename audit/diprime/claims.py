@@ -20,7 +20,7 @@ Claims
   the claimed epsilon; no sampled attack at the quick budget shows it, so
   the row carries the ledger's total (method ``ledger``).
 
-Theorems and figures come from :mod:`audit.theorems.diprime`.
+Theorems and figures come from :mod:`audit.diprime.theorems`.
 """
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ import time
 import numpy as np
 
 from audit import checkpoint
-from audit.estimate import Claim, audit_pairs
-from audit.exact import exact_loss
-from audit.learner import LearnerMechanism
-from audit.neighbours import NeighbourPair, add_remove_pairs
+from audit.engine.estimate import Claim, audit_pairs
+from audit.engine.exact import exact_loss
+from audit.engine.learner import LearnerMechanism
+from audit.engine.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
 from audit.targets import residual_delta
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
@@ -46,7 +46,7 @@ DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed 
 N_SAMPLES = {"quick": 10_000, "standard": 100_000, "full": 1_000_000}
 #: outputs per input of each paper-mode (violation) claim: one-feature forests, cheap
 N_PAPER = {"quick": 5_000, "standard": 50_000, "full": 200_000}
-#: outputs per input of the mutant rows (audit.mutants.diprime)
+#: outputs per input of the mutant rows (audit.diprime.mutants)
 N_MUTANT = {"quick": 4_000, "standard": 20_000, "full": 100_000}
 #: error probability of each sampled row (a correct learner is flagged with probability at most ALPHA)
 ALPHA = 0.01
@@ -61,7 +61,7 @@ Y_CLF = np.array([0, 1, 0, 1])
 
 
 class ReleaseMechanism(LearnerMechanism):
-    """:class:`audit.learner.LearnerMechanism` whose output is the forest's discrete
+    """:class:`audit.engine.learner.LearnerMechanism` whose output is the forest's discrete
     ``release(bins, leaf_bins)``: thresholds on a public grid, coarse leaf codes."""
 
     def __init__(self, make_estimator, bins=2, leaf_bins=2, post=None):
@@ -246,8 +246,8 @@ def ledger_claims(budget: str, seed: int) -> list[dict]:
 
 
 def mutant_rows(budget: str, seed: int) -> list[dict]:
-    """DiPriMe's flawed mechanisms (audit.mutants.diprime), each of which must be flagged."""
-    from audit.mutants.diprime import mutant_cases
+    """DiPriMe's flawed mechanisms (audit.diprime.mutants), each of which must be flagged."""
+    from audit.diprime.mutants import mutant_cases
 
     rows, n = [], N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):

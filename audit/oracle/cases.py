@@ -1,4 +1,4 @@
-"""Candidates the oracle (:mod:`audit.compare`) is validated on, and the references it knows by name.
+"""Candidates the oracle (:mod:`audit.engine.compare`) is validated on, and the references it knows by name.
 
 Correct candidates are independent second implementations of a reference
 (the step-by-step samplers against the vectorised ones); subtly wrong ones
@@ -45,7 +45,7 @@ def _laplace_scaled(epsilon, factor):
 
 def _forest_counts(**params):
     """Reference: a random decision forest's noisy leaf counts (vector), batched through the learner's own code."""
-    from audit.targets.random_trees import ForestRelease
+    from audit.random_trees.claims import ForestRelease
     from reference.random_trees import RandomDecisionForestClassifier
 
     return ForestRelease(lambda: RandomDecisionForestClassifier(**params), output="counts")
@@ -53,7 +53,7 @@ def _forest_counts(**params):
 
 def _forest_counts_scale(factor):
     """A candidate forest whose leaf noise scale is ``factor`` times the reference's."""
-    from audit.targets.random_trees import ForestRelease
+    from audit.random_trees.claims import ForestRelease
     from reference.random_trees import RandomDecisionForestClassifier
 
     class Scaled(RandomDecisionForestClassifier):

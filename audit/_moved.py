@@ -1,0 +1,51 @@
+"""Import paths of the auditor's modules that moved (issue 20's layout): the old path is the new module itself.
+
+The engine went to :mod:`audit.engine`; each target's claims, theorems, mutants,
+reproduction and oracle cases went to its own package (``audit.privatree``, ...).
+The finder is :func:`reference._moved.install`.
+"""
+from __future__ import annotations
+
+__all__ = ["MOVED"]
+
+#: old module -> the module that holds its code now
+MOVED = {
+    "audit.estimate": "audit.engine.estimate",
+    "audit.events": "audit.engine.events",
+    "audit.search": "audit.engine.search",
+    "audit.neighbours": "audit.engine.neighbours",
+    "audit.sampling": "audit.engine.sampling",
+    "audit.bounds": "audit.engine.bounds",
+    "audit.exact": "audit.engine.exact",
+    "audit.compare": "audit.engine.compare",
+    "audit.compare_noise_off": "audit.engine.compare_noise_off",
+    "audit.power": "audit.engine.power",
+    "audit.tightness": "audit.engine.tightness",
+    "audit.release": "audit.engine.release",
+    "audit.learner": "audit.engine.learner",
+    "audit.checkpoint": "audit.engine.checkpoint",
+    "audit.progress": "audit.engine.progress",
+    "audit.budget": "audit.engine.budget",
+    "audit.render": "audit.engine.render",
+    "audit.targets.privatree": "audit.privatree.claims",
+    "audit.targets.diprime": "audit.diprime.claims",
+    "audit.targets.lpdt": "audit.lpdt.claims",
+    "audit.targets.random_trees": "audit.random_trees.claims",
+    "audit.targets.mechanisms": "audit.mechanisms.claims",
+    "audit.targets.oracle": "audit.oracle.claims",
+    "audit.theorems.diprime": "audit.diprime.theorems",
+    "audit.theorems.lpdt": "audit.lpdt.theorems",
+    "audit.theorems.random_trees": "audit.random_trees.theorems",
+    "audit.mutants.privatree": "audit.privatree.mutants",
+    "audit.mutants.diprime": "audit.diprime.mutants",
+    "audit.mutants.mechanisms": "audit.mechanisms.mutants",
+    "audit.mutants.float_noise": "audit.mechanisms.float_noise",
+    "audit.mutants.float_median": "audit.mechanisms.float_median",
+    "audit.reproduce.privatree": "audit.privatree.reproduce",
+    "audit.reproduce.privatree_tables": "audit.privatree.tables",
+    "audit.reproduce.diprime": "audit.diprime.reproduce",
+    "audit.reproduce.lpdt": "audit.lpdt.reproduce",
+    "audit.reproduce.random_trees": "audit.random_trees.reproduce",
+    "audit.oracle_cases": "audit.oracle.cases",
+    "audit.oracle_learner_cases": "audit.oracle.learner_cases",
+}
