@@ -40,7 +40,7 @@ import math
 
 import numpy as np
 
-from reference.validation import check_generator, check_positive_finite, check_probability
+from reference.validation import check_generator, check_pair, check_positive_finite, check_probability
 from reference.mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
 
 __all__ = ["LPDTRandomizer", "PerLeafNoiseRandomizer", "check_target_bounds", "CHUNK"]
@@ -55,13 +55,7 @@ def check_target_bounds(target_bounds) -> tuple[float, float]:
         raise ValueError(
             f"target_bounds is required: the public (low, high) range of the labels, got {target_bounds!r}; "
             "reading it from the private labels (the authors' code, spec 9 D2) breaks local privacy")
-    try:
-        low, high = (float(b) for b in target_bounds)
-    except (TypeError, ValueError):
-        raise ValueError(f"target_bounds must be a pair (low, high), got {target_bounds!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(f"target_bounds must be finite with low < high, got {target_bounds!r}")
-    return low, high
+    return check_pair("target_bounds", target_bounds)
 
 
 class LPDTRandomizer(Mechanism):

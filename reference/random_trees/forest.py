@@ -50,30 +50,11 @@ from reference.random_trees.core import (
     INVALID_RULES,
     VOTING_RULES,
     Forests,
-    aggregate,
-    draw_structure,
-    leaf_counts,
-    leaf_values,
     logarithmic_n_estimators,
     noise_scale,
-    route,
-    theory_n_estimators,
 )
 
-__all__ = [
-    "RandomDecisionForestClassifier",
-    "Forests",
-    "draw_structure",
-    "route",
-    "leaf_counts",
-    "leaf_values",
-    "aggregate",
-    "noise_scale",
-    "logarithmic_n_estimators",
-    "theory_n_estimators",
-    "VOTING_RULES",
-    "INVALID_RULES",
-]
+__all__ = ["RandomDecisionForestClassifier"]
 
 # --------------------------------------------------------------------------- validation helpers
 def _check_bounds(bounds, m=None) -> np.ndarray:
