@@ -8,8 +8,9 @@ from __future__ import annotations
 
 __all__ = ["MOVED"]
 
-#: old module -> the module that holds its code now
+#: old module -> the module that holds its code now (``None``: an old package that only holds old paths)
 MOVED = {
+    "audit.theorems": None,
     "audit.estimate": "audit.engine.estimate",
     "audit.events": "audit.engine.events",
     "audit.search": "audit.engine.search",

@@ -22,7 +22,7 @@ MOVED = {
     "reference.discrete_noise": "reference.mechanisms.discrete_noise",
     "reference.grid": "reference.mechanisms.grid",
     "reference.privatree_batch": "reference.privatree.batch",
-    "reference.diprime_tree": "reference.diprime.tree",
+    "reference.diprime_tree": "reference.diprime.grower",
     "reference.diprime_batch": "reference.diprime.batch",
     "reference.diprime_batch_medians": "reference.diprime.batch_medians",
     "reference.diprime_mechanisms": "reference.diprime.mechanisms",

@@ -147,7 +147,7 @@ def _leaf_counts(est, X, y):
         walk(left, idx[go], path + "L")
         walk(right, idx[~go], path + "R")
 
-    walk(est.tree_, np.arange(len(y)), "")
+    walk(est.release(), np.arange(len(y)), "")  # the tree as nested tuples
     return out
 
 

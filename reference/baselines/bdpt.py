@@ -32,6 +32,7 @@ from reference.baselines._gini import one_vs_rest_gini_utility
 from reference.validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
                            facts_by_index, shown)
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import leaf, nested, predict_values, split
 from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
 
 __all__ = ["BDPTClassifier", "depth_budgets"]
@@ -124,7 +125,7 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
                 # integer counts with exact integer noise (two-sided geometric): on the lattice Z (issue 17)
                 noisy = TwoSidedGeometric(eps_t[t], 1.0).sample(np.bincount(yy, minlength=2), rng)
                 ledger.charge(f"leaf{tag}", "TwoSidedGeometric", eps_t[t], scope=scope)
-                return ("leaf", int(noisy[1] >= noisy[0]))
+                return leaf(int(noisy[1] >= noisy[0]))
             n_noisy = max(1.0, float(TwoSidedGeometric(eps_t[t], 1.0).sample(int(idx.size), rng)))
             ledger.charge(f"count{tag}", "TwoSidedGeometric", eps_t[t], scope=scope, note="noisy node size")
             sens = 2 * n_noisy / (n_noisy + 1) ** 2
@@ -134,8 +135,8 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
             j, c = cand[k]
             go = codes[idx, j] == c
             part = f"split{tag}"
-            return ("node", j, c, grow(idx[go], t + 1, scope.child(part, "L"), path + "L"),
-                    grow(idx[~go], t + 1, scope.child(part, "R"), path + "R"))
+            return split(j, grow(idx[go], t + 1, scope.child(part, "L"), path + "L"),
+                         grow(idx[~go], t + 1, scope.child(part, "R"), path + "R"), categories=(c,), key=c)
 
         self.tree_ = grow(np.arange(len(yk)), 0, Scope.root(), "")
         self.classes_, self.n_features_in_ = classes, X.shape[1]
@@ -150,15 +151,9 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_fitted(self)
         codes = self._codes(np.asarray(check_X(self, X, reset=False, numeric=not self.categories_), dtype=object))
-        out = []
-        for b in codes:
-            node = self.tree_
-            while node[0] == "node":
-                node = node[3] if b[node[1]] == node[2] else node[4]
-            out.append(node[1])
-        return self.classes_[np.array(out, dtype=int)]
+        return self.classes_[predict_values(self.tree_, codes)]
 
     def release(self):
         """``("node", feature, category_or_group, left, right)`` / ``("leaf", class_index)``."""
         check_fitted(self)
-        return self.tree_
+        return nested(self.tree_)

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.validation import check_fitted, check_max_depth, check_X, check_y, facts_by_index, shown
+from reference.tree import bin_split, leaf, nested, predict_values
 
 __all__ = ["HistogramCARTClassifier"]
 
@@ -127,33 +128,23 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
             if best is not None:
                 j, key, lb = best
                 go = np.isin(self._bins[idx, j], lb)
-                return ("node", j, key, self._grow(idx[go], depth + 1), self._grow(idx[~go], depth + 1))
+                return bin_split(j, key, self._grow(idx[go], depth + 1), self._grow(idx[~go], depth + 1))
         counts = np.bincount(y, minlength=self._K)
-        return ("leaf", int(np.argmax(counts)))
-
-    def _route(self, b):
-        node = self.tree_
-        while node[0] == "node":
-            _, j, key, left, right = node
-            go = (b[j] in key) if isinstance(key, tuple) else (0 <= b[j] <= key)
-            node = left if go else right
-        return node[1]
+        return leaf(int(np.argmax(counts)))
 
     def predict(self, X):
         check_fitted(self)
         X = np.asarray(check_X(self, X, reset=False, numeric=not self.categories_), dtype=object)
-        out = []
-        for row in X:
-            b = []
-            for j, v in enumerate(row):
-                if j in self.categories_:
-                    b.append(list(self.categories_[j]).index(v) if v in list(self.categories_[j]) else -1)
-                else:
-                    b.append(int(np.searchsorted(self.bin_edges_[j], float(v), side="left")))
-            out.append(self._route(b))
-        return self.classes_[np.array(out, dtype=int)]
+        bins = np.empty(X.shape, dtype=np.int64)
+        for j in range(X.shape[1]):
+            if j in self.categories_:
+                cats = list(self.categories_[j])
+                bins[:, j] = [cats.index(v) if v in cats else -1 for v in X[:, j].tolist()]
+            else:
+                bins[:, j] = np.searchsorted(self.bin_edges_[j], X[:, j].astype(float), side="left")
+        return self.classes_[predict_values(self.tree_, bins)]
 
     def release(self):
         """The tree in :meth:`reference.privatree.PrivaTreeClassifier.release` format."""
         check_fitted(self)
-        return self.tree_
+        return nested(self.tree_)

@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import leaf, nested, predict_values, split
 from reference.mechanisms import PermuteAndFlip
 
 __all__ = ["RandomTreePFClassifier"]
@@ -82,7 +83,7 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
             if depth == d:
                 counts = np.bincount(yk[idx], minlength=K).astype(float)
                 ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps, scope=scope)
-                return ("leaf", int(pf.sample(counts, rng)))
+                return leaf(int(pf.sample(counts, rng)))
             j = int(rng.integers(bounds.shape[0]))
             lo, hi = cell[j]
             t = float(rng.uniform(lo, hi))
@@ -91,8 +92,10 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
             left_cell[j, 1] = t
             right_cell[j, 0] = t
             part = f"split{path or '^'}"
-            return ("node", j, t, grow(idx[go], left_cell, depth + 1, scope.child(part, "L"), path + "L"),
-                    grow(idx[~go], right_cell, depth + 1, scope.child(part, "R"), path + "R"))
+            # x <= t goes left: the next double above t is the threshold of reference.tree's x < threshold
+            return split(j, grow(idx[go], left_cell, depth + 1, scope.child(part, "L"), path + "L"),
+                         grow(idx[~go], right_cell, depth + 1, scope.child(part, "R"), path + "R"),
+                         threshold=np.nextafter(t, np.inf), key=t)
 
         self.tree_ = grow(np.arange(len(yk)), bounds.copy(), 0, Scope.root(), "")
         self.classes_, self.bounds_, self.n_features_in_ = classes, bounds, bounds.shape[0]
@@ -101,22 +104,17 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         X = check_X(self, X, reset=False)  # NotFittedError; names, counts, 2-D, finite
-        out = []
-        for row in X:
-            node = self.tree_
-            while node[0] == "node":
-                node = node[3] if row[node[1]] <= node[2] else node[4]
-            out.append(node[1])
-        return self.classes_[np.array(out, dtype=int)]
+        return self.classes_[predict_values(self.tree_, X)]
 
     def release(self, thresholds=False):
         """The tree as nested tuples; thresholds (data-independent) rounded to 6 decimals, or dropped
         (``thresholds=False``: features and labels only, post-processing of the model)."""
         check_fitted(self)
+        if thresholds:
+            return nested(self.tree_, key=lambda node: round(node.key, 6))
+
         def strip(node):
-            if node[0] == "leaf":
-                return node
-            t = round(node[2], 6) if thresholds else None
-            head = ("node", node[1], t) if thresholds else ("node", node[1])
-            return head + (strip(node[3]), strip(node[4]))
+            if node.is_leaf:
+                return ("leaf", node.value)
+            return ("node", node.feature, strip(node.left), strip(node.right))
         return strip(self.tree_)

@@ -22,7 +22,7 @@ Consul and Williamson, 003_9d9c0c8370f39611.txt section 4 ("DP-ERT"),
 from __future__ import annotations
 
 from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
-from reference.diprime.tree import Budget, TreeGrower, bipartitions
+from reference.diprime.grower import Budget, TreeGrower, bipartitions
 
 __all__ = ["DPExtraTreesRegressor", "DPExtraTreesClassifier", "RandomSplitGrower"]
 

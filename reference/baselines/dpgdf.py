@@ -29,6 +29,8 @@ from reference.baselines._gini import one_vs_rest_gini_utility
 from reference.validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
                            facts_by_index, shown)
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import leaf as leaf_node
+from reference.tree import nested, predict_values, split
 from reference.mechanisms import ExponentialMechanism, PermuteAndFlip
 
 __all__ = ["DPGDFClassifier"]
@@ -99,8 +101,8 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
             ledger.charge(f"leaf{path or '^'}", "Exponential(smooth sensitivity)", eps_leaf, scope=scope,
                           sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP (spec A15)")
             if S < 1e-300:  # exp(eps u / S) is then a point mass on the unique majority (the limit of the law)
-                return ("leaf", int(np.argmax(n)))
-            return ("leaf", int(ExponentialMechanism(eps_leaf, S, monotonic=True).sample(u, rng)))
+                return leaf_node(int(np.argmax(n)))
+            return leaf_node(int(ExponentialMechanism(eps_leaf, S, monotonic=True).sample(u, rng)))
 
         def grow(idx, depth, used, scope, path):
             yy = yk[idx]
@@ -113,8 +115,9 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
             j, c = cand[k]
             go = codes[idx, j] == c
             part = f"split{path or '^'}"
-            return ("node", j, c, grow(idx[go], depth + 1, used | {(j, c)}, scope.child(part, "L"), path + "L"),
-                    grow(idx[~go], depth + 1, used | {(j, c)}, scope.child(part, "R"), path + "R"))
+            return split(j, grow(idx[go], depth + 1, used | {(j, c)}, scope.child(part, "L"), path + "L"),
+                         grow(idx[~go], depth + 1, used | {(j, c)}, scope.child(part, "R"), path + "R"),
+                         categories=(c,), key=c)
 
         self.tree_ = grow(np.arange(len(yk)), 0, frozenset(), Scope.root(), "")
         self.classes_, self.categories_, self.n_features_in_ = classes, cats, X.shape[1]
@@ -127,17 +130,13 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         X = np.asarray(check_X(self, X, reset=False, numeric=False), dtype=object)
-        out = []
-        for row in X:
-            node = self.tree_
-            while node[0] == "node":
-                _, j, c, left, right = node
-                cats = list(self.categories_[j])
-                node = left if (row[j] in cats and cats.index(row[j]) == c) else right
-            out.append(node[1])
-        return self.classes_[np.array(out, dtype=int)]
+        codes = np.empty(X.shape, dtype=np.int64)  # an unseen value is -1: it goes right everywhere
+        for j in range(X.shape[1]):
+            cats = list(self.categories_[j])
+            codes[:, j] = [cats.index(v) if v in cats else -1 for v in X[:, j].tolist()]
+        return self.classes_[predict_values(self.tree_, codes)]
 
     def release(self):
         """``("node", feature, category_code, left, right)`` / ``("leaf", class_index)``."""
         check_fitted(self)
-        return self.tree_
+        return nested(self.tree_)

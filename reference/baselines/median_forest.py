@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
-from reference.diprime.tree import Budget, Node, TreeGrower, bipartitions
+from reference.diprime.grower import Budget, TreeGrower, bipartitions
+from reference.tree import Node
 
 __all__ = ["MedianForestRegressor", "MedianForestClassifier", "ExactMedianGrower"]
 

@@ -1,5 +1,5 @@
 """DiPriMe forests (000_3adb53c34ab1d76d.txt, 003_9d9c0c8370f39611.txt): the forests (``forest``), the tree
-grower and its budget (``tree``), the papers' own median and leaf mechanisms (``mechanisms``), the batched
+grower and its budget (``grower``), the papers' own median and leaf mechanisms (``mechanisms``), the batched
 sampler (``batch``, ``batch_medians``) and the dataset loaders (``data``).
 
 The names below are this package's public interface (``reference.diprime.NAME``).

@@ -7,7 +7,7 @@ the discrete ``release(bins, leaf_bins)`` of a freshly fitted
 format, as the audit target's wrapped reference
 (:class:`audit.targets.diprime.ReleaseMechanism`). ``batch(data, n, rng)``
 grows the ``n`` forests together, level by level, as NumPy arrays over the
-run axis; the reference (:mod:`reference.diprime.tree`) stays the definition,
+run axis; the reference (:mod:`reference.diprime.grower`) stays the definition,
 and ``tests/test_diprime_batch.py`` checks this path against it (equal record
 partitions and leaf values when every mechanism is made deterministic by a
 huge epsilon, equal release distributions with noise on).
@@ -47,7 +47,7 @@ runs); on large data one reference fit is faster.
 
 The batched path keeps no privacy ledger: it publishes releases only, and the
 reference's ledger describes every one of them (the same mechanism calls at
-the same epsilons, :func:`reference.diprime.tree.budget`).
+the same epsilons, :func:`reference.diprime.grower.budget`).
 
 References
 ----------
@@ -66,7 +66,7 @@ from reference.validation import check_generator, check_int, check_pair, check_X
 from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
-from reference.diprime.tree import budget
+from reference.diprime.grower import budget
 from reference.mechanisms import Laplace, TwoSidedGeometric
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
@@ -362,7 +362,7 @@ class DiPriMeBatch:
 
     @staticmethod
     def _score_sensitivity(p):
-        """:meth:`reference.diprime.tree.TreeGrower.score_sensitivity` (spec A4, A5)."""
+        """:meth:`reference.diprime.grower.TreeGrower.score_sensitivity` (spec A4, A5)."""
         if p["n_classes"] == 0:
             b = max(abs(p["target_bounds"][0]), abs(p["target_bounds"][1]))
             return 1.0, 4.0 * b * b

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.diprime.tree import FLIP_GRID
+from reference.diprime.grower import FLIP_GRID
 from reference.mechanisms.grid import DEFAULT_GRID, effective_grid, grid_searchsorted, grid_value
 
 __all__ = ["median_lebesgue", "median_index_v000", "median_authors_flip", "median_flip_grid", "noisy_max"]
@@ -117,7 +117,7 @@ def median_authors_flip(values, member, lo, hi, eps, rng) -> np.ndarray:
 def median_flip_grid(values, member, lo, hi, eps, rng) -> np.ndarray:
     """Strict DiPriMeFlip median (spec A6): permute-and-flip over the ``FLIP_GRID`` public
     thresholds ``lo + (hi - lo) k / (G + 1)`` with score ``-|2 #{x < r} - N|``, sensitivity 1
-    (:meth:`reference.diprime.tree.TreeGrower.candidate`).
+    (:meth:`reference.diprime.grower.TreeGrower.candidate`).
 
     Permute-and-flip is report-noisy-max with Exp(1) noise on ``(eps/2) q`` (Ding et al. 2021).
     The grid points with ``b`` values below them form one run of ``g_b`` points with one score,

@@ -56,7 +56,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from reference.validation import (check_choice, check_fitted, check_int, check_pair, check_positive_finite, check_X,
                                   check_y, facts_by_index)
-from reference.diprime.tree import MAX_CATEGORIES, TreeGrower, budget, route_leaves
+from reference.diprime.grower import MAX_CATEGORIES, TreeGrower, budget
+from reference.tree import route
 from reference.ledger import PrivacyLedger, Scope
 
 __all__ = ["DiPriMeForestRegressor", "DiPriMeForestClassifier", "VARIANTS", "VERSIONS", "ACCOUNTINGS",
@@ -247,7 +248,7 @@ class _DiPriMeForest(BaseEstimator):
         """Leaf values of every tree at every row: (trees, n) or (trees, n, C)."""
         X = check_X(self, X, reset=False)  # NotFittedError; names, counts; NaN rows refused
         shape = (X.shape[0], self._n_classes) if self._n_classes else (X.shape[0],)
-        return np.stack([route_leaves(tree, X, np.empty(shape)) for tree in self.estimators_])
+        return np.stack([route(tree, X, np.empty(shape)) for tree in self.estimators_])
 
     # ------------------------------------------------------------------ release
     def batched_release_sampler(self, bins: int | None = None, leaf_bins: int | None = None):
@@ -339,7 +340,7 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
 
     Attributes
     ----------
-    estimators_ : list of :class:`reference.diprime.tree.Node`
+    estimators_ : list of :class:`reference.tree.Node`
     privacy_ledger_ : PrivacyLedger
     budget_ : Budget, the per-call epsilons of each tree
 

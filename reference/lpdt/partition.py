@@ -28,32 +28,56 @@ we do not predict 0 outside the box as the authors' code does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
+
+from reference.tree import Node, leaf, predict_values, split
 
 __all__ = ["TreePartition", "GridPartition", "grow_max_edge", "regular_partition"]
 
 
 @dataclass
 class TreePartition:
-    """A binary tree of axis-aligned midpoint splits.
+    """A binary tree of axis-aligned midpoint splits: a :class:`reference.tree.Node` whose leaves hold
+    their leaf index ``0 .. n_leaves - 1`` (in preorder), plus what the public data says of each leaf.
 
-    Node ``v`` is internal when ``feature[v] >= 0``; its children are
-    ``left[v]`` (``x[feature] < threshold``) and ``right[v]``. Leaves carry a
-    leaf index ``leaf[v]`` in ``0 .. n_leaves - 1`` (in preorder).
+    ``feature``, ``threshold``, ``left``, ``right``, ``leaf`` and ``depth`` are the same tree as
+    arrays over the nodes in preorder: node ``v`` is internal when ``feature[v] >= 0``, its children
+    are ``left[v]`` (``x[feature] < threshold``) and ``right[v]``; a leaf has ``leaf[v] >= 0``.
     """
 
-    feature: list = field(default_factory=list)
-    threshold: list = field(default_factory=list)
-    left: list = field(default_factory=list)
-    right: list = field(default_factory=list)
-    leaf: list = field(default_factory=list)
-    depth: list = field(default_factory=list)
+    root: Node = field(default_factory=lambda: leaf(0))
     #: per leaf: public mean label and public count (used by the denominator guard)
     leaf_public_mean: list = field(default_factory=list)
     leaf_public_count: list = field(default_factory=list)
     #: per leaf: True when it stopped before ``max_depth`` for lack of public data
     leaf_stopped_early: list = field(default_factory=list)
+
+    @cached_property
+    def _arrays(self) -> dict:
+        cols = {k: [] for k in ("feature", "threshold", "left", "right", "leaf", "depth")}
+
+        def walk(node, depth):
+            v = len(cols["feature"])
+            for k, val in (("feature", node.feature), ("threshold", 0.0 if node.is_leaf else node.threshold),
+                           ("left", -1), ("right", -1), ("leaf", node.value if node.is_leaf else -1),
+                           ("depth", depth)):
+                cols[k].append(val)
+            if not node.is_leaf:
+                cols["left"][v] = walk(node.left, depth + 1)
+                cols["right"][v] = walk(node.right, depth + 1)
+            return v
+
+        walk(self.root, 0)
+        return cols
+
+    feature = property(lambda self: self._arrays["feature"])
+    threshold = property(lambda self: self._arrays["threshold"])
+    left = property(lambda self: self._arrays["left"])
+    right = property(lambda self: self._arrays["right"])
+    leaf = property(lambda self: self._arrays["leaf"])
+    depth = property(lambda self: self._arrays["depth"])
 
     @property
     def n_leaves(self) -> int:
@@ -68,19 +92,7 @@ class TreePartition:
         X = np.asarray(X, dtype=float)
         if X.ndim == 1:
             X = X[None, :]
-        feature = np.asarray(self.feature)
-        threshold = np.asarray(self.threshold, dtype=float)
-        left, right, leaf = np.asarray(self.left), np.asarray(self.right), np.asarray(self.leaf)
-        node = np.zeros(X.shape[0], dtype=np.intp)
-        rows = np.arange(X.shape[0])
-        while True:
-            inner = feature[node] >= 0
-            if not inner.any():
-                return leaf[node]
-            idx = rows[inner]
-            v = node[idx]
-            go_left = X[idx, feature[v]] < threshold[v]
-            node[idx] = np.where(go_left, left[v], right[v])
+        return predict_values(self.root, X)
 
     def structure(self) -> tuple:
         """The public structure, canonical and hashable: ``(feature, threshold)`` per node in preorder."""
@@ -141,14 +153,7 @@ def grow_max_edge(X_pub: np.ndarray, y_pub: np.ndarray, bounds: np.ndarray, max_
     part = TreePartition()
     width = bounds[:, 1] - bounds[:, 0]
 
-    def grow(idx: np.ndarray, lo: np.ndarray, hi: np.ndarray, depth: int) -> int:
-        v = len(part.feature)
-        part.feature.append(-1)
-        part.threshold.append(0.0)
-        part.left.append(-1)
-        part.right.append(-1)
-        part.leaf.append(-1)
-        part.depth.append(depth)
+    def grow(idx: np.ndarray, lo: np.ndarray, hi: np.ndarray, depth: int) -> Node:
         best = None
         if depth < max_depth and idx.size >= min_samples_split:
             rel = (hi - lo) / width
@@ -165,22 +170,19 @@ def grow_max_edge(X_pub: np.ndarray, y_pub: np.ndarray, bounds: np.ndarray, max_
                 if best is None or gain > best[0]:
                     best = (gain, k, mid, go_left)
         if best is None:
-            part.leaf[v] = part.n_leaves
+            node = leaf(part.n_leaves)
             part.leaf_public_mean.append(float(y_pub[idx].mean()) if idx.size else float("nan"))
             part.leaf_public_count.append(int(idx.size))
             part.leaf_stopped_early.append(depth < max_depth)
-            return v
+            return node
         _, k, mid, go_left = best
-        part.feature[v] = int(k)
-        part.threshold[v] = float(mid)
         hi_left, lo_right = hi.copy(), lo.copy()
         hi_left[k] = mid
         lo_right[k] = mid
-        part.left[v] = grow(idx[go_left], lo, hi_left, depth + 1)
-        part.right[v] = grow(idx[~go_left], lo_right, hi, depth + 1)
-        return v
+        left = grow(idx[go_left], lo, hi_left, depth + 1)
+        return split(int(k), left, grow(idx[~go_left], lo_right, hi, depth + 1), threshold=float(mid))
 
-    grow(np.arange(X_pub.shape[0]), bounds[:, 0].astype(float), bounds[:, 1].astype(float), 0)
+    part.root = grow(np.arange(X_pub.shape[0]), bounds[:, 0].astype(float), bounds[:, 1].astype(float), 0)
     return part
 
 
@@ -190,27 +192,21 @@ def regular_partition(bounds: np.ndarray, depth: int) -> TreePartition:
     part = TreePartition()
     width = bounds[:, 1] - bounds[:, 0]
 
-    def grow(lo, hi, dep):
-        v = len(part.feature)
-        for lst, val in ((part.feature, -1), (part.threshold, 0.0), (part.left, -1), (part.right, -1),
-                         (part.leaf, -1), (part.depth, dep)):
-            lst.append(val)
+    def grow(lo, hi, dep) -> Node:
         if dep >= depth:
-            part.leaf[v] = part.n_leaves
+            node = leaf(part.n_leaves)
             part.leaf_public_mean.append(float("nan"))
             part.leaf_public_count.append(0)
             part.leaf_stopped_early.append(False)
-            return v
+            return node
         rel = (hi - lo) / width
         k = int(np.flatnonzero(rel == rel.max())[0])
         mid = (lo[k] + hi[k]) / 2.0
-        part.feature[v], part.threshold[v] = k, float(mid)
         hl, lr = hi.copy(), lo.copy()
         hl[k] = mid
         lr[k] = mid
-        part.left[v] = grow(lo, hl, dep + 1)
-        part.right[v] = grow(lr, hi, dep + 1)
-        return v
+        left = grow(lo, hl, dep + 1)
+        return split(k, left, grow(lr, hi, dep + 1), threshold=float(mid))
 
-    grow(bounds[:, 0].astype(float), bounds[:, 1].astype(float), 0)
+    part.root = grow(bounds[:, 0].astype(float), bounds[:, 1].astype(float), 0)
     return part

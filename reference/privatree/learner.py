@@ -55,6 +55,7 @@ from reference.validation import check_max_depth, check_positive_finite, check_p
     check_y, facts_by_index, shown
 from reference.mechanisms.jointexp import JointExp
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import bin_split, leaf, nested, predict_values
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 
 __all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
@@ -191,8 +192,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    privacy_ledger_, budget_, bin_edges_, tree_, classes_, n_features_in_,
+    privacy_ledger_, budget_, bin_edges_, classes_, n_features_in_,
     privacy_leaks_. (How many values were clipped into ``bounds`` is private and is not kept.)
+    tree_ : reference.tree.Node
+        The fitted tree over bin ids (a leaf's ``value`` is a class index);
+        :meth:`release` publishes it as nested tuples.
 
     References
     ----------
@@ -412,14 +416,14 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                 part = f"split{path or '^'}"
                 left = self._grow(idx[go_left], depth + 1, scope.child(part, "L"), path + "L")
                 right = self._grow(idx[~go_left], depth + 1, scope.child(part, "R"), path + "R")
-                return ("node", j, key, left, right)
+                return bin_split(j, key, left, right)
         counts = np.bincount(y, minlength=K)
         eps_leaf = c["budget"]["leaf"]
         label = PermuteAndFlip(self._leaf_mechanism_epsilon(eps_leaf), 1.0, monotonic=True).sample(
             counts.astype(float), c["rng"])
         c["ledger"].charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps_leaf, scope=scope,
                            note="section IV-C; leaves partition the records")
-        return ("leaf", int(label))
+        return leaf(int(label))
 
     def _best_split(self, idx, y, scope, path):
         """Noisy histograms of every feature and the least-Gini candidate (Algorithm 1 lines 11-12)."""
@@ -474,18 +478,6 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         return (nL >= floor) & (nR >= floor)
 
     # ------------------------------------------------------------------ outputs
-    def _leaf_of(self, row_bins):
-        node = self.tree_
-        while node[0] == "node":
-            _, j, key, left, right = node
-            b = row_bins[j]
-            if isinstance(key, tuple):
-                go = b in key
-            else:
-                go = 0 <= b <= key if j in self.categories_ else b <= key
-            node = left if go else right
-        return node[1]
-
     def _bins_for_predict(self, X):
         check_fitted(self)
         X = check_X(self, X, reset=False, numeric=not self.categories_)
@@ -502,7 +494,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """One-hot of the leaf label (section IV-C)."""
-        labels = [self._leaf_of(r) for r in self._bins_for_predict(X)]
+        bins = self._bins_for_predict(X)  # NotFittedError before fit
+        labels = predict_values(self.tree_, bins)
         out = np.zeros((len(labels), self.classes_.size))
         out[np.arange(len(labels)), labels] = 1.0
         return out
@@ -538,7 +531,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         check_fitted(self)
         if edges is None:
-            return self.tree_
+            return nested(self.tree_)
         feats = []
         for j, e in sorted(self.bin_edges_.items()):
             if edges == "exact":
@@ -548,4 +541,4 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                 G = int(edges)
                 cell = np.zeros(e.size, dtype=int) if hi == lo else np.minimum(((e - lo) / (hi - lo) * G).astype(int), G - 1)
                 feats.append((j, tuple(int(v) for v in cell)))
-        return (tuple(feats), self.tree_)
+        return (tuple(feats), nested(self.tree_))

@@ -29,6 +29,7 @@ import numpy as np
 
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import Node, route
 from reference.mechanisms.grid import DEFAULT_GRID, effective_grid
 from reference.mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip, TwoSidedGeometric
 
@@ -39,23 +40,6 @@ __all__ = ["Node", "Budget", "TreeGrower", "budget", "route_leaves", "bipartitio
 FLIP_GRID = 32
 #: largest category set a categorical feature may have (2^(m-1) - 1 candidate bipartitions, spec A9)
 MAX_CATEGORIES = 12
-
-
-@dataclass
-class Node:
-    """A node: internal (``feature >= 0``) or leaf (``value`` set)."""
-
-    feature: int = -1
-    threshold: float = math.nan
-    left_categories: tuple = ()
-    categorical: bool = False
-    left: "Node | None" = None
-    right: "Node | None" = None
-    value: object = None  # float (regression) or class-probability array (classification)
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.feature < 0
 
 
 @dataclass(frozen=True)
@@ -319,14 +303,5 @@ class TreeGrower:
         return Node(value=float(np.clip(centre + noisy_sum / max(noisy_n, 1.0), lo, hi)))
 
 
-def route_leaves(node: Node, X: np.ndarray, out: np.ndarray, idx: np.ndarray | None = None):
-    """Write each row's leaf value into ``out`` (regression: (n,), classification: (n, C))."""
-    idx = np.arange(X.shape[0]) if idx is None else idx
-    if node.is_leaf:
-        out[idx] = node.value
-        return out
-    x = X[idx, node.feature]
-    left = np.isin(x, np.asarray(node.left_categories, dtype=float)) if node.categorical else x < node.threshold
-    route_leaves(node.left, X, out, idx[left])
-    route_leaves(node.right, X, out, idx[~left])
-    return out
+#: the routing of :mod:`reference.tree` under the name DiPriMe's modules used
+route_leaves = route

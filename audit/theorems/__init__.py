@@ -1,1 +1,0 @@
-"""Monte Carlo checks of the papers' theorems, one module per paper."""
