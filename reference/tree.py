@@ -8,9 +8,13 @@ sends a row left when the row's value of ``feature`` is below ``threshold``
 a tuple of codes), which is what :func:`nested` releases.
 
 Each learner grows on its own coordinates and routes with the same code:
-PrivaTree and the histogram baselines on bin ids (``b <= key`` is
-``b < key + 0.5``; a category set is ``left_categories``), DiPriMe on raw
-feature values (``x < threshold``, or ``x`` in the categories sent left).
+PrivaTree and the histogram baselines on bin ids (an integer key sends the
+bins ``0..key`` left; a tuple key lists them), DiPriMe and LPDT's partition on
+raw feature values (``x < threshold``, or ``x`` in the categories sent left).
+The random decision trees of 001_ are complete and drawn by the thousand for
+the auditor, so they are fitted and routed as heap arrays
+(:func:`route_heap`); :func:`heap_tree` gives any one of them as a
+:class:`Node`.
 
 In the spirit of scikit-learn's shared ``Tree``: one structure, one routing,
 one release format per family, so an audit of one learner's release reads
@@ -24,7 +28,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["Node", "split", "leaf", "route", "predict_values", "nested", "preorder", "bin_split"]
+__all__ = ["Node", "split", "leaf", "route", "predict_values", "nested", "preorder", "bin_split", "route_heap",
+           "heap_tree"]
 
 
 @dataclass
@@ -111,3 +116,68 @@ def nested(node: Node, leaf_value: Callable = lambda v: v, key: Callable | None 
         return ("leaf", leaf_value(node.value))
     k = node.key if key is None else key(node)
     return ("node", node.feature, k, nested(node.left, leaf_value, key), nested(node.right, leaf_value, key))
+
+
+# --------------------------------------------------------------------------- complete trees as heap arrays
+def route_heap(X: np.ndarray, attributes: np.ndarray, thresholds: np.ndarray, max_depth: int) -> np.ndarray:
+    """Leaf index (``0 .. 2**h - 1``) of every record in every complete tree stored as heap arrays.
+
+    The array form of the structure for many complete trees at once (the random decision trees of
+    001_, drawn by the thousand for the auditor): inner node ``v`` has children ``2v + 1`` and
+    ``2v + 2``; ``x[attribute] <= threshold`` goes left. :func:`heap_tree` gives one such tree as a
+    :class:`Node` (the same routing, checked in ``tests/test_tree.py``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, m)
+    attributes, thresholds : arrays of shape ``(T, 2**h - 1)`` (any leading shape is flattened)
+    max_depth : int
+
+    Returns
+    -------
+    int ndarray of shape ``leading + (n,)``
+    """
+    lead = attributes.shape[:-1]
+    n_inner = attributes.shape[-1]
+    n_trees = int(np.prod(lead, dtype=np.int64))
+    a = attributes.reshape(n_trees, n_inner)
+    t = thresholds.reshape(n_trees, n_inner)
+    n = X.shape[0]
+    if max_depth == 0:
+        return np.zeros(lead + (n,), dtype=np.intp)
+    XT = np.ascontiguousarray(X.T).ravel()  # XT[attr * n + i] == X[i, attr]
+    rows = np.arange(n, dtype=np.intp)
+    node = np.empty((a.shape[0], n), dtype=np.intp)
+    if n < 1024:  # many trees, few records (the auditor's batches): all trees at once
+        flat_offsets = a.astype(np.intp).ravel() * n
+        flat_thr = t.ravel()
+        base = (np.arange(a.shape[0], dtype=np.intp) * n_inner)[:, None]
+        v = np.zeros((a.shape[0], n), dtype=np.intp)
+        for _ in range(max_depth):
+            idx = base + v
+            right = XT.take(flat_offsets.take(idx) + rows) > flat_thr.take(idx)
+            v = 2 * v + 1 + right
+        return (v - n_inner).reshape(lead + (n,))
+    for tree in range(a.shape[0]):  # one tree at a time keeps the working set in cache
+        offsets, thr = a[tree].astype(np.intp) * n, t[tree]
+        v = np.zeros(n, dtype=np.intp)
+        for _ in range(max_depth):
+            right = XT.take(offsets.take(v) + rows) > thr.take(v)
+            v = 2 * v + 1 + right
+        node[tree] = v
+    return (node - n_inner).reshape(lead + (n,))
+
+
+def heap_tree(attributes, thresholds, leaf_values) -> Node:
+    """One complete tree of heap arrays (see :func:`route_heap`) as a :class:`Node`: inner node ``v``
+    splits on ``attributes[v]`` (``x <= thresholds[v]`` goes left, i.e. ``x`` below the next double),
+    leaf ``i`` (left to right) holds ``leaf_values[i]``."""
+    attributes, thresholds = np.asarray(attributes), np.asarray(thresholds, dtype=float)
+    n_inner = attributes.size
+
+    def build(v):
+        if v >= n_inner:
+            return leaf(leaf_values[v - n_inner])
+        return split(int(attributes[v]), build(2 * v + 1), build(2 * v + 2),
+                     threshold=float(np.nextafter(thresholds[v], np.inf)), key=float(thresholds[v]))
+    return build(0)

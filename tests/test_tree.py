@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.tree import Node, bin_split, leaf, nested, predict_values, preorder, route, split
+from reference.tree import Node, bin_split, heap_tree, leaf, nested, predict_values, preorder, route, route_heap, split
 
 
 def _walk(node: Node, row) -> object:
@@ -94,3 +94,31 @@ def test_every_tree_learner_fits_a_reference_tree():
     assert all(isinstance(t, Node) for t in trees.values()), {k: type(t) for k, t in trees.items()}
     est = PrivaTreeClassifier(2.0, 2, bounds=b, classes=[0, 1], n_public=40, random_state=0).fit(X, y)
     assert est.release() == nested(est.tree_) and est.release()[0] in ("node", "leaf")
+
+
+@settings(max_examples=60, deadline=None)
+@given(depth=st.integers(0, 5), n=st.sampled_from([7, 1500]), seed=st.integers(0, 2 ** 32 - 1))
+def test_heap_arrays_route_as_their_node_tree(depth, n, seed):
+    """A complete tree stored as heap arrays (random decision trees) sends every record, ties with a threshold
+    included, to the leaf its Node form sends it to; both code paths of route_heap (few and many records)."""
+    rng = np.random.default_rng(seed)
+    attributes = rng.integers(0, 3, size=(2, 2 ** depth - 1))
+    thresholds = rng.choice([0.25, 0.5, 0.75], size=attributes.shape)
+    X = rng.choice([0.0, 0.25, 0.5, 0.6, 0.75, 1.0], size=(n, 3))
+    leaves = route_heap(X, attributes, thresholds, depth)
+    for t in range(2):
+        node = heap_tree(attributes[t], thresholds[t], np.arange(2 ** depth))
+        assert np.array_equal(predict_values(node, X), leaves[t])
+
+
+def test_random_forest_trees_are_reference_trees():
+    from reference.random_trees import RandomDecisionForestClassifier
+
+    rng = np.random.default_rng(1)
+    X, y = rng.random((30, 2)), rng.integers(0, 2, 30)
+    m = RandomDecisionForestClassifier(n_estimators=3, max_depth=2, epsilon=1.0, bounds=[(0, 1), (0, 1)],
+                                       classes=[0, 1], random_state=0).fit(X, y)
+    theta = m.forest_.theta_at(X)[0]  # (k, n, C)
+    for i, node in enumerate(m.trees()):
+        assert isinstance(node, Node)
+        assert np.array_equal(route(node, X, np.empty((len(X), 2))), theta[i])

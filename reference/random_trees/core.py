@@ -14,6 +14,7 @@ import numpy as np
 
 from reference.validation import check_positive_finite
 from reference.mechanisms import TwoSidedGeometric
+from reference.tree import route_heap as route
 
 __all__ = ["Forests", "draw_structure", "route", "leaf_counts", "leaf_values", "aggregate", "noise_scale",
            "logarithmic_n_estimators", "theory_n_estimators", "VOTING_RULES", "INVALID_RULES", "ACCOUNTINGS"]
@@ -53,50 +54,6 @@ def draw_structure(rng: np.random.Generator, shape: tuple[int, ...], max_depth: 
     u = rng.random(size=tuple(shape) + (n_inner,))
     low, high = bounds[attributes, 0], bounds[attributes, 1]
     return attributes, low + u * (high - low)
-
-
-def route(X: np.ndarray, attributes: np.ndarray, thresholds: np.ndarray, max_depth: int) -> np.ndarray:
-    """Leaf index (``0 .. 2**h - 1``) of every record in every tree.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, m)
-    attributes, thresholds : arrays of shape ``(T, 2**h - 1)`` (any leading shape is flattened)
-    max_depth : int
-
-    Returns
-    -------
-    int ndarray of shape ``leading + (n,)``
-    """
-    lead = attributes.shape[:-1]
-    n_inner = attributes.shape[-1]
-    n_trees = int(np.prod(lead, dtype=np.int64))
-    a = attributes.reshape(n_trees, n_inner)
-    t = thresholds.reshape(n_trees, n_inner)
-    n = X.shape[0]
-    if max_depth == 0:
-        return np.zeros(lead + (n,), dtype=np.intp)
-    XT = np.ascontiguousarray(X.T).ravel()  # XT[attr * n + i] == X[i, attr]
-    rows = np.arange(n, dtype=np.intp)
-    node = np.empty((a.shape[0], n), dtype=np.intp)
-    if n < 1024:  # many trees, few records (the auditor's batches): all trees at once
-        flat_offsets = a.astype(np.intp).ravel() * n
-        flat_thr = t.ravel()
-        base = (np.arange(a.shape[0], dtype=np.intp) * n_inner)[:, None]
-        v = np.zeros((a.shape[0], n), dtype=np.intp)
-        for _ in range(max_depth):
-            idx = base + v
-            right = XT.take(flat_offsets.take(idx) + rows) > flat_thr.take(idx)
-            v = 2 * v + 1 + right
-        return (v - n_inner).reshape(lead + (n,))
-    for tree in range(a.shape[0]):  # one tree at a time keeps the working set in cache
-        offsets, thr = a[tree].astype(np.intp) * n, t[tree]
-        v = np.zeros(n, dtype=np.intp)
-        for _ in range(max_depth):
-            right = XT.take(offsets.take(v) + rows) > thr.take(v)
-            v = 2 * v + 1 + right
-        node[tree] = v
-    return (node - n_inner).reshape(lead + (n,))
 
 
 def leaf_counts(leaves: np.ndarray, y_index: np.ndarray, n_leaves: int, n_classes: int) -> np.ndarray:

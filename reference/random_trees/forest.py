@@ -45,6 +45,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
                                   check_X, check_y, facts_by_index)
 from reference.ledger import PrivacyLedger, Scope
+from reference.tree import heap_tree
 from reference.random_trees.core import (
     ACCOUNTINGS,
     INVALID_RULES,
@@ -344,6 +345,13 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_fitted()
         return _forest_release(self.forest_, 0, self.n_estimators_)
+
+    def trees(self) -> list:
+        """The fitted trees as :class:`reference.tree.Node` (leaf values: the class fractions ``theta``),
+        built from the heap arrays the forest is fitted and routed in (:func:`reference.tree.route_heap`)."""
+        self._check_fitted()
+        f = self.forest_
+        return [heap_tree(f.attributes[0, i], f.thresholds[0, i], f.theta[0, i]) for i in range(self.n_estimators_)]
 
     def batched_release_sampler(self):
         """The fast path (:mod:`reference.fast_path`): many forests drawn at once through ``_draw_forests``
