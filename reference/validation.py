@@ -141,6 +141,13 @@ def check_pair(name: str, value) -> tuple[float, float]:
     return lo, hi
 
 
+def category_codes(values, categories) -> np.ndarray:
+    """The index of every value in the public ``categories`` (int64), and -1 for a value outside them
+    (a category the public set does not list: it reaches no category split's left side)."""
+    cats = list(categories)
+    return np.array([cats.index(v) if v in cats else -1 for v in list(values)], dtype=np.int64)
+
+
 def check_X(estimator, X, *, reset: bool, numeric: bool = True, allow_nan: bool = False) -> np.ndarray:
     """``X`` as a 2-D array, checked the way scikit-learn checks it, with its feature names and count.
 

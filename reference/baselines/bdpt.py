@@ -29,8 +29,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.baselines._gini import one_vs_rest_gini_utility
-from reference.validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
-                           facts_by_index, shown)
+from reference.validation import (BinaryOnlyMixin, category_codes, check_fitted, check_max_depth,
+                                  check_positive_finite, check_X, check_y, facts_by_index, shown)
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import leaf, nested, predict_values, split
 from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
@@ -75,8 +75,7 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
         codes = np.empty(X.shape, dtype=np.int64)
         for j in range(X.shape[1]):
             if j in self.categories_:
-                vals = list(self.categories_[j])
-                codes[:, j] = [vals.index(v) if v in vals else -1 for v in X[:, j].tolist()]
+                codes[:, j] = category_codes(X[:, j].tolist(), self.categories_[j])
             else:
                 c = np.searchsorted(self.group_minima_[j], X[:, j].astype(float), side="right") - 1
                 codes[:, j] = np.maximum(c, 0)

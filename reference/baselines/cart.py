@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from reference.validation import check_fitted, check_max_depth, check_X, check_y, facts_by_index, shown
+from reference.validation import (category_codes, check_fitted, check_max_depth, check_X, check_y, facts_by_index,
+                                  shown)
 from reference.tree import bin_split, leaf, nested, predict_values
 
 __all__ = ["HistogramCARTClassifier"]
@@ -138,8 +139,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         bins = np.empty(X.shape, dtype=np.int64)
         for j in range(X.shape[1]):
             if j in self.categories_:
-                cats = list(self.categories_[j])
-                bins[:, j] = [cats.index(v) if v in cats else -1 for v in X[:, j].tolist()]
+                bins[:, j] = category_codes(X[:, j].tolist(), self.categories_[j])
             else:
                 bins[:, j] = np.searchsorted(self.bin_edges_[j], X[:, j].astype(float), side="left")
         return self.classes_[predict_values(self.tree_, bins)]

@@ -26,8 +26,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.baselines._gini import one_vs_rest_gini_utility
-from reference.validation import (BinaryOnlyMixin, check_fitted, check_max_depth, check_positive_finite, check_X, check_y,
-                           facts_by_index, shown)
+from reference.validation import (BinaryOnlyMixin, category_codes, check_fitted, check_max_depth,
+                                  check_positive_finite, check_X, check_y, facts_by_index, shown)
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import leaf as leaf_node
 from reference.tree import nested, predict_values, split
@@ -132,8 +132,7 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
         X = np.asarray(check_X(self, X, reset=False, numeric=False), dtype=object)
         codes = np.empty(X.shape, dtype=np.int64)  # an unseen value is -1: it goes right everywhere
         for j in range(X.shape[1]):
-            cats = list(self.categories_[j])
-            codes[:, j] = [cats.index(v) if v in cats else -1 for v in X[:, j].tolist()]
+            codes[:, j] = category_codes(X[:, j].tolist(), self.categories_[j])
         return self.classes_[predict_values(self.tree_, codes)]
 
     def release(self):
