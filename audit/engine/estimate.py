@@ -21,7 +21,6 @@ Samples come in fixed-size blocks of independent streams spawned from ``seed``
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -34,7 +33,7 @@ from audit.engine import checkpoint
 from audit.engine import progress
 from audit.engine.bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
 from audit.engine.events import choose_event
-from audit.engine.sampling import Samples, collect, draw_many
+from audit.engine.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
            "assert_private"]
@@ -135,9 +134,7 @@ def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: floa
     n_pilot, n_count = _check_sizes(n_samples, alpha, delta, pilot_fraction)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     s_pilot0, s_pilot1, s_count0, s_count1 = ss.spawn(4)
-    pilot0, pilot1 = (collect(block for _, block in group) for _, group in
-                      itertools.groupby(draw_many(mechanism, [(d0, n_pilot, s_pilot0), (d1, n_pilot, s_pilot1)]),
-                                        key=lambda t: t[0]))
+    pilot0, pilot1 = gather(draw_many(mechanism, [(d0, n_pilot, s_pilot0), (d1, n_pilot, s_pilot1)]), collect)
     counting = draw_many(mechanism, [(d0, n_count, s_count0), (d1, n_count, s_count1)], expect=pilot0)
     return estimate_from_samples(pilot0, pilot1, counting, delta=delta, alpha=alpha)
 

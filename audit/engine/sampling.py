@@ -31,7 +31,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "draw_many", "reseed_globals"]
+__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "draw_many", "gather",
+           "reseed_globals"]
 
 #: samples per independent stream; part of the definition of a seed's result
 BLOCK = 4096
@@ -333,6 +334,13 @@ def draw(mechanism, data, n: int, seed_seq: np.random.SeedSequence, expect: Samp
         yield block
 
 
+def gather(stream, combine):
+    """``combine(blocks of item i)`` for each item of a :func:`draw_many` stream, in item order, lazily
+    (``combine`` is :func:`collect` for a pilot batch, or joins the blocks: see :func:`concat`)."""
+    for _, group in itertools.groupby(stream, key=lambda t: t[0]):
+        yield combine(block for _, block in group)
+
+
 def collect(blocks) -> Samples:
     """Gather a pilot batch: discrete outcomes are counted as they arrive (memory grows
     with the number of distinct outcomes), scalars and vectors are kept."""
@@ -349,8 +357,9 @@ def collect(blocks) -> Samples:
     return Samples("discrete", counts, first.shape, n)
 
 
-def concat(blocks: list[Samples]) -> Samples:
+def concat(blocks) -> Samples:
     """Join blocks of one kind."""
+    blocks = list(blocks)
     first = blocks[0]
     if first.kind == "discrete" and not isinstance(first.values, np.ndarray):
         values = [v for b in blocks for v in b.values]

@@ -176,40 +176,6 @@ def data_key(data):
         return ("repr", repr(data))
 
 
-def _sample(task):
-    """Pilot and counting samples of one dataset (its own seed), drawn in this process."""
-    mechanism, data, n_half, n_count, seed_seq = task
-    s_pilot, s_count = seed_seq.spawn(2)
-    with sampling.jobs(1):
-        pilot = sampling.collect(sampling.draw(mechanism, data, n_half, s_pilot))
-        counting = sampling.concat(list(sampling.draw(mechanism, data, n_count, s_count, expect=pilot)))
-    return pilot, counting
-
-
-_TASKS: list | None = None  # inherited by forked workers
-
-
-def _sample_index(i):
-    return _sample(_TASKS[i])
-
-
-def _sample_all(tasks):
-    """Sample every distinct dataset, one per worker process under ``--jobs`` (each keeps its own seed, so
-    the scores are the same for any number of workers)."""
-    global _TASKS
-    n_jobs = sampling._JOBS.get()
-    if n_jobs == 1 or len(tasks) < 2 or sampling._SCHEDULER.get() is not None:
-        return [_sample(t) for t in checkpoint.progress(tasks, desc="screening", unit="dataset")]
-    import multiprocessing
-
-    _TASKS = tasks
-    try:
-        with multiprocessing.get_context("fork").Pool(n_jobs, initializer=sampling._worker_init) as pool:
-            return list(pool.imap(_sample_index, range(len(tasks))))
-    finally:
-        _TASKS = None
-
-
 def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     """Pilot scores ``[lower, point]`` of the candidates ``todo``.
 
@@ -226,11 +192,16 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
             keys.setdefault(data_key(d), d)
     seeds = dict(zip(keys, ss.spawn(max(1, len(keys)))))
     needed = list(dict.fromkeys(data_key(d) for k in todo for d in (candidates[k].d0, candidates[k].d1)))
-    tasks = [(mechanism, keys[key], n_half, n_pilot - n_half, seeds[key]) for key in needed]
-    samples = dict(zip(needed, _sample_all(tasks)))
-    kinds = {(p.kind, p.shape) for p, _ in samples.values()}
-    if len(kinds) > 1:
-        raise sampling.MechanismOutputError(f"the outputs changed kind or shape between datasets: {sorted(kinds)}")
+    halves = {key: seeds[key].spawn(2) for key in needed}  # (pilot, counting) streams of each dataset
+    # every dataset's blocks in one pool under --jobs (sampling.draw_many), each with its own seed
+    pilot_items = [(keys[key], n_half, halves[key][0]) for key in needed]
+    pilots = list(checkpoint.progress(sampling.gather(sampling.draw_many(mechanism, pilot_items), sampling.collect),
+                                      total=len(needed), desc="screening: pilots", unit="dataset"))
+    count_items = [(keys[key], n_pilot - n_half, halves[key][1]) for key in needed]
+    counts = checkpoint.progress(sampling.gather(sampling.draw_many(mechanism, count_items, expect=pilots[0]),
+                                                 sampling.concat),
+                                 total=len(needed), desc="screening: counts", unit="dataset")
+    samples = dict(zip(needed, zip(pilots, counts)))
     scores = []
     for k in todo:
         (p0, c0), (p1, c1) = samples[data_key(candidates[k].d0)], samples[data_key(candidates[k].d1)]
