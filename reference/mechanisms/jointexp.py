@@ -51,32 +51,57 @@ above. Writing ``c^k / k! = prod_{r=1..k} c / r`` makes the weight Markov in
 the state (interval, position in its run), so a forward pass computes every
 partial sum and a backward pass samples the sequence; each ``o_j`` is then a
 uniform grid point of its interval (exact integers, ``rng.integers``) and the
-outputs are sorted. The forward pass convolves with ``phi_j``: directly for
-small ``n`` and by FFT for large ``n`` (relative error about 1e-13 of the
-largest term at each step). Nothing derived from the data is kept between
-calls (issue 17 finding 7: the former module-level cache of forward passes
-was keyed by the data's gaps).
+outputs are sorted. Only the ``K <= min(n + 1, M + 1)`` gaps that hold grid
+points are states.
+
+Log space end to end (issue 26)
+-------------------------------
+On tied or low-cardinality data one step's factor ``phi_j(g)`` is below the
+smallest double once ``rate |g - t_j| > 745`` (a 0/1 feature at 30,000
+records), and weights that matter at the end are hundreds of orders of
+magnitude apart at an intermediate level. Every weight of the forward pass,
+the normaliser, ``logpmf`` and every backward draw is therefore held as a
+split logarithm (integer part plus fraction, :mod:`reference.mechanisms.logspace`):
+nothing underflows, and no branch falls back to a default output. The new-run
+sums ``sum_{i' < i} T(i') phi_j(i - i')`` split at ``g = floor(t_j)``: the
+falling part ``g > t_j`` is a decaying prefix and the rising part
+``1 <= g <= t_j`` a window of growing weights, both computed by doubling scans
+of depth ``O(log2 K)`` (Hillis and Steele 1986). Cost: ``O(m K log K)``.
 
 Residual delta
 --------------
-The backward pass makes at most ``2m`` inverse-CDF draws from floating-point
-weights, each over at most ``M + 1`` positive-weight gaps (or ``m`` run
-positions), and the forward pass's sums of at most ``M + 1`` positive terms
-per step give each weight a relative error of at most ``m (M + 8) 2**-53``.
-:attr:`JointExp.residual_delta` charges
-``2m * [selection_delta(M + 1, epsilon, ln(M + 1)) + (1 + e^epsilon) 2 m (M + 8) 2**-53]``
-(:func:`reference.mechanisms.grid.selection_delta`); it covers the direct forward pass
-(``n <= 2000``), not the FFT one, whose values below ``1e-11`` of each step's largest are set to zero
-(under the FFT's resolution; without it, rounding noise gave weight to states no predecessor reaches).
+Each split-log operation adds at most ``OP_ERROR = 16 * 2**-53`` to the
+absolute error of the log it produces, whatever the size of the weight
+(:mod:`reference.mechanisms.logspace`), and errors pass through ``logaddexp``
+as convex combinations, so the error of a log is bounded by its depth. One
+level of the forward pass has depth at most ``6 ceil(log2 (M + 2)) + m + 8``
+(the two scans, the window query, the run positions' sum); the last weights
+and the normaliser add 4. Hence every log weight the sampler uses is within
+``eta = OP_ERROR (m (6 ceil(log2 (M + 2)) + m + 8) + 4)`` of the exact one
+(:meth:`JointExp.log_error`), each of the at most ``2m`` conditional draws has
+relative error at most ``e^{2 (eta + 2 OP_ERROR)} - 1``, and the law of the
+whole draw differs from the exact law by at most
+``rho = e^{4 m (eta + 2 OP_ERROR)} - 1`` in total variation. With the
+inverse-CDF rounding of each draw (:func:`reference.mechanisms.grid.selection_delta`)::
+
+    residual_delta = 2m * selection_delta(M + 1, epsilon, ln(M + 1)) + (1 + e^epsilon) * rho
+
+a function of the public ``epsilon``, ``m`` and ``M`` only, valid for every data
+size (no magnitude enters the bound). For ``m = 9``, ``M = 2**16`` and
+``epsilon = 1``: about ``5.1e-8``, of which ``rho`` contributes ``2.6e-10``.
+The targets ``t_j = (q_j - q_{j-1}) n`` are doubles; their rounding moves the
+utility's add/remove sensitivity by at most ``2 (m + 1) (n + 1) 2**-53``, inside
+the slack ``2 min_j (q_j - q_{j-1})`` of ``Delta = 2`` for every level spacing
+above ``1e-8`` with fewer than ``10**6`` records, or above ``1e-6`` with fewer than ``10**8``.
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-from scipy.signal import fftconvolve
-from scipy.special import logsumexp
 
+from reference.mechanisms import logspace as ls
 from reference.mechanisms.grid import (
     DEFAULT_GRID,
     check_grid,
@@ -89,12 +114,6 @@ from reference.validation import check_generator, check_positive_finite
 
 __all__ = ["JointExp", "joint_exp_quantiles", "joint_exp_batch"]
 
-#: above this many data points the convolutions use the FFT
-_DIRECT_MAX = 2000
-#: FFT convolution values below this fraction of the step's largest one are rounding noise, set to 0
-_FFT_FLOOR = 1e-11
-
-
 def _draw(weights: np.ndarray, rng) -> int:
     """An index drawn with probability proportional to the non-negative ``weights`` (inverse CDF)."""
     c = np.cumsum(weights)
@@ -102,23 +121,9 @@ def _draw(weights: np.ndarray, rng) -> int:
     return min(k, c.size - 1)
 
 
-def _log(x: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        return np.log(x)
-
-
-def _last_gap_log_weights(A, log_phi_last) -> np.ndarray:
-    """Unnormalised log weight of each gap ``i`` holding the last output: its forward weight times
-    ``phi_{m+1}(n - i)`` (``log_phi_last``: that row of the log-phi table)."""
-    return _log(A[-1].sum(axis=1)) + log_phi_last[::-1]
-
-
-def _draw_log(log_weights: np.ndarray, rng) -> int:
-    """An index drawn with probability proportional to ``exp(log_weights)`` (shifted by their largest)."""
-    top = np.max(log_weights)
-    if not np.isfinite(top):
-        raise RuntimeError("JointExp: every candidate has weight zero (a state no predecessor reaches)")
-    return _draw(np.exp(log_weights - top), rng)
+def _draw_split(log_weights: ls.Split, rng) -> int:
+    """An index drawn with probability proportional to the weights held as split logs."""
+    return _draw(np.exp(ls.exponents(log_weights)), rng)
 
 
 def _check_levels(quantiles) -> np.ndarray:
@@ -138,6 +143,16 @@ def _check_bounds(bounds) -> tuple[float, float]:
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         raise ValueError(f"bounds must be finite with low <= high, got {bounds!r}")
     return lo, hi
+
+
+class _Forward(NamedTuple):
+    """The forward pass on the ``K`` gaps that hold grid points: their indices ``gaps`` (the
+    states' positions ``i``), and per level ``j`` the split log weights ``A[j]`` (shape ``(K, m)``:
+    run positions) and ``T[j]`` (their sum over run positions)."""
+
+    gaps: np.ndarray
+    A: list
+    T: list
 
 
 class JointExp:
@@ -179,11 +194,18 @@ class JointExp:
 
     @property
     def residual_delta(self) -> float:
-        """Floating-point residual delta of one call (module docstring, "Residual delta")."""
+        """Floating-point residual delta of one call (module docstring, "Residual delta"): a function
+        of the public ``epsilon``, ``m`` and ``M`` only, the same for every data size."""
         m, M = self.quantiles.size, self.grid
         per_draw = selection_delta(M + 1, self.epsilon, math.log(M + 1))
-        weights = (1.0 + math.exp(min(self.epsilon, 700.0))) * 2.0 * m * (M + 8) * 2.0 ** -53
-        return min(2 * m * (per_draw + weights), 1.0 - 2.0 ** -53)  # vacuous (near 1) for epsilon above ~20
+        rho = math.expm1(4 * m * (self.log_error() + 2 * ls.OP_ERROR))
+        return min(2 * m * per_draw + (1.0 + math.exp(min(self.epsilon, 700.0))) * rho, 1.0 - 2.0 ** -53)
+
+    def log_error(self) -> float:
+        """Bound on the absolute error of every log weight of the forward pass (module docstring):
+        ``OP_ERROR`` times the depth ``m (6 ceil(log2 (M + 2)) + m + 8) + 4``."""
+        m = self.quantiles.size
+        return ls.OP_ERROR * (m * (6 * ls.doubling_depth(self.grid + 2) + m + 8) + 4)
 
     # ------------------------------------------------------------------ pieces of the law
     def _sorted(self, data) -> np.ndarray:
@@ -206,93 +228,95 @@ class JointExp:
         return grid_value(k, self.bounds[0], self.bounds[1], self.grid)
 
     def _targets(self, n: int) -> np.ndarray:
+        """``t_j = (q_j - q_{j-1}) n`` for ``j = 0..m`` (doubles: the mechanism's definition)."""
         w = np.diff(np.concatenate(([0.0], self.quantiles, [1.0])))
         return w * n
 
-    def _log_phi_table(self, n: int) -> np.ndarray:
-        """``log phi_j(g)`` for ``j = 0..m`` (rows) and ``g = 0..n``; computed per call, never kept."""
-        g = np.arange(n + 1, dtype=float)
-        return -self.rate * np.abs(g[None, :] - self._targets(n)[:, None])
+    def _log_phi(self, j: int, g, n: int) -> ls.Split:
+        """``log phi_j(g) = -rate |g - t_j|`` (``j`` counts gaps from 0) as split logs, exact but for
+        one rounding of the fraction."""
+        return ls.rate_abs_gap(self.rate, g, float(self._targets(n)[j]))
 
-    def _log_phi(self, j: int, n: int) -> np.ndarray:
-        """``log phi_j(g)`` for ``g = 0..n`` (``j`` counts gaps from 0)."""
-        return self._log_phi_table(n)[j]
+    def _new_runs(self, total: ls.Split, pos: np.ndarray, j: int, n: int) -> ls.Split:
+        """``log sum_{k' < k} exp(total[k'] + log phi_j(pos[k] - pos[k']))`` for every ``k``: a new run
+        starts in a later gap. The kernel ``-rate |g - t|`` rises up to ``g = floor(t)`` and falls
+        after, so the sum splits into a window of growing weights (:func:`logspace.growth_window`)
+        and a prefix of decaying ones (:func:`logspace.decay_prefix`), both in log space."""
+        t = float(self._targets(n)[j])
+        T0 = int(math.floor(t))
+        K = pos.size
+        # falling part: g = pos[k] - pos[k'] >= T0 + 1 (> t), weight exp(-rate (g - t))
+        E = ls.decay_prefix(total, pos, self.rate)
+        hi = np.searchsorted(pos, pos - T0 - 1, side="right") - 1
+        ok = hi >= 0
+        h = np.where(ok, hi, 0)
+        fall = ls.add(E[h], self._log_phi(j, pos - pos[h], n))
+        fall = ls.Split(np.where(ok, fall.i, -np.inf), np.where(ok, fall.f, 0.0))
+        # rising part: 1 <= g <= T0, weight exp(-rate (t - g)) = exp(rate g) exp(-rate t)
+        lo = np.searchsorted(pos, pos - T0, side="left")
+        rise = ls.growth_window(total, pos, self.rate, np.arange(K) - lo)
+        rise = ls.add(rise, ls.neg(ls.rate_times(self.rate, np.full(K, t))))
+        return ls.lae(fall, rise)
 
-    def _forward(self, lengths: np.ndarray, n: int):
-        """Scaled forward weights ``A[j]`` of shape (n+1, m) and their log scales (``lengths``: the
-        gaps' grid-point counts). Recomputed on every call: nothing derived from the data is kept."""
+    def _forward(self, count: np.ndarray, n: int) -> _Forward:
+        """Forward pass in log space over the gaps with grid points (``count``: the gaps' grid-point
+        counts). Recomputed on every call: nothing derived from the data is kept."""
         m = self.quantiles.size
-        log_len = _log(lengths)
-        if not np.any(np.isfinite(log_len)):
-            return None
-        log_phi = self._log_phi_table(n)
-        phi = np.exp(log_phi)
-        kernel = phi.copy()
-        kernel[:, 0] = 0.0  # a new run starts in a later gap: g >= 1
-        run = lengths[:, None] / np.arange(2, m + 1)[None, :]  # c / r: the r-th output of a run in a gap
-        A, scales = [], []
-        a = np.zeros((n + 1, m))
-        first = log_phi[0] + log_len  # i_0 = 0: gap count is i_1
-        nz = np.flatnonzero(lengths > 0)  # only these gaps can hold an output
-        # the new-run sums: directly on small data; over the gaps with grid points when they are few (ties,
-        # integer features: the FFT cannot resolve weights hundreds of orders apart); else by FFT
-        sparse = n + 1 > _DIRECT_MAX and nz.size <= _DIRECT_MAX
-        gap_steps = np.maximum(nz[:, None] - nz[None, :], 0) if sparse else None  # i - i' (0: weight 0)
-        s = np.max(first)
-        a[:, 0] = np.exp(first - s)
-        A.append(a)
-        scales.append(s)
+        gaps = np.flatnonzero(count > 0)
+        if gaps.size == 0:  # pragma: no cover - the grid's M + 1 points always lie in some gap
+            raise RuntimeError(f"JointExp: no gap of the grid holds a grid point (n = {n} records)")
+        pos = gaps.astype(float)
+        log_len = ls.split(np.log(count[gaps]))
+        # the r-th output (r = 2..m) of a run in a gap of c grid points: c / r
+        run = ls.split(np.log(count[gaps])[:, None] - np.log(np.arange(2, m + 1))[None, :])
+        K = gaps.size
+        a0 = ls.add(self._log_phi(0, pos, n), log_len)  # i_0 = 0: the first gap count is i_1
+        A = [ls.Split(np.column_stack([a0.i] + [np.full(K, -np.inf)] * (m - 1)),
+                      np.column_stack([a0.f] + [np.zeros(K)] * (m - 1)))]
+        T = [a0]
         for j in range(1, m):
             prev = A[-1]
-            total = prev.sum(axis=1)  # over run positions
-            # new run: sum_{i' < i} total[i'] * phi(i - i')
-            if n + 1 <= _DIRECT_MAX:
-                conv = np.convolve(total, kernel[j])[: n + 1]  # sums of non-negative terms
-            elif sparse:  # the same sums, over the gaps that hold grid points only
-                conv = np.zeros(n + 1)
-                conv[nz] = kernel[j][gap_steps] @ total[nz]
-            else:
-                conv = fftconvolve(total, kernel[j])[: n + 1]
-                # FFT rounding (about 1e-13 of the largest term) leaves noise where the sum is exactly 0, e.g.
-                # behind gaps with no grid point; the backward pass would then draw a state no predecessor can
-                # reach. Values under the FFT's resolution are set to 0 (negatives included), and a new run
-                # never starts in the first gap.
-                conv[conv < _FFT_FLOOR * conv.max()] = 0.0
-                conv[0] = 0.0
-            a = np.empty((n + 1, m))
-            np.multiply(conv, lengths, out=a[:, 0])
-            np.multiply(prev[:, :-1], phi[j, 0] * run, out=a[:, 1:])
-            s = a.max()
-            if not s > 0:
-                return None
-            a /= s
+            first = ls.add(self._new_runs(T[-1], pos, j, n), log_len)
+            stay = ls.add(prev[:, :-1], ls.add(run, self._log_phi(j, np.zeros((1, 1)), n)))
+            a = ls.Split(np.column_stack((first.i, stay.i)), np.column_stack((first.f, stay.f)))
             A.append(a)
-            scales.append(scales[-1] + math.log(s))
-        return A, scales
+            T.append(ls.lse_rows(a))
+        return _Forward(gaps, A, T)
+
+    def _last_weights(self, fw: _Forward, n: int) -> ls.Split:
+        """Split log weight of each gap holding the last output: its forward total times
+        ``phi_{m+1}(n - i)``."""
+        return ls.add(fw.T[-1], self._log_phi(self.quantiles.size, n - fw.gaps, n))
 
     def log_normaliser(self, data) -> float:
-        """``log W = log of the integral of exp(epsilon u(o) / (2 Delta))`` over the ordered region."""
-        _, lengths, n = self._prepare(data)
-        fw = self._forward(lengths, n)
-        if fw is None:
-            return -math.inf
-        A, scales = fw
-        return float(logsumexp(_last_gap_log_weights(A, self._log_phi(self.quantiles.size, n))) + scales[-1])
+        """``log W = log of the integral of exp(epsilon u(o) / (2 Delta))`` over the ordered region
+        (on the grid: the sum of the law's unnormalised masses); finite on every input."""
+        return float(self._log_normaliser_split(data).value()[0])
+
+    def _log_normaliser_split(self, data) -> ls.Split:
+        _, count, n = self._prepare(data)
+        fw = self._forward(count, n)
+        w = self._last_weights(fw, n)
+        return ls.lse_all(w)
+
+    def _gap_counts(self, output, x) -> np.ndarray:
+        """Counts of the sorted data ``x`` in ``[o_{j-1}, o_j)`` (the last gap closed at ``b``)."""
+        cuts = np.concatenate(([self.bounds[0]], np.asarray(output, dtype=float), [self.bounds[1]]))
+        below = np.searchsorted(x, cuts, side="left")  # #{x < c}
+        counts = np.diff(below)
+        counts[-1] += np.sum(x == self.bounds[1])
+        return counts
 
     def utility(self, output, data) -> float:
         """``u(o)`` of the definition (gap counts use half-open ``[o_{j-1}, o_j)``)."""
         x = self._sorted(data)
-        n = x.size
-        o = np.asarray(output, dtype=float)
-        cuts = np.concatenate(([self.bounds[0]], o, [self.bounds[1]]))
-        below = np.searchsorted(x, cuts, side="left")  # #{x < c}
-        counts = np.diff(below)
-        counts[-1] += np.sum(x == self.bounds[1])  # the last gap is closed at b
-        return float(-np.sum(np.abs(counts - self._targets(n))))
+        return float(-np.sum(np.abs(self._gap_counts(output, x) - self._targets(x.size))))
 
     def logpmf(self, output, data) -> float:
         """Exact log-probability of a sorted vector of grid points (``-inf`` for anything else):
-        ``rate u(o) - sum_v log(mult_o(v)!) - log W`` (module docstring, "Public grid")."""
+        ``rate u(o) - sum_v log(mult_o(v)!) - log W`` (module docstring, "Public grid"), formed in
+        split logs so that it stays finite and accurate when ``rate u(o)`` and ``log W`` are both
+        thousands of units below zero."""
         o = np.asarray(output, dtype=float)
         lo, hi = self.bounds
         if o.shape != self.quantiles.shape or np.any(np.diff(o) < 0) or o[0] < lo or o[-1] > hi:
@@ -300,8 +324,13 @@ class JointExp:
         if lo < hi and any(grid_index(v, lo, hi, self.grid) < 0 for v in o):
             return -math.inf
         _, mult = np.unique(o, return_counts=True)
-        base = -sum(math.lgamma(k + 1) for k in mult)
-        return self.rate * self.utility(o, data) + base - self.log_normaliser(data)
+        x = self._sorted(data)
+        counts = self._gap_counts(o, x)
+        t = self._targets(x.size)
+        total = ls.split(np.array([-sum(math.lgamma(k + 1) for k in mult)]))
+        for j in range(counts.size):
+            total = ls.add(total, ls.rate_abs_gap(self.rate, np.array([counts[j]]), float(t[j])))
+        return float(ls.add(total, ls.neg(self._log_normaliser_split(data))).value()[0])
 
     log_law = logpmf
     logpdf = logpmf  # the former name (a density before the grid), kept for callers
@@ -325,28 +354,27 @@ class JointExp:
         return float(d_in) * self.epsilon
 
     # ------------------------------------------------------------------ sampling
-    def _sample_intervals(self, fw, n, rng, log_phi=None) -> np.ndarray:
-        """Backward pass over the forward pass ``fw``: the last (interval, run position), then each
-        predecessor given its successor (``log_phi``: :meth:`_log_phi_table`). The interval draws combine
-        the forward weights with ``phi`` in log space: ``phi`` underflows for large gaps on large data."""
+    def _new_run_weights(self, fw: _Forward, j: int, k: int, n: int) -> ls.Split:
+        """Split log weight of each earlier gap ``k' < k`` holding output ``j - 1`` when output ``j``
+        starts a run in gap ``k``: ``T[j-1][k'] + log phi_j(i_k - i_k')``."""
+        return ls.add(fw.T[j - 1][:k], self._log_phi(j, fw.gaps[k] - fw.gaps[:k], n))
+
+    def _sample_states(self, fw: _Forward, n: int, rng) -> np.ndarray:
+        """Backward pass: the last (gap, run position), then each predecessor given its successor;
+        every draw from split logs (:func:`_draw_split`). Returns the gaps' positions in ``fw``."""
         m = self.quantiles.size
-        if fw is None:
-            return None
-        A, _ = fw
-        log_phi = self._log_phi_table(n) if log_phi is None else log_phi
-        i = _draw_log(_last_gap_log_weights(A, log_phi[m]), rng)
-        r = _draw(A[-1][i], rng)
-        idx = np.empty(m, dtype=np.int64)
-        idx[m - 1] = i
+        k = _draw_split(self._last_weights(fw, n), rng)
+        r = _draw_split(fw.A[-1][k], rng)
+        out = np.empty(m, dtype=np.int64)
+        out[m - 1] = k
         for j in range(m - 1, 0, -1):
-            if r > 0:  # continuing a run: the previous output is in the same interval
+            if r > 0:  # continuing a run: the previous output is in the same gap
                 r -= 1
-            else:  # a new run: the previous output is in an earlier interval i' < i
-                prev = A[j - 1][:i]
-                i = _draw_log(_log(prev.sum(axis=1)) + log_phi[j, i:0:-1], rng)  # phi_j(i - i'), i' = 0..i-1
-                r = _draw(prev[i], rng)
-            idx[j - 1] = i
-        return idx
+            else:  # a new run: the previous output is in an earlier gap
+                k = _draw_split(self._new_run_weights(fw, j, k, n), rng)
+                r = _draw_split(fw.A[j - 1][k], rng)
+            out[j - 1] = k
+        return out
 
     def sample(self, data, rng) -> np.ndarray:
         """One sorted vector of ``m`` private quantiles, grid points (module docstring)."""
@@ -360,14 +388,10 @@ class JointExp:
         check_generator(rng)
         start, count, n = self._prepare(data)
         fw = self._forward(count, n)
-        log_phi = self._log_phi_table(n)
         out = np.empty((int(n_samples), self.quantiles.size))
         for s in range(out.shape[0]):
-            idx = self._sample_intervals(fw, n, rng, log_phi)
-            if idx is None:  # pragma: no cover - every grid has a gap with grid points
-                out[s] = self.bounds[0]
-                continue
-            out[s] = np.sort(self.points(start[idx] + rng.integers(0, count[idx].astype(np.int64))))
+            gap = fw.gaps[self._sample_states(fw, n, rng)]
+            out[s] = np.sort(self.points(start[gap] + rng.integers(0, count[gap].astype(np.int64))))
         return out
 
 
@@ -378,49 +402,76 @@ def joint_exp_quantiles(x, quantiles, bounds, epsilon, rng, sensitivity: float =
 
 
 # --------------------------------------------------------------------------- many draws at once (the batched paths)
-def _draw_rows(weights: np.ndarray, rng) -> np.ndarray:
-    """One index per row with probability proportional to the row's non-negative weights, by
+def _draw_rows(log_weights: ls.Split, rng) -> np.ndarray:
+    """One index per row with probability proportional to the row's weights (split logs), by
     inverting the cumulative sum as :func:`_draw` does (``searchsorted`` on the right)."""
-    c = np.cumsum(weights, axis=1)
+    i, f = log_weights
+    top = np.argmax(i + f, axis=1)  # zero weights are -inf: never the top of a row with a positive weight
+    rows = np.arange(i.shape[0])
+    with np.errstate(invalid="ignore"):
+        e = (i - i[rows, top][:, None]) + (f - f[rows, top][:, None])
+    c = np.cumsum(np.exp(e), axis=1)
     u = rng.random(c.shape[0]) * c[:, -1]
     k = np.count_nonzero(c <= u[:, None], axis=1)
     return np.minimum(k, c.shape[1] - 1)
 
 
+#: the batched backward pass tabulates every pair of gaps' new-run weights when ``K * K`` is at most this
+_TABLE_MAX = 1 << 16
+
+
+def _new_run_table(mech: JointExp, fw: _Forward, j: int, N: int) -> ls.Split:
+    """``(K, K)`` split logs: row ``k``, column ``k'`` is the weight of output ``j - 1`` in gap ``k'``
+    when output ``j`` starts a run in gap ``k`` (zero unless ``k' < k``)."""
+    K = fw.gaps.size
+    w = ls.add(ls.Split(np.broadcast_to(fw.T[j - 1].i, (K, K)), np.broadcast_to(fw.T[j - 1].f, (K, K))),
+               mech._log_phi(j, fw.gaps[:, None] - fw.gaps[None, :], N))
+    earlier = np.tri(K, K, -1, dtype=bool)
+    return ls.Split(np.where(earlier, w.i, -np.inf), np.where(earlier, w.f, 0.0))
+
+
 def joint_exp_batch(mech: JointExp, data, n: int, rng) -> np.ndarray:
     """``n`` independent draws of ``mech.sample(data, rng)``, shape ``(n, m)``, each row sorted.
 
-    The forward pass of :class:`JointExp` (exact partial sums of the
-    interval-sequence weights) is a function of the data alone, so it is computed once; the
-    backward pass, which samples the last (interval, run position) and then each predecessor
-    given its successor, runs for all ``n`` draws at once; each output is then a uniform grid
-    point of its interval (exact integers) and the row is sorted (Gillenwater et al. 2021,
-    section 3; spec 2.4; the public grid of this module).
+    The forward pass of :class:`JointExp` (split-log partial sums of the interval-sequence
+    weights) is a function of the data alone, so it is computed once; the backward pass, which
+    samples the last (gap, run position) and then each predecessor given its successor, runs for
+    all ``n`` draws at once from the same split logs; each output is then a uniform grid point of
+    its gap (exact integers) and the row is sorted (Gillenwater et al. 2021, section 3; the
+    public grid of this module).
     """
     check_generator(rng)
-    start, lengths, N = mech._prepare(data)
+    start, count, N = mech._prepare(data)
     m = mech.quantiles.size
-    fw = mech._forward(lengths, N)
-    if fw is None:  # pragma: no cover - every grid has a gap with grid points
-        return np.full((n, m), mech.bounds[0])
-    A, _ = fw
-    last = np.exp(mech._log_phi(m, N)[::-1])  # phi_{m+1}(N - i)
-    i = _draw_rows((A[-1].sum(axis=1) * last)[None, :].repeat(n, axis=0), rng)
-    r = _draw_rows(A[-1][i], rng)
-    idx = np.empty((n, m), dtype=np.int64)
-    idx[:, m - 1] = i
-    ip = np.arange(N + 1)
+    fw = mech._forward(count, N)
+    K = fw.gaps.size
+    last = mech._last_weights(fw, N)
+    k = _draw_rows(ls.Split(np.broadcast_to(last.i, (n, K)), np.broadcast_to(last.f, (n, K))), rng)
+    r = _draw_rows(fw.A[-1][k], rng)
+    out = np.empty((n, m), dtype=np.int64)
+    out[:, m - 1] = k
+    cols = np.arange(K)
+    tables: dict = {}  # per call only: dropped with the forward pass
     for j in range(m - 1, 0, -1):
-        cont = r > 0  # continuing a run: the previous output is in the same interval
+        cont = r > 0  # continuing a run: the previous output is in the same gap
         r = np.where(cont, r - 1, r)
-        new = np.flatnonzero(~cont)  # a new run: the previous output is in an earlier interval i' < i
+        new = np.flatnonzero(~cont)  # a new run: the previous output is in an earlier gap
         if new.size:
-            prev = A[j - 1]
-            phi = np.exp(mech._log_phi(j, N))  # phi_j(g), g = 0..N
-            g = i[new][:, None] - ip[None, :]
-            w = np.where(g > 0, prev.sum(axis=1)[None, :] * phi[np.clip(g, 0, N)], 0.0)
-            i_new = _draw_rows(w, rng)
-            i[new] = i_new
-            r[new] = _draw_rows(prev[i_new], rng)
-        idx[:, j - 1] = i
-    return np.sort(mech.points(start[idx] + rng.integers(0, lengths[idx].astype(np.int64))), axis=1)
+            kn = k[new]
+            if K * K <= _TABLE_MAX:  # few gaps: every pair's new-run weight once, then rows by index
+                table = tables.get(j)
+                if table is None:
+                    table = tables[j] = _new_run_table(mech, fw, j, N)
+                w = table[kn]
+            else:
+                w = ls.add(ls.Split(np.broadcast_to(fw.T[j - 1].i, (new.size, K)),
+                                    np.broadcast_to(fw.T[j - 1].f, (new.size, K))),
+                           mech._log_phi(j, fw.gaps[kn][:, None] - fw.gaps[None, :], N))
+                earlier = cols[None, :] < kn[:, None]
+                w = ls.Split(np.where(earlier, w.i, -np.inf), np.where(earlier, w.f, 0.0))
+            k_new = _draw_rows(w, rng)
+            k[new] = k_new
+            r[new] = _draw_rows(fw.A[j - 1][k_new], rng)
+        out[:, j - 1] = k
+    gap = fw.gaps[out]
+    return np.sort(mech.points(start[gap] + rng.integers(0, count[gap].astype(np.int64))), axis=1)

@@ -205,6 +205,9 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     Permute-and-flip: McKenna and Sheldon (2020).
     """
 
+    #: the private-quantile mechanism of Algorithm 1 lines 3-5 (a hook for the auditor's mutants)
+    _quantile_mechanism = JointExp
+
     def __init__(self, epsilon=1.0, max_depth=4, *, bounds=None, categories=None, classes=None, n_public=None,
                  max_bins=10, E_max=0.01, max_leaf_share=0.5, epsilon_shares="auto", use_private_quantiles=True,
                  binning="quantile", accounting="strict", stopping=None, min_samples_leaf=1, random_state=None):
@@ -394,7 +397,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         elif lo == hi:
             inner = np.array([])
         else:
-            mech = JointExp(eps_q, levels, (lo, hi))
+            mech = self._quantile_mechanism(eps_q, levels, (lo, hi))
             inner = mech.sample(col, rng)  # points of JointExp's public grid on (lo, hi)
             ledger.charge(f"quantiles[{j}]", "JointExp", eps_q, scope=Scope.root(), sensitivity=2.0,
                           delta=mech.residual_delta,
