@@ -74,9 +74,10 @@ __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 _NONE, _SPLIT, _LEAF = 0, 1, 2
 #: cap on the elements of the largest per-chunk array (runs x records x features or bins)
 _CHUNK_ELEMENTS = 1 << 21
-#: methods of the reference whose override by a subclass makes :meth:`PrivaTreeBatch.batch` fall back
+#: methods (and the quantile mechanism) of the reference whose override by a subclass makes
+#: :meth:`PrivaTreeBatch.batch` fall back
 _ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
-              "_bounds_for_fit", "_category_order", "_candidates_ok", "release")
+              "_bounds_for_fit", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
 
 
 def _row_ids(codes: np.ndarray):

@@ -1,0 +1,51 @@
+"""The scale family (audit.engine.scale): leaks that need thousands of records.
+
+The pre-fix JointExp inside PrivaTree (``UnderflowPrivaTree``, epsilon 2 with shares 1/2, 1/4,
+1/4, so JointExp runs at epsilon 1) releases spread-out bins up to 29,805 tied records and every
+edge at the lower bound from 29,806 on. The family must find that exact pair by bisection, and
+the confirmation (``audit_pairs``, alpha 0.05, 300 fresh outputs per input, fixed seed) must flag
+it; on the fixed learner the pairs it proposes are confirmed as passes (false-alarm rate at most
+alpha by construction: the pairs are chosen on samples the confirmation never sees).
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import pytest
+
+from audit import Claim, audit_pairs, learner_mechanism
+from audit.engine.scale import SCALE_PATTERNS, pattern_data, scale_pairs
+from audit.privatree.underflow_jointexp import UnderflowPrivaTree
+from reference.privatree import PrivaTreeClassifier
+
+PARAMS = dict(epsilon=2.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1], epsilon_shares=(0.5, 0.25, 0.25))
+
+
+@pytest.mark.parametrize("pattern", SCALE_PATTERNS)
+def test_patterns_grow_by_one_record(pattern):
+    X0, y0 = pattern_data(pattern, 50, [(0.0, 1.0), (-2.0, 2.0)], ["a", "b"])
+    X1, y1 = pattern_data(pattern, 51, [(0.0, 1.0), (-2.0, 2.0)], ["a", "b"])
+    assert X0.shape == (50, 2) and X1.shape == (51, 2)
+    if pattern != SCALE_PATTERNS[3]:  # the pure region's last record is the one of the other class
+        np.testing.assert_array_equal(X1[:50], X0)
+        assert y1[:50].tolist() == y0.tolist()
+    assert np.all((X0[:, 1] >= -2.0) & (X0[:, 1] <= 2.0)) and set(y1.tolist()) <= {"a", "b"}
+
+
+def test_scale_family_finds_the_underflow_threshold_and_confirms_it():
+    mech = learner_mechanism(partial(UnderflowPrivaTree, **PARAMS))
+    found = scale_pairs(mech, [(0.0, 1.0)], [0, 1], budget_s=120, patterns=SCALE_PATTERNS[:1], seed=0)
+    pair, = found.pairs
+    assert pair.description.endswith("29,805 records vs 29,806")
+    assert found.seconds["total"] < 240  # its budget (120 s) with room for a loaded machine
+    v = audit_pairs(mech, [pair], Claim(epsilon=2.0), n_samples=300, seed=3)
+    assert v.violation and v.epsilon_lower > 3.0
+
+
+def test_scale_family_on_the_fixed_learner_confirms_passes():
+    mech = learner_mechanism(partial(PrivaTreeClassifier, **PARAMS))
+    found = scale_pairs(mech, [(0.0, 1.0)], [0, 1], budget_s=40, seed=0)
+    assert len(found.pairs) == len(SCALE_PATTERNS) and found.n_max >= 2_000
+    v = audit_pairs(mech, found.pairs, Claim(epsilon=2.0), n_samples=300, seed=3)
+    assert not v.violation
