@@ -101,6 +101,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="draws per side and input (default: the budget's; learners 8,000 at quick); "
                           "with --noise off, the number of generated datasets (default 200)")
     _common(cmp, "quick")
+    cert = sub.add_parser("certify", help="exact privacy loss over every neighbouring pair of a tiny public domain")
+    cert.add_argument("target", help="a target with exact laws: " + ", ".join(CERTIFY_TARGETS))
+    cert.add_argument("--out", default=None,
+                      help="directory of reports (default: reports/.runs, never a committed report)")
+    cert.add_argument("--seed", type=int, default=0, help="master seed (recorded; the certificate draws nothing)")
+    cert.add_argument("--jobs", type=int, default=1, help="worker processes computing the datasets' laws")
+    cert.add_argument("--format", choices=("text", "json"), default="text",
+                      help="the closing summary as text (default) or as one JSON object on stdout")
+    cert.add_argument("--quiet", action="store_true", help="no progress output")
     rep = sub.add_parser("reproduce", help="reproduce a paper's tables side by side with ours")
     rep.add_argument("paper", help="privatree, diprime, random-trees or lpdt")
     rep.add_argument("--datasets", default=None, help="comma-separated dataset names (default: all the paper's)")
@@ -115,6 +124,41 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--baseline", default=None,
                      help="an earlier run's PAPER.json: the report adds how far each of our numbers moved from it")
     return p
+
+
+#: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
+CERTIFY_TARGETS = ("privatree",)
+
+
+def _certify(args) -> int:
+    """``certify TARGET``: every domain of the target, a verdict per domain, exit 0 when all are as expected."""
+    import importlib
+    import time as _time
+
+    from audit.certify import certify_domain, write_certificate
+
+    if args.target not in CERTIFY_TARGETS:
+        return _error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
+    domains = importlib.import_module(f"audit.{args.target}.certificate").domains()
+    start = _time.perf_counter()
+    results = []
+    for d in domains:
+        r = certify_domain(d, jobs=args.jobs, progress=checkpoint.progress)
+        results.append(r)
+        if not args.quiet and args.format == "text":
+            w = r.worst
+            print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
+                  f"[{w['lower']:.4g}, {w['upper']:.4g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
+                  f"(expected {d.expected}; {r.seconds:.1f} s)")
+    out = Path(args.out) if args.out else Path("reports") / ".runs"
+    path = write_certificate(args.target, results, out, _time.perf_counter() - start, args.seed)
+    ok = all(r.as_expected for r in results)
+    if args.format == "json":
+        print(json.dumps({"target": args.target, "ok": ok, "report": str(path),
+                           "domains": [r.to_json() for r in results]}, default=str))
+    else:
+        print(f"{sum(r.as_expected for r in results)} of {len(results)} verdicts as expected; certificate in {path}")
+    return 0 if ok else 1
 
 
 def _error(msg: str) -> int:
@@ -459,6 +503,8 @@ def _dispatch(args) -> int:
     checkpoint.set_progress(not args.quiet)
     if args.command == "reproduce":
         return _reproduce(args)
+    if args.command == "certify":
+        return _certify(args)
     if args.command != "run" and args.out is None:
         args.out = "reports"
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
