@@ -77,6 +77,16 @@ def _parser() -> argparse.ArgumentParser:
                      help="estimators: an exception in fit is a usage error, not an outcome")
     chk.add_argument("--no-float-probe", action="store_true",
                      help="mechanisms: no floating-point (mantissa pattern) events")
+    chk.add_argument("--no-scale", action="store_true",
+                     help="estimators: no scale family (tiny patterns grown to thousands of records, bisected to "
+                          "the size where the outputs move most; 45 s to choose and 45 s to confirm at quick)")
+    chk.add_argument("--scale-seconds", type=float, default=None,
+                     help="estimators: seconds the scale family may spend choosing its pair, and again confirming "
+                          "it (default 45 at quick, 240 at standard, 900 at full)")
+    chk.add_argument("--state", choices=("fail", "warn", "off"), default="fail",
+                     help="estimators: random generators, seed sequences or copies of the seed kept by the fitted "
+                          "model or its pickle: fail the gate (default: whoever holds the model can replay the "
+                          "noise), warn (report only) or off (no probe)")
     _common(chk, "quick")
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",
@@ -394,7 +404,8 @@ def _check_options(args) -> dict:
         raise ValueError(f"--n-samples must be an integer >= 2, got {args.n_samples}")
     return {"pairs": args.pairs, "bounds": parse_bounds(args.bounds), "classes": parse_classes(args.classes),
             "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
-            "exceptions": not args.no_exceptions, "float_probe": not args.no_float_probe}
+            "exceptions": not args.no_exceptions, "float_probe": not args.no_float_probe,
+            "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state}
 
 
 def _compare(args) -> int:

@@ -46,7 +46,9 @@ from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs
 from audit.engine.power import power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
+from audit.engine.scale import scale_pairs
 from audit.engine.search import candidate_pairs, search_and_confirm
+from audit.engine.state_probe import probe_estimator
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report"]
 
@@ -55,6 +57,8 @@ ALPHA = 0.05
 BUILTIN_ROWS = 8
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
+#: seconds the scale family may spend choosing its pair, and again confirming it, per budget
+SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
 
 class CheckError(ValueError):
@@ -87,6 +91,12 @@ class Subject:
     search: bool = True
     exceptions: bool = True
     float_probe: bool = True
+    #: estimators: the scale family of the neighbour search (:mod:`audit.engine.scale`)
+    scale: bool = True
+    #: seconds the scale family may spend choosing its pair, and again confirming it (default: the budget's)
+    scale_seconds: float | None = None
+    #: estimators: random state kept after fit (:mod:`audit.engine.state_probe`): "fail", "warn" or "off"
+    state: str = "fail"
 
 
 def resolve(target: str):
@@ -293,7 +303,8 @@ def plan_subject(subject: Subject) -> dict:
         notes.append(f"release: {mech.description}")
         notes += preflight(mech, datasets[-1])
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
-                "notes": [n for n in notes if n]}
+                "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
+                "bounds": bounds, "classes": classes}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -341,9 +352,17 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
+                scale = None
+                if subject.scale:
+                    budget_s = subject.scale_seconds or SCALE_SECONDS.get(budget, SCALE_SECONDS["quick"])
+                    grown = scale_pairs(mech, plan["bounds"], plan["classes"], subject.neighbours, budget_s=budget_s,
+                                        seed=seed, delta=subject.delta)
+                    best = grown.best()
+                    scale = (best, grown.samples_within(best, budget_s, n))
+                    extra.append(grown.summary() + f"; confirmed at {scale[1]:,} outputs per input")
                 found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
-                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"])
-                res = found.audit
+                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale)
+                res = found.decisive
                 extra.append("search: " + found.summary())
                 tried = found.tried
             else:
@@ -363,6 +382,15 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         row["detectable_loss"] = None if math.isinf(loss) else loss
         extra.append(text)
     row["winning_pair"] = res.worst_description
+    if kind == "estimator" and subject.state != "off":
+        probe = probe_estimator(plan["factory"], *plan["base"])
+        row["state"] = probe.to_json()
+        extra.append(probe.summary())
+        if probe.findings and subject.state == "fail":
+            row["verdict"] = "violation"
+            row["evidence"] = "kept state"
+            extra.insert(0, "violation through kept state (the fitted model or its pickle holds what replays the "
+                            "fit's noise; --state warn reports it without failing): " + probe.summary())
     if tried is not None:
         row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
                               for d, lo, pt in tried]

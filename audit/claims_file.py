@@ -23,6 +23,8 @@
     search = true                            # optional: neighbour search (estimators)
     exceptions = true                        # optional: exceptions in fit are outcomes (estimators)
     float_probe = true                       # optional: floating-point events (mechanisms)
+    scale = true                             # optional: the scale family of the search (estimators)
+    state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
 claim is stated under add/remove neighbours, audited under substitution): the row still reads
@@ -46,7 +48,8 @@ __all__ = ["load_claims"]
 EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected",
-                "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe"}
+                "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
+                "state"}
 
 
 def _key_line(text: str, key: str, start: int = 1) -> int:
@@ -111,7 +114,11 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             options = {"pairs": entry.get("pairs"), "bounds": parse_bounds(entry.get("bounds")),
                        "classes": parse_classes(entry.get("classes")), "n_samples": entry.get("n_samples"),
                        "release": parse_release(entry.get("release", "auto")),
-                       **{k: bool(entry.get(k, True)) for k in ("search", "exceptions", "float_probe")}}
+                       **{k: bool(entry.get(k, True)) for k in ("search", "exceptions", "float_probe", "scale")}}
+            state = entry.get("state", "fail")
+            if state not in ("fail", "warn", "off"):
+                raise CheckError(f"state must be 'fail', 'warn' or 'off', got {state!r}")
+            options["state"] = state
         except CheckError as exc:
             raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),

@@ -76,10 +76,33 @@ class ScaleResult:
     """The pairs found, the sizes sampled and the time spent per pattern."""
 
     pairs: list = field(default_factory=list)
+    #: pilot score (lower bound, point) of each pair's last bisection interval, in the order of ``pairs``
+    scores: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     sizes: dict = field(default_factory=dict)
     n_max: int = 0
+    #: measured seconds per output at the smallest size
+    per_output: float = 0.0
+    lo: int = 1_000
     note: str = ""
+
+    def best(self):
+        """The pair whose last bisection interval scored highest (``None`` when there is none)."""
+        if not self.pairs:
+            return None
+        k = max(range(len(self.pairs)), key=lambda i: self.scores[i])
+        return self.pairs[k]
+
+    def samples_within(self, pair, seconds: float, cap: int) -> int:
+        """Outputs per input that confirming ``pair`` can afford in ``seconds`` (at least 200, at most ``cap``)."""
+        n = len(pair.d1[1])
+        cost = 2 * self.per_output * max(n / self.lo, 1.0)
+        return int(min(cap, max(200, seconds / cost)))
+
+    def summary(self) -> str:
+        parts = [f"{p.description} (pilot epsilon >= {lo:.3g})" for p, (lo, _) in zip(self.pairs, self.scores)]
+        return (f"scale family: sizes {self.lo:,} to {self.n_max:,} records, {self.seconds.get('total', 0):.1f} s; "
+                + "; ".join(parts) + (f"; {self.note}" if self.note else ""))
 
 
 def _pair(pattern, n, bounds, classes, relation):
@@ -131,7 +154,7 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
         if cost > per_pattern:
             break
         n_max *= 2
-    out.n_max = n_max
+    out.n_max, out.per_output, out.lo = n_max, per_output, lo
     if n_max == lo:
         out.note = f"one output at {lo:,} records takes {per_output:.3g} s: the budget allows no larger size"
     streams = iter(ss.spawn(10_000))
@@ -154,15 +177,17 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
             scores = [_score(samples[a], samples[b], delta) for a, b in zip(sizes, sizes[1:])]
             k = max(range(len(scores)), key=lambda i: scores[i])
             a, b = sizes[k], sizes[k + 1]
+            score = scores[k]
             while b - a > 1:
                 mid = (a + b) // 2
                 samples[mid] = draw(pattern, mid)
                 left, right = _score(samples[a], samples[mid], delta), _score(samples[mid], samples[b], delta)
-                a, b = (a, mid) if left >= right else (mid, b)
+                (a, b), score = ((a, mid), left) if left >= right else ((mid, b), right)
             n = a
         else:
-            n = lo
+            n, score = lo, (0.0, 0.0)
         out.pairs.append(_pair(pattern, n, bounds, classes, relation))
+        out.scores.append(score)
         out.sizes[pattern] = sorted(samples)
         out.seconds[pattern] = time.perf_counter() - t
     out.seconds["total"] = time.perf_counter() - start

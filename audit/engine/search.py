@@ -154,6 +154,16 @@ class SearchResult:
     audit: AuditResult
     n_pilot: int
     notes: list = field(default_factory=list)
+    #: the confirmation of the scale family's pair (its own share of alpha), when there is one
+    scale_audit: AuditResult | None = None
+
+    @property
+    def decisive(self) -> AuditResult:
+        """The confirmation that decides: a violating one if any (the larger lower bound), else the main one."""
+        if self.scale_audit is not None and self.scale_audit.violation and \
+                (not self.audit.violation or self.scale_audit.epsilon_lower > self.audit.epsilon_lower):
+            return self.scale_audit
+        return self.audit
 
     def summary(self, top: int = 5) -> str:
         best = sorted(self.tried, key=lambda t: (-t[1], -t[2]))[:top]
@@ -211,7 +221,8 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
 
 
 def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_samples: int, alpha: float,
-                       seed: int, confirm: int = 2, pilot_alpha: float = 0.5, fixed=()) -> SearchResult:
+                       seed: int, confirm: int = 2, pilot_alpha: float = 0.5, fixed=(), scale=None,
+                       scale_share: float = 1 / 3) -> SearchResult:
     """Screen ``candidates`` on ``n_pilot`` outputs per input; confirm the best ``confirm`` (plus ``fixed``
     pairs, always confirmed) on ``n_samples`` fresh outputs per input with ``alpha`` shared over them.
 
@@ -231,6 +242,10 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         Level of the screening bounds (they only rank candidates).
     fixed : sequence of NeighbourPair
         Pairs confirmed whatever the screening says (the user's ``--pairs``).
+    scale : ``(NeighbourPair, n)`` or None
+        The scale family's pair (:mod:`audit.engine.scale`, chosen on its own pilot samples) and the outputs per
+        input its confirmation can afford; it is confirmed with ``scale_share`` of ``alpha``, the other pairs
+        with the rest (``scale_audit`` of the result).
     """
     ss_screen, ss_confirm = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)
     tried = []
@@ -251,6 +266,15 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         chosen = list(candidates)
         tried = [(p.description, float("nan"), float("nan")) for p in chosen]
     chosen = list(fixed) + chosen
-    res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha,
+    alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
+    res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
                       seed=int(ss_confirm.generate_state(1)[0]))
-    return SearchResult(tried, [p.description for p in chosen], res, n_pilot)
+    out = SearchResult(tried, [p.description for p in chosen], res, n_pilot)
+    if scale is not None:
+        pair, n_scale = scale
+        # the scale family's best pair, chosen on its own pilot samples, confirmed on fresh ones with the rest of
+        # alpha (Bonferroni: a correct mechanism is flagged by either confirmation with probability <= alpha)
+        out.scale_audit = audit_pairs(mechanism, [pair], claim, n_samples=n_scale, alpha=alpha * scale_share,
+                                      seed=int(ss_confirm.generate_state(2)[1]))
+        out.confirmed.append(pair.description)
+    return out
