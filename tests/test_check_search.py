@@ -111,6 +111,40 @@ def test_false_alarm_rate_with_the_search_on_stays_below_alpha():
     assert alarms < 18
 
 
+class ResidueGeometricCount:
+    """The number of records plus two-sided geometric noise, modulo 5: post-processing of an epsilon-DP count, so
+    epsilon-DP under add/remove at every data size (loss just below epsilon), with a non-trivial law at the
+    scale family's sizes too (thousands of records)."""
+
+    def __init__(self, epsilon=1.0):
+        self.p = 1.0 - np.exp(-epsilon)
+
+    def batch(self, data, n, rng):
+        return (len(data[1]) + rng.geometric(self.p, n) - rng.geometric(self.p, n)) % 5
+
+    def __call__(self, data, rng):
+        return int(self.batch(data, 1, rng)[0])
+
+
+@pytest.mark.slow
+def test_false_alarm_rate_with_the_scale_family_stays_below_alpha():
+    """200 seeds of the search with the scale family: its best pair (chosen on its own pilot samples) is confirmed
+    with a third of alpha and the screened pairs with the rest, on a mechanism that is epsilon-DP at every size
+    (loss just below its claim). Each run is a false alarm with probability <= 0.05, so the count is at most Binomial(200, 0.05)
+    (mean 10); "refuted" means 18 or more alarms, which a sound search produces with probability < 0.003."""
+    from audit.engine.scale import scale_pairs
+
+    pairs = candidate_pairs([(0, 1)], [0, 1])
+    alarms = 0
+    for s in range(200):
+        mech = ResidueGeometricCount(1.0)
+        grown = scale_pairs(mech, [(0, 1)], [0, 1], budget_s=0.5, hi=16_000, seed=s)
+        found = search_and_confirm(mech, pairs, Claim(1.0), n_pilot=200, n_samples=4000, alpha=0.05, seed=s,
+                                   scale=(grown.best(), 4000))
+        alarms += found.audit.violation or found.scale_audit.violation
+    assert alarms < 18
+
+
 # --------------------------------------------------------------------------- the test subjects
 LEAKS = [("EarlyStopTree", "add-remove"), ("ClassSetFromLabels", "add-remove"),
          ("QuantileEveryFeature", "add-remove"), ("EmptyLeafSpecial", "add-remove"),
@@ -122,7 +156,7 @@ def test_default_check_flags_a_leak_and_passes_its_fix(tmp_path):
     """A crash on one class (exceptions are outcomes): found by the default search at 2,000 samples."""
     name = "ClassSetFromLabels"
     base = ["check", f"subjects.research:{name}", "--epsilon", "1", "--quiet", "--n-samples", "2000",
-            "--out", str(tmp_path)]
+            "--no-scale", "--out", str(tmp_path)]
     assert main(base + ["--params", '{"epsilon": 1, "broken": true}']) == 1
     row = json.loads((tmp_path / f"check-subjects.research-{name}" / "report.json").read_text())["claims"][0]
     assert row["winning_pair"].startswith("[") and len(row["pairs_tried"]) > 20
@@ -139,7 +173,7 @@ def test_every_leak_class_is_found_and_every_fix_passes(name, relation):
     loss is infinite and 6,000 where it is about twice the claim."""
     n = 6000 if name in ("QuantileEveryFeature", "LocalRandomiserForest") else 3000
     rows = [audit_subject(Subject(name, f"subjects.research:{name}", 1.0, 0.0, relation,
-                                  {"epsilon": 1.0, "broken": broken}, n_samples=n), "quick", 0)
+                                  {"epsilon": 1.0, "broken": broken}, n_samples=n, scale=False), "quick", 0)
             for broken in (True, False)]
     assert [r["verdict"] for r in rows] == ["violation", "pass"], [r["detail"] for r in rows]
 
