@@ -85,7 +85,10 @@ class LearnerMechanism:
     def _fit(self, data, rng):
         X, y = data
         est = self.make_estimator()
-        seed = int(rng.integers(0, 2**31 - 1))
+        # the project's learners take a Generator: each fit gets a child of the run's SeedSequence (no seed
+        # collisions across millions of fits); outside estimators get an integer (scikit-learn's take < 2**32)
+        seed = rng.spawn(1)[0] if type(est).__module__.startswith(("reference.", "audit.")) else \
+            int(rng.integers(0, 2**31 - 1))
         if hasattr(est, "random_state"):  # what set_params does for a plain parameter, without its introspection
             est.random_state = seed
         elif hasattr(est, "get_params") and "random_state" in est.get_params(deep=False):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.baselines._gini import one_vs_rest_gini_utility
 from reference.validation import (BinaryOnlyMixin, category_codes, check_fitted, check_max_depth,
                                   check_positive_finite, check_X, check_y, facts_by_index, shown)
@@ -45,7 +46,7 @@ def depth_budgets(epsilon: float, max_depth: int) -> np.ndarray:
     return (epsilon / 2) * (1 - r) * r ** t / (1 - r ** (max_depth + 1))
 
 
-class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
+class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     """BDPT tree (two classes).
 
     Parameters
@@ -56,6 +57,9 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     classes : two labels
     merge_samples : int, default 5
     random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     References
     ----------
@@ -110,8 +114,7 @@ class BDPTClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
         codes = self._codes(X)
         if np.any(codes < 0):
             raise ValueError("X holds a categorical value not among its categories")
-        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
-            np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         eps_t = depth_budgets(eps, d)
         eps_node = eps / (2 * d) if d else 0.0
         ledger = PrivacyLedger("add-remove")

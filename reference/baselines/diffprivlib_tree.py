@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import leaf, nested, predict_values, split
@@ -31,7 +32,7 @@ from reference.mechanisms import PermuteAndFlip
 __all__ = ["RandomTreePFClassifier"]
 
 
-class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
+class RandomTreePFClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     """Random tree + permute-and-flip leaves (diffprivlib-style).
 
     Parameters
@@ -41,6 +42,9 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
     bounds : sequence of (low, high), one per feature (categorical codes included)
     classes : sequence of labels (at least two)
     random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     References
     ----------
@@ -72,8 +76,7 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
             yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
-        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
-            np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         X = np.clip(X, bounds[:, 0], bounds[:, 1])
         ledger = PrivacyLedger("add-remove")
         pf = PermuteAndFlip(eps, 1.0, monotonic=True)
@@ -82,7 +85,8 @@ class RandomTreePFClassifier(ClassifierMixin, BaseEstimator):
         def grow(idx, cell, depth, scope, path):
             if depth == d:
                 counts = np.bincount(yk[idx], minlength=K).astype(float)
-                ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps, scope=scope)
+                ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps, scope=scope,
+                              delta=pf.residual_delta(K), note="float flip probabilities")
                 return leaf(int(pf.sample(counts, rng)))
             j = int(rng.integers(bounds.shape[0]))
             lo, hi = cell[j]

@@ -47,6 +47,7 @@ from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 
@@ -187,7 +188,7 @@ def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
     return w
 
 
-class DPLogisticRegression(ClassifierMixin, BaseEstimator):
+class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     """L2-regularised logistic regression released by output perturbation (Chaudhuri et al. 2011, Algorithm 1).
 
     Parameters
@@ -203,6 +204,9 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
     fit_intercept : bool
         Append a constant feature (regularised like the others).
     random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     Attributes
     ----------
@@ -251,8 +255,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
         Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
-        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
-            np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         n, dim = Z.shape
         K = classes.size
         targets = [1] if K == 2 else list(range(K))

@@ -25,6 +25,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.baselines._gini import one_vs_rest_gini_utility
 from reference.validation import (BinaryOnlyMixin, category_codes, check_fitted, check_max_depth,
                                   check_positive_finite, check_X, check_y, facts_by_index, shown)
@@ -36,7 +37,7 @@ from reference.mechanisms import ExponentialMechanism, PermuteAndFlip
 __all__ = ["DPGDFClassifier"]
 
 
-class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
+class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     """DPGDF tree (categorical features only, two classes).
 
     Parameters
@@ -47,6 +48,9 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
     classes : two labels
     min_samples_split : int, default 11
     random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     References
     ----------
@@ -86,8 +90,7 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
             yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
-        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else \
-            np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         eps_node = eps / (2 * d) if d else 0.0
         eps_leaf = eps / 2 if d else eps
         ledger = PrivacyLedger("add-remove")
@@ -111,7 +114,8 @@ class DPGDFClassifier(BinaryOnlyMixin, ClassifierMixin, BaseEstimator):
                 return leaf(idx, scope, path)
             util = one_vs_rest_gini_utility(codes, idx, yy, cand)
             k = PermuteAndFlip(eps_node, 0.5, monotonic=False).sample(util, rng)
-            ledger.charge(f"split{path or '^'}", "PermuteAndFlip", eps_node, scope=scope, sensitivity=0.5)
+            ledger.charge(f"split{path or '^'}", "PermuteAndFlip", eps_node, scope=scope, sensitivity=0.5,
+                          delta=PermuteAndFlip(eps_node, 0.5).residual_delta(len(util)))
             j, c = cand[k]
             go = codes[idx, j] == c
             part = f"split{path or '^'}"

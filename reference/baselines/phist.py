@@ -30,6 +30,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_positive_finite, check_X, check_y, facts_by_index
 from reference.ledger import PrivacyLedger, Scope
 from reference.lpdt.learner import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
@@ -43,7 +44,7 @@ __all__ = ["PHISTRegressor"]
 MAX_CELLS = 2 ** 16
 
 
-class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
+class PHISTRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, BaseEstimator):
     """Locally private histogram regression on a regular grid (PHIST).
 
     Parameters
@@ -57,7 +58,10 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
     bounds : sequence of (low, high) per feature
         Public domain box.
     randomizer : {"lpdt", "laplace"}
-    random_state : int or None
+    random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     References
     ----------
@@ -88,7 +92,7 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
         if int(self.n_bins) ** X.shape[1] > MAX_CELLS:
             raise ValueError(f"n_bins={self.n_bins} gives {int(self.n_bins) ** X.shape[1]} cells in {X.shape[1]} "
                              f"dimensions; at most {MAX_CELLS} are supported")
-        rng = np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         self.n_features_in_ = X.shape[1]
         self.target_bounds_, self.bounds_ = tb, bounds
         self.partition_ = part = GridPartition(bounds, int(self.n_bins))
@@ -104,7 +108,7 @@ class PHISTRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
             ledger.charge("cell indicator, LPDT mechanism (4)", "BitRandomizedResponse", r.bits.epsilon,
                           scope=Scope.root(), sensitivity=2)
             ledger.charge("label, LPDT mechanism (3)", "Laplace", r.label.epsilon, scope=Scope.root(),
-                          sensitivity=tb[1] - tb[0])
+                          sensitivity=r.label.sensitivity)
         else:
             A = max(abs(tb[0]), abs(tb[1]))
             # Z on the lattice Laplace's grid: a substitution changes two cells by |y| + |y'| <= 2A in all,

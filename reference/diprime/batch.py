@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reference.mechanisms.base import record_units, span_up
 from reference.validation import check_generator, check_int, check_pair, check_X
 from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
@@ -181,7 +182,7 @@ class DiPriMeBatch:
     def _reference_release(self, data, rng):
         """The fallback: one reference fit, seeded from ``rng`` as the audit target seeds it."""
         est = self._estimator()
-        est.random_state = int(rng.integers(0, 2**31 - 1))
+        est.random_state = rng.spawn(1)[0]  # a child of the run's SeedSequence (issue 26 finding 6)
         rel = est.fit(*data).release(bins=self.bins, leaf_bins=self.leaf_bins)
         return rel if self.post is None else self._post(rel)
 
@@ -396,8 +397,10 @@ class DiPriMeBatch:
             safe = np.maximum(count, 1)
             noisy = (member @ y) / safe + rng.laplace(0.0, 1.0, size=count.shape) * (s / safe / eps)
             return np.where(count > 0, np.clip(noisy, lo, hi), rng.uniform(lo, hi, size=count.shape))
-        centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-        noisy_sum = Laplace(eps / 2.0, half).sample_each(member @ (y - centre), rng)  # the reference's lattice law
+        centre, half = (lo + hi) / 2.0, span_up(lo, hi) / 2.0
+        mech = Laplace(eps / 2.0, half)
+        units = member.astype(np.int64) @ record_units(y - centre, mech.grid, mech.grid_sensitivity)  # exact integers
+        noisy_sum = mech.sample_each(units.astype(float) * mech.grid, rng)  # the reference's lattice law
         noisy_n = TwoSidedGeometric(eps / 2.0, 1.0).sample(count.astype(np.int64), rng)
         return np.clip(centre + noisy_sum / np.maximum(noisy_n, 1.0), lo, hi)
 

@@ -54,6 +54,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_pair, check_positive_finite, check_X,
                                   check_y, facts_by_index)
 from reference.diprime.grower import MAX_CATEGORIES, TreeGrower, budget
@@ -98,7 +99,7 @@ MAX_DEPTH = 20
 
 
 
-class _DiPriMeForest(BaseEstimator):
+class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
     """Shared fit and release of the two forests (see the module docstring)."""
 
     _n_classes = 0
@@ -198,7 +199,7 @@ class _DiPriMeForest(BaseEstimator):
         X, _ = self._validate_X(X, bounds, categories)  # the clipped count is private: not kept
         if y_enc.shape != (X.shape[0],):
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y_enc.shape}")
-        rng = np.random.default_rng(self.random_state)
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         t = int(self.n_estimators)
         ledger = PrivacyLedger("add-remove")
         k_eff = min(int(self.max_features), m)
@@ -337,6 +338,9 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         Public range of the target; targets outside are clipped (never used to
         widen it; how many is private and not kept).
     random_state : None, int or numpy Generator
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     Attributes
     ----------

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.mechanisms.base import record_units, span_up
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import Node, route
@@ -219,7 +220,7 @@ class TreeGrower:
             k = int(mech.batch(u, 1, self.rng)[0]) if flip else mech.sample(u, self.rng)
             # the exponential mechanism draws from float probabilities: its residual delta (reference.mechanisms.grid)
             self.ledger.charge("median", type(mech).__name__, eps, scope=scope,
-                               delta=0.0 if flip else mech.residual_delta(len(masks)),
+                               delta=mech.residual_delta(len(masks)),
                                note=f"{note} feature {j} (categorical)")
             return tuple(c for c, m in zip(cats, masks[k]) if m)
         lo, hi = rng_j
@@ -237,7 +238,8 @@ class TreeGrower:
             grid = lo + (hi - lo) * np.arange(1, FLIP_GRID + 1) / (FLIP_GRID + 1)
             below = np.searchsorted(np.sort(x), grid, side="left")
             u = -np.abs(2.0 * below - x.size)
-            self._charge("median", "PermuteAndFlip", eps, scope, f"{note} feature {j}: PF on {FLIP_GRID} public thresholds")
+            self._charge("median", "PermuteAndFlip", eps, scope, f"{note} feature {j}: PF on {FLIP_GRID} public thresholds",
+                         delta=self._mech(PermuteAndFlip, eps).residual_delta(FLIP_GRID))
             return float(grid[int(self._mech(PermuteAndFlip, eps).batch(u, 1, self.rng)[0])])
         mech = self._mech(IntervalExponential, eps, (lo, hi), 1.0, effective_grid(DEFAULT_GRID, lo, hi))
         self.ledger.charge("median", "IntervalExponential", eps, scope=scope, delta=mech.residual_delta,
@@ -267,7 +269,8 @@ class TreeGrower:
         u = np.array([-factor * self._split_sse(idx, j, s) for j, s in zip(cand, splits)])
         eps = self.budget.eps_a
         if self.variant == "flip":
-            self._charge("attribute", "PermuteAndFlip", eps, scope, note, delta)
+            self._charge("attribute", "PermuteAndFlip", eps, scope, note, delta,
+                         self._mech(PermuteAndFlip, eps, delta).residual_delta(len(cand)))
             return int(self._mech(PermuteAndFlip, eps, delta).batch(u, 1, self.rng)[0])
         mech = self._mech(ExponentialMechanism, eps, delta)
         # float probabilities drawn by inverse CDF over the K public candidates: residual delta (reference.mechanisms.grid)
@@ -293,10 +296,14 @@ class TreeGrower:
             self._charge("leaf", "CountScaledLeafMean", math.inf, scope,
                          f"{note}: Laplace scale S/(N eps) with the private N, NOT DP (spec 2.4 (ii))")
             return Node(value=CountScaledLeafMean(eps, (lo, hi), s).sample(y, self.rng))
-        centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
+        centre, half = (lo + hi) / 2.0, span_up(lo, hi) / 2.0
         # the centred sum on the lattice Laplace's public grid, the count with integer noise: both exact
-        # lattice releases, so the leaf value below is post-processing of them (issue 17, Mironov 2012)
-        noisy_sum = self._mech(Laplace, eps / 2.0, half).sample(float(np.sum(y - centre)), self.rng)
+        # lattice releases, so the leaf value below is post-processing of them (issue 17, Mironov 2012).
+        # Each record is put in whole grid units (clamped to the charged sensitivity) and the units are summed
+        # as integers, so neighbours' sums are at most the charged units apart (issue 26 finding 4)
+        mech = self._mech(Laplace, eps / 2.0, half)
+        units = int(record_units(y - centre, mech.grid, mech.grid_sensitivity).sum())
+        noisy_sum = mech.sample(float(units) * mech.grid, self.rng)
         noisy_n = self._mech(TwoSidedGeometric, eps / 2.0, 1.0).sample(int(y.size), self.rng)
         self._charge("leaf", "Laplace", eps / 2.0, scope, f"{note}: centred sum", half)
         self._charge("leaf", "TwoSidedGeometric", eps / 2.0, scope, f"{note}: count")

@@ -37,11 +37,11 @@ selection modes of spec 6.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_positive_finite, check_probability, check_X,
                                   check_y, facts_by_index)
 from reference.ledger import PrivacyLedger, Scope
@@ -165,7 +165,7 @@ class PartitionPredictorMixin:
                 tuple(round(float(v), 6) for v in self.leaf_values_))
 
 
-class _PartitionRegressor(PartitionPredictorMixin, RegressorMixin, BaseEstimator):
+class _PartitionRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, BaseEstimator):
     """Shared validation and public partition (prediction and release: :class:`PartitionPredictorMixin`)."""
 
     def _public_facts(self, X, y, X_public, y_public):
@@ -232,7 +232,8 @@ class LPDTRegressor(_PartitionRegressor):
     public_data : (X_public, y_public) or None
         Public sample, used when ``fit`` is not given one.
     random_state : int, numpy.random.Generator or None
-        Seeds the privatisation generator (tests only; ``None`` is OS entropy).
+        Seeds the privatisation generator (tests only; ``None`` is OS entropy): a fresh child stream,
+        discarded after fit; a fitted model's pickle drops ``random_state`` (``reference.randomness``).
 
     Attributes
     ----------
@@ -265,12 +266,7 @@ class LPDTRegressor(_PartitionRegressor):
         self.random_state = random_state
 
     def _rng(self) -> np.random.Generator:
-        rs = self.random_state
-        if isinstance(rs, np.random.Generator):
-            return rs
-        if rs is None or (isinstance(rs, Integral) and not isinstance(rs, bool) and rs >= 0):
-            return np.random.default_rng(rs)
-        raise ValueError(f"random_state must be None, a non-negative integer or a numpy Generator, got {rs!r}")
+        return fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
 
     def fit(self, X, y, X_public=None, y_public=None):
         """Grow the partition on public data, randomise every private record once, aggregate.
@@ -333,7 +329,7 @@ class LPDTRegressor(_PartitionRegressor):
         copies = r.n_leaves if noise == "per_leaf" else 1
         for j in range(copies):
             ledger.charge("label Y~, mechanism (3)" + (f" (fresh copy for leaf {j}, spec 9 D1)" if copies > 1 else ""),
-                          "Laplace", r.label.epsilon, scope=root, sensitivity=high - low,
+                          "Laplace", r.label.epsilon, scope=root, sensitivity=r.label.sensitivity,
                           note=f"scale {r.label.scale:.6g} for labels in [{low:g}, {high:g}]")
         if copies > 1:
             warnings.warn(f"label_noise='per_leaf' is the authors' code's flaw (spec 9 D1): the reports are "

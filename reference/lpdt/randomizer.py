@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from reference.mechanisms.base import span_up
 from reference.validation import check_generator, check_pair, check_positive_finite, check_probability
 from reference.mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
 
@@ -90,7 +91,8 @@ class LPDTRandomizer(Mechanism):
         self.target_bounds = check_target_bounds(target_bounds)
         self.n_leaves = int(partition.n_leaves)
         low, high = self.target_bounds
-        self.label = Laplace(self.epsilon * (1.0 - self.indicator_share), sensitivity=high - low)
+        # the exact span rounded up (issue 26 finding 4: the float high - low can fall one grid unit short)
+        self.label = Laplace(self.epsilon * (1.0 - self.indicator_share), sensitivity=span_up(low, high))
         self.bits = BitRandomizedResponse(self.epsilon * self.indicator_share, sensitivity=2)
         #: probability that a bit is flipped, ``q`` of mechanism (4)
         self.q = self.bits.p_flip

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from reference.validation import check_generator
 
-__all__ = ['Mechanism', 'GRID_BITS', 'default_grid', 'check_lattice_step', 'round_to_grid']
+__all__ = ['Mechanism', 'GRID_BITS', 'default_grid', 'check_lattice_step', 'round_to_grid', 'record_units', 'span_up']
 
 
 class Mechanism:
@@ -103,6 +104,23 @@ def check_lattice_step(grid) -> float:
     if not (math.isfinite(g) and g > 0 and math.frexp(g)[0] == 0.5):
         raise ValueError(f"grid must be a positive power of two, got {grid!r}")
     return g
+
+
+def span_up(low: float, high: float) -> float:
+    """The smallest double at least the exact ``high - low``: a sensitivity that never falls one grid unit
+    short through the rounding of the subtraction (issue 26 finding 4)."""
+    d = float(high) - float(low)
+    if Fraction(d) < Fraction(float(high)) - Fraction(float(low)):
+        d = math.nextafter(d, math.inf)
+    return d
+
+
+def record_units(values, grid: float, bound: int) -> np.ndarray:
+    """Each record's value in whole grid units, ``round(value / grid)`` clamped to ``[-bound, bound]``, as
+    int64: a per-record function, so the exact integer sum of neighbouring datasets moves by at most
+    ``bound`` units whatever the floating-point sums would have done (issue 26 finding 4). Sum them with
+    integers (``int(units.sum())``, or an integer matrix product) before the lattice mechanism."""
+    return np.clip(round_to_grid(values, grid), -int(bound), int(bound))
 
 
 def round_to_grid(value, grid: float) -> np.ndarray:

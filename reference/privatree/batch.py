@@ -235,7 +235,7 @@ class PrivaTreeBatch:
         """The fallback: one reference fit, seeded from ``rng`` as the audit target's
         ``ReleaseMechanism`` seeds it."""
         est = self._estimator()
-        est.random_state = int(rng.integers(0, 2**31 - 1))
+        est.random_state = rng.spawn(1)[0]  # a child of the run's SeedSequence (issue 26 finding 6)
         X, y = data
         est.fit(X, y)
         return est.release() if self.edges is None else est.release(self.edges)
@@ -578,7 +578,8 @@ class PrivaTreeBatch:
                 walk(2 * h + 2, scope.child(part, "R"), path + "R")
             else:
                 ledger.charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", p.budget["leaf"], scope=scope,
-                              note="section IV-C; leaves partition the records")
+                              delta=PermuteAndFlip(p.budget["leaf"], 1.0, monotonic=True).residual_delta(p.K),
+                              note="section IV-C; leaves partition the records; float flip probabilities")
 
         walk(0, Scope.root(), "")
         return ledger

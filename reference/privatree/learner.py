@@ -51,6 +51,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_max_depth, check_positive_finite, check_probability, check_fitted, check_X, \
     check_y, facts_by_index, shown
 from reference.mechanisms.jointexp import JointExp
@@ -153,7 +154,7 @@ def budget_split(epsilon, max_depth, K, *, m_num, m_cat, n_public=None, E_max=0.
 
 
 # --------------------------------------------------------------------------- the learner
-class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     """PrivaTree (Algorithm 1 of 004_2521a6732a5af66c.txt); see the module docstring.
 
     Parameters
@@ -189,6 +190,9 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     min_samples_leaf : int, default 1
         Candidates with a noisy side total below it are skipped (post-processing).
     random_state : int, Generator or None
+        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
+        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
+        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
 
     Attributes
     ----------
@@ -342,8 +346,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes {classes.tolist()}") from None
         Z, clipped = self._encode(X, cats, bounds, fitting=True)
         bounds = self._bounds_for_fit(bounds, Z)
-        rng = np.random.default_rng(self.random_state) if not isinstance(self.random_state, np.random.Generator) \
-            else self.random_state
+        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         K = classes.size
         num = [j for j in range(m) if j not in cats]
         private_q = self.binning == "quantile" and self.use_private_quantiles
@@ -422,10 +425,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                 return bin_split(j, key, left, right)
         counts = np.bincount(y, minlength=K)
         eps_leaf = c["budget"]["leaf"]
-        label = PermuteAndFlip(self._leaf_mechanism_epsilon(eps_leaf), 1.0, monotonic=True).sample(
-            counts.astype(float), c["rng"])
+        pf = PermuteAndFlip(self._leaf_mechanism_epsilon(eps_leaf), 1.0, monotonic=True)
+        label = pf.sample(counts.astype(float), c["rng"])
         c["ledger"].charge(f"leaf{path or '^'}", "PermuteAndFlip(monotonic)", eps_leaf, scope=scope,
-                           note="section IV-C; leaves partition the records")
+                           delta=PermuteAndFlip(eps_leaf, 1.0, monotonic=True).residual_delta(K),
+                           note="section IV-C; leaves partition the records; float flip probabilities")
         return leaf(int(label))
 
     def _best_split(self, idx, y, scope, path):

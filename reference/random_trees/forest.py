@@ -37,11 +37,11 @@ keeps ``k / epsilon`` and its ledger shows the resulting ``2 epsilon``.
 """
 from __future__ import annotations
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
+from reference.randomness import PublishSafeMixin, check_random_state, predict_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
                                   check_X, check_y, facts_by_index)
 from reference.ledger import PrivacyLedger, Scope
@@ -92,17 +92,16 @@ def _check_classes(classes) -> np.ndarray:
 
 
 def _seed_sequence(random_state) -> np.random.SeedSequence:
-    if random_state is None:
-        return np.random.SeedSequence()
-    if isinstance(random_state, np.random.Generator):
-        return np.random.SeedSequence(int(random_state.integers(0, 2 ** 63 - 1)))
-    if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool) and random_state >= 0:
-        return np.random.SeedSequence(int(random_state))
-    raise ValueError(f"random_state must be None, a non-negative integer or a numpy Generator, got {random_state!r}")
+    """A fit-local SeedSequence: from OS entropy, the integer seed, or a child of the user's Generator's own
+    SeedSequence (never kept after the fit)."""
+    rs = check_random_state(random_state)
+    if isinstance(rs, np.random.Generator):
+        return rs.bit_generator.seed_seq.spawn(1)[0]
+    return np.random.SeedSequence(rs)
 
 
 # --------------------------------------------------------------------------- the estimator
-class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
+class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     """Random decision trees, non-private (Algorithm 1) and epsilon-DP (Algorithm 2).
 
     Parameters
@@ -134,7 +133,10 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
     n_records : int, optional
         Public number of records, used only by ``n_estimators="log"``.
     random_state : None, int or numpy.random.Generator
-        Seeds three independent streams: structure, noise, prediction coins.
+        Seeds two streams of the fit (structure, noise), discarded after it; probabilistic voting draws its
+        coins at each ``predict`` from a separate entropy pool (``reference.randomness.predict_rng``: new
+        coins per call with ``None``, the same for an integer seed). A fitted
+        model's pickle drops ``random_state``. A seed is a secret key: never publish it.
 
     Attributes
     ----------
@@ -223,7 +225,10 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         k, h, bounds, classes, X, y_index, _ = self._validate_fit(X, y)  # the clipped count is private
-        structure_ss, noise_ss, predict_ss = _seed_sequence(self.random_state).spawn(3)
+        # structure and noise streams from one fit-local SeedSequence, discarded with the fit; predict-time coins
+        # come from reference.randomness.predict_rng, a separate entropy pool (issue 26 finding 2: a kept sibling
+        # of the noise seed let anyone rebuild the noise)
+        structure_ss, noise_ss = _seed_sequence(self.random_state).spawn(2)
         self.forest_ = self._draw_forests(X, y_index, 1, np.random.default_rng(structure_ss),
                                           np.random.default_rng(noise_ss), validated=(k, h, bounds, classes))
         scale = self._noise_scale(k)
@@ -234,7 +239,6 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         if self.private:  # exact private leaf counts: not kept after fit (issue 17, finding 7)
             self.forest_.counts = None
-        self._predict_rng = np.random.default_rng(predict_ss)
         self._ledger_args = (k, h, classes.size, scale)
         self._ledger_cache = None
         return self
@@ -328,9 +332,10 @@ class RandomDecisionForestClassifier(ClassifierMixin, BaseEstimator):
         return np.stack([(votes == c).mean(axis=0) for c in range(self.classes_.size)], axis=-1)
 
     def predict(self, X) -> np.ndarray:
-        """Labels by the chosen ``voting`` rule (probabilistic: fresh coins on every call)."""
+        """Labels by the chosen ``voting`` rule (probabilistic: coins from ``reference.randomness.predict_rng``,
+        new on every call with ``random_state=None``, the same for an integer seed)."""
         X = self._validate_predict_X(X)
-        idx = self.forest_.predict_index(X, self.voting, self._predict_rng)[0]
+        idx = self.forest_.predict_index(X, self.voting, predict_rng(self.random_state))[0]
         return self.classes_[idx]
 
     # ------------------------------------------------------------------ release
