@@ -73,8 +73,12 @@ def _parser() -> argparse.ArgumentParser:
                           "(fitted attributes)")
     chk.add_argument("--no-search", action="store_true",
                      help="estimators: audit only the default (or --pairs) pairs, no neighbour search")
-    chk.add_argument("--no-exceptions", action="store_true",
-                     help="estimators: an exception in fit is a usage error, not an outcome")
+    chk.add_argument("--exceptions", choices=("fail", "report", "off"), default="fail",
+                     help="estimators: an exception in fit is an outcome that decides the verdict (fail, the "
+                          "default: a refusal on one dataset of a pair and not the other tells them apart); report: "
+                          "such refusals are reported but the verdict rests on the datasets fit accepts; off: an "
+                          "exception is a usage error")
+    chk.add_argument("--no-exceptions", action="store_true", help="the same as --exceptions off")
     chk.add_argument("--no-float-probe", action="store_true",
                      help="mechanisms: no floating-point (mantissa pattern) events")
     chk.add_argument("--no-scale", action="store_true",
@@ -404,7 +408,7 @@ def _check_options(args) -> dict:
         raise ValueError(f"--n-samples must be an integer >= 2, got {args.n_samples}")
     return {"pairs": args.pairs, "bounds": parse_bounds(args.bounds), "classes": parse_classes(args.classes),
             "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
-            "exceptions": not args.no_exceptions, "float_probe": not args.no_float_probe,
+            "exceptions": "off" if args.no_exceptions else args.exceptions, "float_probe": not args.no_float_probe,
             "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state}
 
 

@@ -87,9 +87,10 @@ class Subject:
     n_samples: int | None = None
     #: ``"auto"``, ``"predictions"``, ``"structure"`` or a list of fitted attribute names
     release: object = "auto"
-    #: neighbour search for estimators; exceptions as outcomes; floating-point events for mechanisms
+    #: neighbour search for estimators; exceptions as outcomes ("fail", "report" or "off"; True is "fail",
+    #: False "off"); floating-point events for mechanisms
     search: bool = True
-    exceptions: bool = True
+    exceptions: object = "fail"
     float_probe: bool = True
     #: estimators: the scale family of the neighbour search (:mod:`audit.engine.scale`)
     scale: bool = True
@@ -277,8 +278,9 @@ def plan_subject(subject: Subject) -> dict:
             obj(**subject.params)
         except TypeError as exc:
             raise CheckError(f"{subject.target}(**params) failed: {exc}") from exc
+        mode = exceptions_mode(subject.exceptions)
         mech = EstimatorRelease(obj, subject.params, bounds=bounds, classes=classes, release=subject.release,
-                                exceptions=subject.exceptions)
+                                exceptions=mode != "off")
         fixed = _user_pairs(subject.pairs, subject.neighbours) if subject.pairs else []
         if subject.neighbours == "add-remove":
             base = add_remove_pairs(X, y, bounds=bounds, classes=classes, corners=1)
@@ -299,12 +301,16 @@ def plan_subject(subject: Subject) -> dict:
         if errors:
             notes.append(f"exceptions are outcomes: fit raised on {len(errors)} of {len(datasets)} datasets "
                          f"tried (e.g. {type(errors[0]).__name__}: {str(errors[0])[:80]})"
-                         if subject.exceptions else "")
+                         if mode != "off" else "")
+        crash = [p for p in fixed + cands if _raises(mech, p.d0) != _raises(mech, p.d1)]
+        if mode == "report":  # the verdict rests on the datasets fit accepts; the refusals are reported
+            fixed = [p for p in fixed if not (_raises(mech, p.d0) or _raises(mech, p.d1))]
+            cands = [p for p in cands if not (_raises(mech, p.d0) or _raises(mech, p.d1))]
         notes.append(f"release: {mech.description}")
         notes += preflight(mech, datasets[-1])
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
                 "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
-                "bounds": bounds, "classes": classes}
+                "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -317,6 +323,30 @@ def plan_subject(subject: Subject) -> dict:
     pairs = _user_pairs(subject.pairs, subject.neighbours) if subject.pairs else \
         mechanism_pairs(subject.data or "scalar")
     return {"mechanism": mech, "kind": "mechanism", "fixed": pairs, "candidates": [], "notes": notes}
+
+
+def exceptions_mode(value) -> str:
+    """``"fail"``, ``"report"`` or ``"off"`` from a flag value (``True`` is ``"fail"``, ``False`` ``"off"``)."""
+    if value is True:
+        return "fail"
+    if value is False or value is None:
+        return "off"
+    if value in ("fail", "report", "off"):
+        return value
+    raise CheckError(f"exceptions must be 'fail', 'report' or 'off', got {value!r}")
+
+
+def _raises(mech, data) -> str | None:
+    """What ``fit`` raised on ``data`` during calibration (``"Type('message')"``), or None."""
+    from audit.engine.search import data_key
+
+    return getattr(mech, "raised_on", {}).get(data_key(data))
+
+
+def _crash_text(mech, pair) -> str:
+    a, b = _raises(mech, pair.d0), _raises(mech, pair.d1)
+    which, other = ("D", "D'") if a else ("D'", "D")
+    return f"fit raises {a or b} on {which} and not on {other} ({pair.description})"
 
 
 def preflight(mech, data) -> list[str]:
@@ -360,14 +390,18 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                     best = grown.best()
                     scale = (best, grown.samples_within(best, budget_s, n))
                     extra.append(grown.summary() + f"; confirmed at {scale[1]:,} outputs per input")
+                crash_ids = {id(p) for p in plan["crash_pairs"]}
+                also = (lambda p: id(p) not in crash_ids) if crash_ids and plan["exceptions"] == "fail" else None
                 found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
-                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale)
+                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale,
+                                           also=also)
                 res = found.decisive
                 extra.append("search: " + found.summary())
                 tried = found.tried
+                audited = found.pairs if res is found.audit else [scale[0]]
             else:
-                res = audit_pairs(mech, plan["fixed"] + plan["candidates"], claim, n_samples=n, alpha=ALPHA,
-                                  seed=seed)
+                audited = plan["fixed"] + plan["candidates"]
+                res = audit_pairs(mech, audited, claim, n_samples=n, alpha=ALPHA, seed=seed)
                 tried = None
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
@@ -375,8 +409,24 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                         expected=subject.expect)
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
-    if kind == "estimator" and subject.exceptions:
-        extra.append("exceptions in fit are outcomes")
+    if kind == "estimator" and plan["exceptions"] != "off":
+        extra.append("exceptions in fit are outcomes" if plan["exceptions"] == "fail" else
+                     "exceptions in fit are reported, not decisive (--exceptions report): the verdict rests on "
+                     "the datasets fit accepts")
+        crash = plan["crash_pairs"]
+        row["exception_findings"] = [_crash_text(mech, p) for p in crash]
+        worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
+        through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and \
+            "x[0]" in str(getattr(res.worst, "event", ""))
+        row["decided_by"] = "exception" if through_crash else "outputs"
+        if res.violation and through_crash:
+            extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
+                            "tells them apart; --exceptions report decides on the outputs instead)")
+        elif res.violation:
+            extra.insert(0, "violation through the outputs")
+        if crash and plan["exceptions"] == "report":
+            extra.append(f"{len(crash)} pair(s) told apart by a refusal alone, reported not decisive, e.g. "
+                         + _crash_text(mech, crash[0]))
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -388,7 +438,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         extra.append(probe.summary())
         if probe.findings and subject.state == "fail":
             row["verdict"] = "violation"
-            row["evidence"] = "kept state"
+            row["decided_by"] = "kept state"
             extra.insert(0, "violation through kept state (the fitted model or its pickle holds what replays the "
                             "fit's noise; --state warn reports it without failing): " + probe.summary())
     if tried is not None:

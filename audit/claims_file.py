@@ -21,7 +21,7 @@
     n_samples = 50000                        # optional: outputs per input (default: the budget's)
     release = "auto"                         # optional: auto | predictions | structure | "ATTR,ATTR"
     search = true                            # optional: neighbour search (estimators)
-    exceptions = true                        # optional: exceptions in fit are outcomes (estimators)
+    exceptions = "fail"                      # optional: exceptions in fit: "fail", "report" or "off" (estimators)
     float_probe = true                       # optional: floating-point events (mechanisms)
     scale = true                             # optional: the scale family of the search (estimators)
     state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
@@ -114,7 +114,11 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             options = {"pairs": entry.get("pairs"), "bounds": parse_bounds(entry.get("bounds")),
                        "classes": parse_classes(entry.get("classes")), "n_samples": entry.get("n_samples"),
                        "release": parse_release(entry.get("release", "auto")),
-                       **{k: bool(entry.get(k, True)) for k in ("search", "exceptions", "float_probe", "scale")}}
+                       **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale")}}
+            exc = entry.get("exceptions", "fail")
+            options["exceptions"] = "fail" if exc is True else "off" if exc is False else exc
+            if options["exceptions"] not in ("fail", "report", "off"):
+                raise CheckError(f"exceptions must be 'fail', 'report', 'off' or a boolean, got {exc!r}")
             state = entry.get("state", "fail")
             if state not in ("fail", "warn", "off"):
                 raise CheckError(f"state must be 'fail', 'warn' or 'off', got {state!r}")

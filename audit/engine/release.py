@@ -6,9 +6,10 @@ constructor takes it, so code that reads it in ``__init__`` is seeded), fits
 it, and returns one fixed-length float vector, a post-processing of the fitted
 model (so a loss seen on it is a loss of the model):
 
-* ``raised``: 1 when ``fit`` or the release raised (exceptions are outcomes:
-  an estimator that crashes on one input of a pair and not on the other is
-  told apart by this coordinate), else 0; the other coordinates are then 0;
+* ``raised``: 0 when ``fit`` and the release succeeded, else ``1 + k`` with ``k`` a code of the
+  exception's type (:func:`exception_code`): exceptions are outcomes, so an estimator that crashes
+  on one input of a pair and not on the other is told apart by this coordinate (the per-coordinate
+  threshold events read it whatever the other outputs are); the other coordinates are then 0;
 * the **structure**, when its layout is recognised (scikit-learn's ``tree_``;
   nested node objects or dicts with ``feature``/``threshold`` and
   ``left``/``right`` or ``children``; lists of either, one per tree): node,
@@ -32,7 +33,16 @@ from numbers import Real
 
 import numpy as np
 
-__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes"]
+__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code"]
+
+
+def exception_code(exc: BaseException) -> int:
+    """A stable small code of an exception's type (0..996, from its qualified name): the ``raised``
+    coordinate is ``1 + code``, so different exception types are different outcomes."""
+    import zlib
+
+    t = type(exc)
+    return zlib.crc32(f"{t.__module__}.{t.__qualname__}".encode()) % 997
 
 #: breadth-first nodes whose feature and value are released
 BFS_NODES = 7
@@ -279,9 +289,13 @@ class EstimatorRelease:
 
     # ------------------------------------------------------------------ the mechanism
     def calibrate(self, datasets, seed: int = 0):
-        """Fit once on each dataset to fix the release's length; returns the exceptions seen."""
+        """Fit once on each dataset to fix the release's length; returns the exceptions seen, and records
+        in ``raised_on`` (dataset key -> ``"Type('message')"``) the datasets on which ``fit`` raised."""
+        from audit.engine.search import data_key
+
         rng = np.random.default_rng(seed)
         errors, lengths = [], []
+        self.raised_on = {}
         for data in datasets:
             try:
                 est = self.fit(data, int(rng.integers(0, 2**31 - 1)))
@@ -290,6 +304,7 @@ class EstimatorRelease:
                     self.description = self.describe(est)
             except Exception as exc:
                 errors.append(exc)
+                self.raised_on[data_key(data)] = f"{type(exc).__name__}({str(exc)[:80]!r})"
         if not lengths:
             raise errors[0]
         if len(set(lengths)) > 1 and not isinstance(self.release, (list, tuple)):
@@ -302,10 +317,12 @@ class EstimatorRelease:
         seed = int(rng.integers(0, 2**31 - 1))
         try:
             vals = self.features(self.fit(data, seed))
-        except Exception:
+        except Exception as exc:
             if not self.exceptions:
                 raise
-            return np.zeros(1 + self.length)
+            out = np.zeros(1 + self.length)
+            out[0] = 1.0 + exception_code(exc)  # a failed fit is an outcome of its own, never class 0
+            return out
         vals = (list(vals) + [0.0] * self.length)[:self.length]
         out = np.asarray([0.0] + vals, dtype=float)
         out[~np.isfinite(out)] = 0.0

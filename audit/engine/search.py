@@ -156,6 +156,8 @@ class SearchResult:
     notes: list = field(default_factory=list)
     #: the confirmation of the scale family's pair (its own share of alpha), when there is one
     scale_audit: AuditResult | None = None
+    #: the pairs confirmed with the main share of alpha, in the order of ``audit.results``
+    pairs: list = field(default_factory=list)
 
     @property
     def decisive(self) -> AuditResult:
@@ -222,7 +224,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
 
 def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_samples: int, alpha: float,
                        seed: int, confirm: int = 2, pilot_alpha: float = 0.5, fixed=(), scale=None,
-                       scale_share: float = 1 / 3) -> SearchResult:
+                       scale_share: float = 1 / 3, also=None) -> SearchResult:
     """Screen ``candidates`` on ``n_pilot`` outputs per input; confirm the best ``confirm`` (plus ``fixed``
     pairs, always confirmed) on ``n_samples`` fresh outputs per input with ``alpha`` shared over them.
 
@@ -242,6 +244,8 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         Level of the screening bounds (they only rank candidates).
     fixed : sequence of NeighbourPair
         Pairs confirmed whatever the screening says (the user's ``--pairs``).
+    also : callable ``pair -> bool`` or None
+        When none of the confirmed pairs satisfies it, the best-ranked candidate that does is confirmed too.
     scale : ``(NeighbourPair, n)`` or None
         The scale family's pair (:mod:`audit.engine.scale`, chosen on its own pilot samples) and the outputs per
         input its confirmation can afford; it is confirmed with ``scale_share`` of ``alpha``, the other pairs
@@ -265,11 +269,20 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
     else:
         chosen = list(candidates)
         tried = [(p.description, float("nan"), float("nan")) for p in chosen]
+    if also is not None and not any(also(p) for p in chosen):
+        # the best-ranked candidate of the other kind (e.g. output-based when the best were crash pairs) is
+        # confirmed too, so the report shows both kinds of evidence (alpha shared over one more pair)
+        ranked = sorted(range(len(candidates)), key=lambda i: (-tried[i][1], -tried[i][2])) if tried else []
+        extra = next((candidates[i] for i in ranked
+                      if also(candidates[i]) and all(candidates[i] is not c for c in chosen)), None)
+        if extra is not None:
+            chosen.append(extra)
     chosen = list(fixed) + chosen
     alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
     res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
                       seed=int(ss_confirm.generate_state(1)[0]))
     out = SearchResult(tried, [p.description for p in chosen], res, n_pilot)
+    out.pairs = chosen
     if scale is not None:
         pair, n_scale = scale
         # the scale family's best pair, chosen on its own pilot samples, confirmed on fresh ones with the rest of

@@ -1,0 +1,55 @@
+"""Outside-style estimators whose ``fit`` refuses some datasets (issue 27 item 1).
+
+* ``OddSizeCrash``: constant predictions; ``fit`` raises on datasets of odd size, so every add/remove
+  pair is told apart by the refusal alone (with certainty);
+* ``RefusesEmpty``: an epsilon-DP noisy count of class-1 records (two-sided geometric noise, predicted
+  everywhere) that refuses an empty dataset, as diffprivlib's estimators do;
+* ``RefusesEmptyLeaky``: the same refusal, but the count is released without noise (a real output leak).
+"""
+import numpy as np
+
+
+class _Base:
+    def __init__(self, epsilon=1.0, random_state=None, error="ValueError"):
+        self.epsilon, self.random_state, self.error = epsilon, random_state, error
+
+    def get_params(self, deep=True):
+        return {"epsilon": self.epsilon, "random_state": self.random_state, "error": self.error}
+
+    def set_params(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+        return self
+
+    def _raise(self, msg):
+        raise {"ValueError": ValueError, "RuntimeError": RuntimeError}[self.error](msg)
+
+
+class OddSizeCrash(_Base):
+    def fit(self, X, y):
+        if len(y) % 2:
+            self._raise(f"an odd number of records ({len(y)}) is not supported")
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+class RefusesEmpty(_Base):
+    noisy = True
+
+    def fit(self, X, y):
+        if len(y) == 0:
+            self._raise("cannot fit on an empty dataset")
+        rng = np.random.default_rng(self.random_state)
+        a = np.exp(-self.epsilon)
+        noise = int(rng.geometric(1 - a) - rng.geometric(1 - a)) if self.noisy else 0
+        self.count_ = int(np.sum(np.asarray(y) == 1)) + noise
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), min(max(self.count_, -3), 6))
+
+
+class RefusesEmptyLeaky(RefusesEmpty):
+    noisy = False
