@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--scale-seconds", type=float, default=None,
                      help="estimators: seconds the scale family may spend choosing its pair, and again confirming "
                           "it (default 45 at quick, 240 at standard, 900 at full)")
+    chk.add_argument("--strict-power", action="store_true",
+                     help="fail the gate (exit 1) on an inconclusive pass: one that could not have caught a loss of "
+                          "1.25 times the claim with probability 0.9 (default: such a pass exits 0 and its line "
+                          "and report say 'inconclusive' with the sample size that would make it conclusive)")
     chk.add_argument("--state", choices=("fail", "warn", "off"), default="fail",
                      help="estimators: random generators, seed sequences or copies of the seed kept by the fitted "
                           "model or its pickle: fail the gate (default: whoever holds the model can replay the "
@@ -409,7 +413,8 @@ def _check_options(args) -> dict:
     return {"pairs": args.pairs, "bounds": parse_bounds(args.bounds), "classes": parse_classes(args.classes),
             "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
             "exceptions": "off" if args.no_exceptions else args.exceptions, "float_probe": not args.no_float_probe,
-            "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state}
+            "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state,
+            "strict_power": args.strict_power}
 
 
 def _compare(args) -> int:

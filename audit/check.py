@@ -43,7 +43,7 @@ from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import float_probe
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
-from audit.engine.power import power_statement
+from audit.engine.power import conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
 from audit.engine.scale import scale_pairs
@@ -57,6 +57,11 @@ ALPHA = 0.05
 BUILTIN_ROWS = 8
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
+#: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with probability 0.9
+POWER_MARGIN = 0.25
+#: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
+#: probability 0.9
+POWER_MARGIN = 0.25
 #: seconds the scale family may spend choosing its pair, and again confirming it, per budget
 SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
@@ -98,6 +103,8 @@ class Subject:
     scale_seconds: float | None = None
     #: estimators: random state kept after fit (:mod:`audit.engine.state_probe`): "fail", "warn" or "off"
     state: str = "fail"
+    #: an inconclusive pass (its detectable loss above the claim) fails the gate
+    strict_power: bool = False
 
 
 def resolve(target: str):
@@ -430,7 +437,20 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
+        target = subject.epsilon * (1.0 + POWER_MARGIN)
+        row["power"] = "conclusive" if loss <= target else "inconclusive"
         extra.append(text)
+        if row["power"] == "inconclusive":
+            n_more = conclusive_n(res.worst, claim=subject.epsilon, delta=subject.delta, target=target)
+            row["n_conclusive"] = n_more
+            extra.insert(0, f"inconclusive pass: this audit could not have seen a loss of {target:.3g} (the claim "
+                            f"plus {POWER_MARGIN:.0%}) with probability 0.9 "
+                            + (f"(only {loss:.3g} or more); " if math.isfinite(loss) else "(no power); ")
+                            + (f"about {n_more:,} outputs per input on the winning pair would make it conclusive"
+                               if n_more else "no sample size makes this event conclusive")
+                            + ("; --strict-power fails the gate on it" if not subject.strict_power else ""))
+            if subject.strict_power:
+                row["verdict"] = "inconclusive"
     row["winning_pair"] = res.worst_description
     if kind == "estimator" and subject.state != "off":
         probe = probe_estimator(plan["factory"], *plan["base"])

@@ -25,6 +25,7 @@
     float_probe = true                       # optional: floating-point events (mechanisms)
     scale = true                             # optional: the scale family of the search (estimators)
     state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
+    strict_power = false                     # optional: an inconclusive pass fails the gate
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
 claim is stated under add/remove neighbours, audited under substitution): the row still reads
@@ -49,7 +50,7 @@ EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
-                "state"}
+                "state", "strict_power"}
 
 
 def _key_line(text: str, key: str, start: int = 1) -> int:
@@ -123,6 +124,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             if state not in ("fail", "warn", "off"):
                 raise CheckError(f"state must be 'fail', 'warn' or 'off', got {state!r}")
             options["state"] = state
+            options["strict_power"] = bool(entry.get("strict_power", False))
         except CheckError as exc:
             raise CheckError(f"{where}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),

@@ -190,8 +190,15 @@ class Report:
         def verdict(v, expected):
             return (f"{v} (expected)" if v == "violation" else v) if v == expected else f"{v}, expected {expected}"
 
+        def power(c):  # a pass that could not have seen a loss at the claim says so (issue 27 item 4)
+            if c.get("power") == "inconclusive":
+                d = c.get("detectable_loss")
+                return f" (inconclusive: detects ε ≥ {_num(d)} only)" if d is not None else " (inconclusive: no power)"
+            return f" (detects ε ≥ {_num(c['detectable_loss'])})" if c.get("detectable_loss") is not None else ""
+
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}",
-                 verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])] for c in self.claims]
+                 verdict(c["verdict"], c["expected"]) + power(c), _mark(c["verdict"] == c["expected"])]
+                for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]
         rows += [[t["id"], "theorem", f"bound {_num(t['bound'])}", f"estimate {_num(t['estimate'])}",

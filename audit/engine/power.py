@@ -17,7 +17,7 @@ import numpy as np
 
 from audit.engine.bounds import epsilon_lower_bound
 
-__all__ = ["detection_probability", "detectable_loss", "power_statement"]
+__all__ = ["detection_probability", "detectable_loss", "power_statement", "conclusive_n"]
 
 
 def detection_probability(loss: float, p1: float, n: int, *, claim: float, alpha: float, delta: float = 0.0,
@@ -66,3 +66,19 @@ def power_statement(result, *, claim: float, delta: float = 0.0, power: float = 
                 f"(frequency {p1:.3g} on the other input) would be caught with probability >= {power:g} "
                 f"at n = {n:,} per input")
     return loss, text
+
+
+def conclusive_n(result, *, claim: float, target: float, delta: float = 0.0, power: float = 0.9,
+                 cap: int = 10 ** 9):
+    """The smallest ``n`` (doubling from the result's own) at which the winning event, at its observed
+    frequency on the other input, would catch a loss of ``target`` (above ``claim``) with probability
+    ``power``; ``None`` when even ``cap`` outputs per input would not."""
+    c = result.counts
+    n = max(int(c["n1"]), 1)
+    p1 = (c["k1"] + 0.5) / (n + 1)
+    level = result.alpha / 2
+    while n <= cap:
+        if detectable_loss(p1, n, claim=claim, alpha=level, delta=delta, power=power) <= target:
+            return n
+        n *= 2
+    return None

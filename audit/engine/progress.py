@@ -71,6 +71,10 @@ def row_line(kind: str, row: dict) -> str:
         what = f"{row['verdict']}: estimate {_num(row['estimate'])}, bound {_num(row['bound'])}"
     else:
         what = str(row["verdict"])
+    if kind == "claim" and row.get("power") == "inconclusive":
+        d = row.get("detectable_loss")
+        what += (f" (inconclusive: only a loss of {_num(d)} or more would have been caught)" if d is not None
+                 else " (inconclusive: no power on the winning pair)")
     if not as_expected(kind, row):
         what += f" (expected {'detected' if kind == 'mutant' else row['expected']})"
     elif kind == "claim" and row["verdict"] == "violation":
