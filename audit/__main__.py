@@ -119,8 +119,22 @@ def _parser() -> argparse.ArgumentParser:
                      help="draws per side and input (default: the budget's; learners 8,000 at quick); "
                           "with --noise off, the number of generated datasets (default 200)")
     _common(cmp, "quick")
+    dat = sub.add_parser("data", help="list or fetch the public benchmark files the reproductions read")
+    dsub = dat.add_subparsers(dest="data_command", required=True)
+    dl = dsub.add_parser("list", help="every known file, whether the data directory has it, and its source")
+    dl.add_argument("--data-dir", default=None, help="the directory to check (default: where reproduce looks)")
+    df = dsub.add_parser("fetch", help="download, verify (SHA-256) and place files where reproduce finds them")
+    df.add_argument("names", nargs="*", help="file or dataset names (default: every file of --paper, or of all papers)")
+    df.add_argument("--paper", default=None, choices=("privatree", "diprime", "random-trees", "lpdt"),
+                    help="only the files this paper's reproduction needs")
+    df.add_argument("--data-dir", default=None,
+                    help="where to put them (default: $DPTREE_AUDIT_DATA, else ~/.cache/dptree-audit/data)")
+    df.add_argument("--source-url", default=None,
+                    help="base URL replacing https://raw.githubusercontent.com (a mirror: BASE/OWNER/REPO/COMMIT/PATH)")
+    df.add_argument("--force", action="store_true", help="fetch again files already present")
+    df.add_argument("--timeout", type=float, default=60.0, help="seconds per download (default 60)")
     cert = sub.add_parser("certify", help="exact privacy loss over every neighbouring pair of a tiny public domain")
-    cert.add_argument("target", help="a target with exact laws: " + ", ".join(CERTIFY_TARGETS))
+    cert.add_argument("target", help="a target with exact laws: privatree")
     cert.add_argument("--out", default=None,
                       help="directory of reports (default: reports/.runs, never a committed report)")
     cert.add_argument("--seed", type=int, default=0, help="master seed (recorded; the certificate draws nothing)")
@@ -135,7 +149,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="directory of the benchmark files (default: $DPTREE_AUDIT_DATA, else ../shared/data)")
     rep.add_argument("--smoke", action="store_true",
                      help="a reduced protocol (one small dataset, one epsilon) that checks the pipeline, not the numbers")
-    rep.add_argument("--out", default="reports", help="directory of reports (default: reports)")
+    rep.add_argument("--out", default=None,
+                     help="directory of reports (default: reports for a full run with every dataset present, which "
+                          "replaces the committed reproduction; reports/.runs otherwise)")
     rep.add_argument("--seed", type=int, default=0, help="master seed")
     rep.add_argument("--jobs", type=int, default=1, help="worker processes (same seed, same tables)")
     rep.add_argument("--quiet", action="store_true", help="no progress output")
@@ -144,39 +160,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-#: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
-CERTIFY_TARGETS = ("privatree",)
-
-
 def _certify(args) -> int:
-    """``certify TARGET``: every domain of the target, a verdict per domain, exit 0 when all are as expected."""
-    import importlib
-    import time as _time
+    from audit.certify import command
 
-    from audit.certify import certify_domain, write_certificate
+    return command(args, checkpoint.progress, _error)
 
-    if args.target not in CERTIFY_TARGETS:
-        return _error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
-    domains = importlib.import_module(f"audit.{args.target}.certificate").domains()
-    start = _time.perf_counter()
-    results = []
-    for d in domains:
-        r = certify_domain(d, jobs=args.jobs, progress=checkpoint.progress)
-        results.append(r)
-        if not args.quiet and args.format == "text":
-            w = r.worst
-            print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
-                  f"[{w['lower']:.4g}, {w['upper']:.4g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
-                  f"(expected {d.expected}; {r.seconds:.1f} s)")
-    out = Path(args.out) if args.out else Path("reports") / ".runs"
-    path = write_certificate(args.target, results, out, _time.perf_counter() - start, args.seed)
-    ok = all(r.as_expected for r in results)
-    if args.format == "json":
-        print(json.dumps({"target": args.target, "ok": ok, "report": str(path),
-                           "domains": [r.to_json() for r in results]}, default=str))
-    else:
-        print(f"{sum(r.as_expected for r in results)} of {len(results)} verdicts as expected; certificate in {path}")
-    return 0 if ok else 1
+
+def _data(args) -> int:
+    from audit.data_fetch import command
+
+    return command(args, _error)
 
 
 def _error(msg: str) -> int:
@@ -463,6 +456,10 @@ def _compare(args) -> int:
 
 
 def _reproduce(args) -> int:
+    """Run a paper's protocol; a committed reproduction (``reports/reproductions/PAPER.md``) is replaced only
+    by a full run with every dataset present and ``--out`` not given; anything else goes to
+    ``reports/.runs/`` (or ``--out``). Exit 2 when a requested dataset's files are missing or no cell could
+    be computed (the message names the files and the command that fetches them)."""
     from audit.reproduce import PAPERS, reproduce
 
     if args.paper not in PAPERS:
@@ -470,13 +467,28 @@ def _reproduce(args) -> int:
     names = None if args.datasets is None else [d.strip() for d in args.datasets.split(",") if d.strip()]
     try:
         rep = reproduce(args.paper, names, data_dir=args.data_dir, jobs=args.jobs, smoke=args.smoke,
-                        seed=args.seed, out=args.out, baseline=args.baseline)
+                        seed=args.seed, out=None, baseline=args.baseline)
     except ValueError as exc:
         return _error(str(exc))
+    full = not args.smoke and names is None
+    fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
+    if not rep.cells:
+        missing = "; ".join(rep.skipped) or "no dataset ran"
+        return _error(f"reproduce {args.paper}: no table cell could be computed, nothing written ({missing}). "
+                      f"Get the files with: {fetch}")
+    out = args.out if args.out else ("reports" if full and not rep.skipped else str(Path("reports") / ".runs"))
+    from audit.reproduce import write_reproduction
+
+    path = write_reproduction(rep, out)
     marked = sum(c.marked for c in rep.cells)
     print(f"{args.paper}: {len(rep.cells)} cells, {marked} outside 2 SE, {len(rep.skipped)} datasets skipped; "
           f"{rep.elapsed_s:.0f} s")
-    print(f"written to {Path(args.out) / 'reproductions' / (args.paper + '.md')}")
+    why = "" if args.out or out == "reports" else (" (a smoke run, a subset or a run with missing data never "
+                                                  "replaces the committed reproduction)")
+    print(f"written to {path}{why}")
+    if rep.skipped:
+        return _error(f"reproduce {args.paper}: requested data missing: {'; '.join(rep.skipped)}. "
+                      f"Get the files with: {fetch}")
     return 0
 
 
@@ -516,6 +528,8 @@ def _dispatch(args) -> int:
         for name in TARGETS:
             print(f"{name:16s} {load(name).DESCRIPTION}")
         return 0
+    if args.command == "data":
+        return _data(args)
     if args.seed < 0:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.jobs < 1:

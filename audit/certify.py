@@ -274,3 +274,36 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
     (folder / "certificate.json.tmp").replace(folder / "certificate.json")
     (folder / "certificate.md.tmp").replace(folder / "certificate.md")
     return folder / "certificate.md"
+
+
+#: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
+CERTIFY_TARGETS = ("privatree",)
+
+
+def command(args, progress, error) -> int:
+    """``python -m audit certify TARGET``: every domain of the target, a verdict per domain; exit 0 when all
+    are as expected (``error(msg)`` prints and returns 2)."""
+    import importlib
+
+    if args.target not in CERTIFY_TARGETS:
+        return error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
+    domains = importlib.import_module(f"audit.{args.target}.certificate").domains()
+    start = time.perf_counter()
+    results = []
+    for d in domains:
+        r = certify_domain(d, jobs=args.jobs, progress=progress)
+        results.append(r)
+        if not args.quiet and args.format == "text":
+            w = r.worst
+            print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
+                  f"[{w['lower']:.4g}, {w['upper']:.4g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
+                  f"(expected {d.expected}; {r.seconds:.1f} s)")
+    out = Path(args.out) if args.out else Path("reports") / ".runs"
+    path = write_certificate(args.target, results, out, time.perf_counter() - start, args.seed)
+    ok = all(r.as_expected for r in results)
+    if args.format == "json":
+        print(json.dumps({"target": args.target, "ok": ok, "report": str(path),
+                          "domains": [r.to_json() for r in results]}, default=str))
+    else:
+        print(f"{sum(r.as_expected for r in results)} of {len(results)} verdicts as expected; certificate in {path}")
+    return 0 if ok else 1

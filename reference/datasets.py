@@ -107,9 +107,17 @@ class Dataset:
 _LOADERS: dict[tuple[str, str], tuple[tuple[str, ...], Callable[[Path], Dataset]]] = {}
 
 
+def cache_dir() -> Path:
+    """The per-user data cache where ``python -m audit data fetch`` puts files by default:
+    ``$XDG_CACHE_HOME/dptree-audit/data`` (``~/.cache/dptree-audit/data``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "dptree-audit" / "data"
+
+
 def data_dir(path: str | os.PathLike | None = None) -> Path | None:
     """The data directory: ``path``, else ``$DPTREE_AUDIT_DATA``, else ``../shared/data`` (from the working
-    directory, then from the project root) when it exists; ``None`` when there is none."""
+    directory, then from the project root) when it exists, else the per-user cache (:func:`cache_dir`) when it
+    exists; ``None`` when there is none."""
     if path is not None:
         p = Path(path)
         if not p.is_dir():
@@ -118,10 +126,16 @@ def data_dir(path: str | os.PathLike | None = None) -> Path | None:
     if os.environ.get(ENV):
         return data_dir(os.environ[ENV])
     root = Path(__file__).resolve().parent.parent
-    for p in (Path.cwd().parent / "shared" / "data", root.parent / "shared" / "data"):
+    for p in (Path.cwd().parent / "shared" / "data", root.parent / "shared" / "data", cache_dir()):
         if p.is_dir():
             return p
     return None
+
+
+def files_of(paper: str, names=None) -> dict[str, tuple[str, ...]]:
+    """Dataset name -> the files its loader needs, for ``paper`` (all its datasets, or ``names``)."""
+    _ensure_registered(paper)
+    return {n: files for (p, n), (files, _) in _LOADERS.items() if p == paper and (names is None or n in names)}
 
 
 def register(paper: str, name: str, files: tuple[str, ...]):
@@ -157,7 +171,8 @@ def load(paper: str, name: str, directory: str | os.PathLike | None = None) -> D
     files, fn = _LOADERS[(paper, name)]
     d = data_dir(directory)
     if d is None:
-        raise DatasetUnavailable(f"{name}: no data directory (set --data-dir or ${ENV}; see ../shared/data)")
+        raise DatasetUnavailable(f"{name}: no data directory (fetch the files with `python -m audit data fetch`, or set "
+                                 f"--data-dir or ${ENV})")
     missing = [f for f in files if not (d / f).is_file()]
     if missing:
         raise DatasetUnavailable(f"{name}: {', '.join(missing)} not found in {d}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -107,6 +108,8 @@ def load_datasets(paper: str, names, data_dir: Path | None, rep: Reproduction, *
             continue
         if smoke_rows is not None:
             data = data.subsample(smoke_rows, seed=rep.seed)
+        if sys.stderr.isatty():  # progress: one line per dataset as it starts
+            print(f"reproduce {paper}: dataset {name} ({data.n:,} rows)", file=sys.stderr)
         rep.facts[name] = (("read from the data, as the paper did: " if data.facts_from_data else "declared: ")
                            + data.facts_note)
         yield name, data
