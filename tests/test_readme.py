@@ -22,6 +22,10 @@ LONG = {
     "python -m pytest": "the test suite itself",
     "pip install": "installs packages (CI installs them fresh)",
     "python -m audit check --claims examples/diffprivlib.toml": "needs the diffprivlib extra; 17 min",
+    "python -m audit data fetch": "downloads from the internet (tests/test_data_fetch.py runs it against a local "
+                                  "HTTP server)",
+    "python -m audit certify": "every domain's exact laws: 36 s with two jobs (tests/test_privatree_exact_law.py runs "
+                               "it, as a slow test)",
 }
 
 
