@@ -2,7 +2,10 @@
 
 The pre-fix JointExp inside PrivaTree (``UnderflowPrivaTree``, epsilon 2 with shares 1/2, 1/4,
 1/4, so JointExp runs at epsilon 1) releases spread-out bins up to 29,805 tied records and every
-edge at the lower bound from 29,806 on. The family must find that exact pair by bisection, and
+edge at the lower bound from 29,806 on (and, from about 7,500 tied records, draws some edges far
+from their ideal law: partial underflow). The family must find a pair of neighbouring sizes above
+1,000 records by bisection (which one depends on how far the measured fit time lets it grow within
+its budget: 29,805 vs 29,806 on an idle machine, the partial-underflow region under load), and
 the confirmation (``audit_pairs``, alpha 0.05, 300 fresh outputs per input, fixed seed) must flag
 it; on the fixed learner the pairs it proposes are confirmed as passes (false-alarm rate at most
 alpha by construction: the pairs are chosen on samples the confirmation never sees).
@@ -37,7 +40,10 @@ def test_scale_family_finds_the_underflow_threshold_and_confirms_it():
     mech = learner_mechanism(partial(UnderflowPrivaTree, **PARAMS))
     found = scale_pairs(mech, [(0.0, 1.0)], [0, 1], budget_s=120, patterns=SCALE_PATTERNS[:1], seed=0)
     pair, = found.pairs
-    assert pair.description.endswith("29,805 records vs 29,806")
+    n0, n1 = len(pair.d0[1]), len(pair.d1[1])
+    assert n1 == n0 + 1 and n0 >= 1_000, pair.description
+    if found.n_max >= 32_000:  # grown past the full-underflow threshold: bisection lands on it exactly
+        assert pair.description.endswith("29,805 records vs 29,806")
     assert found.seconds["total"] < 240  # its budget (120 s) with room for a loaded machine
     v = audit_pairs(mech, [pair], Claim(epsilon=2.0), n_samples=300, seed=3)
     assert v.violation and v.epsilon_lower > 3.0
