@@ -7,6 +7,7 @@ probability at most 0.05 for another seed.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -43,7 +44,7 @@ def test_the_fixed_model_passes_with_the_seed_parameter_noted(tmp_path):
 
 @pytest.mark.slow
 def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_path):
-    """The pre-fix JointExp inside PrivaTree (threshold 29,806 tied records at eps_q 1) is found by the scale
+    """The pre-fix JointExp inside PrivaTree (full underflow from 29,806 tied records at eps_q 1) is found by the scale
     family of a default search and confirmed on fresh samples (about 3 minutes on 2 cores)."""
     params = '{"epsilon": 2, "max_depth": 1, "bounds": [[0, 1]], "classes": [0, 1], "epsilon_shares": [0.5, 0.25, 0.25]}'
     code = main(["check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree", "--epsilon", "2", "--params", params,
@@ -52,5 +53,9 @@ def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_p
     assert code == 1
     row = json.loads((tmp_path / "check-audit.privatree.underflow_jointexp-UnderflowPrivaTree" / "report.json")
                      .read_text())["claims"][0]
-    assert row["winning_pair"].startswith("[scale:") and "29,805 records vs 29,806" in row["winning_pair"]
+    # which neighbouring sizes the bisection lands on depends on how far the measured fit time lets the family
+    # grow (29,805 vs 29,806 on a quiet machine, the partial-underflow region near 7,500 under load)
+    assert row["winning_pair"].startswith("[scale:"), row["winning_pair"]
+    n0, n1 = (int(v.replace(",", "")) for v in re.findall(r"([\d,]+) records vs ([\d,]+)", row["winning_pair"])[0])
+    assert n1 == n0 + 1 and n0 >= 1_000
     assert row["epsilon_lower"] > 2
