@@ -36,7 +36,7 @@ class Domain:
 
     name: str
     description: str
-    law: Callable  # law(params, X, y) -> object with .lower / .upper dicts
+    law: Callable | None  # law(params, X, y) -> object with .lower / .upper dicts (a finite release law)
     params: dict
     grid: list  # per feature, its public values
     classes: list
@@ -45,6 +45,9 @@ class Domain:
     epsilon_claimed: float
     expected: str  # "certified" (exact loss <= claim) or "gap" (a published gap: exact loss > claim)
     note: str = ""
+    #: for releases with a continuous part (no finite law per dataset): ``pair_law(params, d0, d1, grid=grid)``
+    #: -> an object with ``lower``, ``upper``, ``release`` and ``delta(epsilon)``
+    pair_law: Callable | None = None
 
 
 def _datasets(types, max_records):
@@ -125,6 +128,7 @@ class DomainResult:
     width: float
     seconds: float
     profile: list = field(default_factory=list)
+    width_of: str = "probability"  # what ``width`` bounds: a release's probability, or a pair's loss
 
     @property
     def verdict(self) -> str:
@@ -145,7 +149,7 @@ class DomainResult:
                 "grid": self.domain.grid, "classes": self.domain.classes, "max_records": self.domain.max_records,
                 "relation": self.domain.relation, "epsilon_claimed": self.domain.epsilon_claimed,
                 "expected": self.domain.expected, "verdict": self.verdict, "n_pairs": self.n_pairs,
-                "n_datasets": self.n_datasets, "worst": self.worst, "interval_width": self.width,
+                "n_datasets": self.n_datasets, "worst": self.worst, "interval_width": self.width, "width_of": self.width_of,
                 "seconds": self.seconds, "profile": self.profile, "note": self.domain.note,
                 "loss_upper_quantiles": _quantiles([u for _, u in self.losses])}
 
@@ -161,10 +165,45 @@ def _law_worker(args):
     return d, domain.law(domain.params, *_data(domain, d))
 
 
+def _pair_worker(args):
+    domain, d0, d1 = args
+    r = domain.pair_law(domain.params, _data(domain, d0), _data(domain, d1), grid=domain.grid)
+    return r.lower, r.upper, r.release
+
+
+def _certify_pairs(domain: Domain, pairs, start, jobs, progress) -> DomainResult:
+    """:func:`certify_domain` through the domain's ``pair_law`` (one exact loss per pair)."""
+    work = [(domain, d0, d1) for d0, d1 in pairs]
+    desc = f"{domain.name}: pairs"
+    if jobs > 1:
+        from multiprocessing import get_context
+
+        with get_context("spawn").Pool(jobs) as pool:
+            it = pool.imap(_pair_worker, work, chunksize=8)
+            results = list(progress(it, total=len(work), desc=desc, unit="pair") if progress else it)
+    else:
+        it = map(_pair_worker, work)
+        results = list(progress(it, total=len(work), desc=desc, unit="pair") if progress else it)
+    losses = [(lo, hi) for lo, hi, _ in results]
+    i = max(range(len(pairs)), key=lambda j: (results[j][1], results[j][0]))
+    lo, hi, release = results[i]
+    d0, d1 = pairs[i]
+    worst = {"lower": lo, "upper": hi, "release": release, "d0": _describe(domain, d0), "d1": _describe(domain, d1)}
+    best = domain.pair_law(domain.params, _data(domain, d0), _data(domain, d1), grid=domain.grid)
+    eps_grid = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
+    prof = [(e, best.delta(e)) for e in eps_grid]
+    n_datasets = len({d for p in pairs for d in p})
+    width = max(h - l for l, h in losses if math.isfinite(h)) if losses else 0.0
+    return DomainResult(domain, len(pairs), n_datasets, losses, worst, width, time.perf_counter() - start, prof,
+                        width_of="loss")
+
+
 def certify_domain(domain: Domain, *, jobs: int = 1, progress=None) -> DomainResult:
     """The exact loss of every neighbouring pair of ``domain`` (module docstring)."""
     start = time.perf_counter()
     pairs = enumerate_pairs(domain)
+    if domain.pair_law is not None:
+        return _certify_pairs(domain, pairs, start, jobs, progress)
     datasets = sorted({d for p in pairs for d in p}, key=lambda d: (len(d), d))
     work = [(domain, d) for d in datasets]
     if jobs > 1:
@@ -199,7 +238,7 @@ def _describe(domain: Domain, d: tuple) -> str:
 
 
 def _fmt(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.4f}"
+    return "inf" if math.isinf(x) else f"{x:.6f}"
 
 
 def write_certificate(target: str, results: list[DomainResult], out: Path, elapsed: float, seed: int) -> Path:
@@ -257,7 +296,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
                   f"- worst pair: D = [{r.worst['d0']}] and D' = [{r.worst['d1']}]; release `{r.worst['release']}`; "
                   f"exact loss in [{_fmt(r.worst['lower'])}, {_fmt(r.worst['upper'])}] against the claim "
                   f"{d.epsilon_claimed:g}: **{r.verdict}**",
-                  f"- largest width of a probability interval: {r.width:.1e}",
+                  f"- largest width of a {r.width_of} interval: {r.width:.1e}",
                   "- privacy profile of the worst pair (upper bounds): " +
                   ", ".join(f"δ({e:g}) ≤ {v:.2e}" for e, v in r.profile)]
         if d.note:
@@ -277,7 +316,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
 
 
 #: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
-CERTIFY_TARGETS = ("privatree",)
+CERTIFY_TARGETS = ("privatree", "random-trees")
 
 
 def command(args, progress, error) -> int:
@@ -287,7 +326,7 @@ def command(args, progress, error) -> int:
 
     if args.target not in CERTIFY_TARGETS:
         return error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
-    domains = importlib.import_module(f"audit.{args.target}.certificate").domains()
+    domains = importlib.import_module(f"audit.{args.target.replace('-', '_')}.certificate").domains()
     start = time.perf_counter()
     results = []
     for d in domains:
@@ -296,7 +335,7 @@ def command(args, progress, error) -> int:
         if not args.quiet and args.format == "text":
             w = r.worst
             print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
-                  f"[{w['lower']:.4g}, {w['upper']:.4g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
+                  f"[{w['lower']:.6g}, {w['upper']:.6g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
                   f"(expected {d.expected}; {r.seconds:.1f} s)")
     out = Path(args.out) if args.out else Path("reports") / ".runs"
     path = write_certificate(args.target, results, out, time.perf_counter() - start, args.seed)

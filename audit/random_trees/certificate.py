@@ -1,0 +1,46 @@
+"""The random decision forest's certificate domains (``python -m audit certify random-trees``).
+
+Strict forests are certified under both relations, with the paper's and the clamping rule for
+invalid leaves; the published substitution gap (Section 5.2's ``Lap(k / epsilon)`` with a count
+vector of L1 sensitivity 2 under substitution) is measured exactly. The voting rule is not part
+of the release (predictions on public points are post-processing), so these domains cover all
+three rules.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from audit.certify import Domain
+from audit.random_trees.claims import OneTreeScaleForest
+from audit.random_trees.exact_law import pair_loss
+
+__all__ = ["domains"]
+
+_BASE = dict(n_estimators=2, max_depth=2, epsilon=1.0, bounds=[(0.0, 1.0)], classes=[0, 1])
+_GRID1 = [[0.25, 0.75]]
+
+
+def domains() -> list[Domain]:
+    return [
+        Domain("strict, add/remove", "Strict forest (2 trees of height 2, epsilon 1, one feature on a public "
+               "grid of two values): every add/remove pair of up to 6 records.",
+               None, dict(_BASE, neighbouring="add-remove"), _GRID1, [0, 1], 6, "add-remove", 1.0, "certified",
+               pair_law=pair_loss),
+        Domain("strict, substitution", "The same forest claimed under substitution: strict accounting doubles "
+               "the noise scale (2k / epsilon), as a replaced record changes two counts.",
+               None, dict(_BASE, neighbouring="substitute"), _GRID1, [0, 1], 5, "substitute", 1.0, "certified",
+               pair_law=pair_loss),
+        Domain("strict, clamping rule, two features", "Strict forest with invalid_rule='clamp', two features "
+               "(structure classes over both), 2 trees of height 2: every add/remove pair of up to 3 records.",
+               None, dict(_BASE, bounds=[(0.0, 1.0)] * 2, neighbouring="add-remove", invalid_rule="clamp"),
+               _GRID1 * 2, [0, 1], 3, "add-remove", 1.0, "certified", pair_law=pair_loss),
+        Domain("paper noise under substitution", "Paper accounting claimed under substitution: Lap(k / epsilon) "
+               "per count (Section 5.2) while one tree's count vector moves by 2 in L1.",
+               None, dict(_BASE, neighbouring="substitute", accounting="paper"), _GRID1, [0, 1], 4, "substitute",
+               1.0, "gap", pair_law=pair_loss),
+        Domain("mutant: one tree's noise scale", "The seeded mutant OneTreeScaleForest: every count gets the "
+               "noise of a single tree (scale 1 / epsilon) whatever the number of trees k, forgetting the "
+               "sequential composition over trees (expected loss k epsilon).",
+               None, dict(_BASE, neighbouring="add-remove"), _GRID1, [0, 1], 4, "add-remove", 1.0, "gap",
+               pair_law=partial(pair_loss, cls=OneTreeScaleForest)),
+    ]
