@@ -8,7 +8,7 @@ the auditor's estimator; tiny fits per second (depth 2, 8 records, 2 features:
 the audit's workload) of each learner's reference path, and of the batched path
 where one exists; peak traced memory of each row. With ``--targets standard``
 (or quick/full), the wall time and peak resident memory of ``audit run TARGET``
-for every target. Where diffprivlib is
+for every target. With ``--readme``, the README's own commands (``bench_readme.py``). Where diffprivlib is
 installed, its mechanisms' sampling rates appear beside ours as ratios.
 """
 from __future__ import annotations
@@ -178,7 +178,12 @@ def main(argv=None):
     p.add_argument("--small", action="store_true", help="small sizes (seconds), for CI")
     p.add_argument("--targets", choices=("quick", "standard", "full"), default=None,
                    help="also time `audit run TARGET` at this budget for every target, with its peak memory")
+    p.add_argument("--readme", action="store_true",
+                   help="time the README's commands instead (bench_readme.py; writes readme_numbers.json, the source "
+                        "of every time the README quotes)")
     args = p.parse_args(argv)
+    if args.readme:
+        return _bench_module("bench_readme").main([])
     n, n_fits = (20_000, 100) if args.small else (1_000_000, 1_000)
     rows = mechanism_rows(n) + estimator_rows(n) + learner_rows(n_fits)
     if args.targets:
