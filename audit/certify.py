@@ -149,7 +149,8 @@ class DomainResult:
                 "grid": self.domain.grid, "classes": self.domain.classes, "max_records": self.domain.max_records,
                 "relation": self.domain.relation, "epsilon_claimed": self.domain.epsilon_claimed,
                 "expected": self.domain.expected, "verdict": self.verdict, "n_pairs": self.n_pairs,
-                "n_datasets": self.n_datasets, "worst": self.worst, "interval_width": self.width, "width_of": self.width_of,
+                "n_datasets": self.n_datasets, "worst": self.worst, "interval_width": self.width,
+                "width_of": self.width_of,
                 "seconds": self.seconds, "profile": self.profile, "note": self.domain.note,
                 "loss_upper_quantiles": _quantiles([u for _, u in self.losses])}
 
@@ -316,7 +317,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
 
 
 #: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
-CERTIFY_TARGETS = ("privatree", "random-trees")
+CERTIFY_TARGETS = ("privatree", "random-trees", "lpdt")
 
 
 def command(args, progress, error) -> int:

@@ -55,10 +55,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from audit.engine.loss_histogram import PROFILE_STEP, LossHistogram as _Hist
 from reference.mechanisms import TwoSidedGeometric
 from reference.random_trees import RandomDecisionForestClassifier
 
-__all__ = ["LeafLaw", "leaf_law", "structure_classes", "PairLoss", "pair_loss", "TAIL", "MAX_STRUCTURES", "PROFILE_STEP"]
+__all__ = ["LeafLaw", "leaf_law", "structure_classes", "PairLoss", "pair_loss", "TAIL", "MAX_STRUCTURES",
+           "PROFILE_STEP"]
 
 #: target probability of one noisy count above the enumeration's cut-off
 TAIL = 1e-13
@@ -209,43 +211,6 @@ def _counts(X, y_index, nodes, max_depth: int) -> list:
 
 
 # ------------------------------------------------------------------ the privacy profile
-#: the profile's loss grid: every log-likelihood ratio is rounded up to a multiple of it (pessimistic)
-PROFILE_STEP = 1e-3
-
-
-@dataclass
-class _Hist:
-    """Upper measure of a privacy-loss distribution: ``mass[i]`` at loss ``(lo + i) * PROFILE_STEP``
-    and ``inf`` at an infinite loss."""
-
-    lo: int
-    mass: np.ndarray
-    inf: float = 0.0
-
-    @staticmethod
-    def point() -> "_Hist":
-        return _Hist(0, np.ones(1))
-
-    def total(self) -> float:
-        return float(self.mass.sum()) + self.inf
-
-    def compose(self, other: "_Hist") -> "_Hist":
-        finite = float(self.mass.sum()) * float(other.mass.sum())
-        return _Hist(self.lo + other.lo, np.convolve(self.mass, other.mass), self.total() * other.total() - finite)
-
-    def add(self, other: "_Hist", w: float) -> "_Hist":
-        lo = min(self.lo, other.lo)
-        n = max(self.lo + self.mass.size, other.lo + other.mass.size) - lo
-        out = np.zeros(n)
-        out[self.lo - lo:self.lo - lo + self.mass.size] += self.mass
-        out[other.lo - lo:other.lo - lo + other.mass.size] += w * other.mass
-        return _Hist(lo, out, self.inf + w * other.inf)
-
-    def delta(self, epsilon: float) -> float:
-        loss = (self.lo + np.arange(self.mass.size)) * PROFILE_STEP
-        return min(1.0, float(np.sum(self.mass * np.maximum(0.0, -np.expm1(epsilon - loss)))) + self.inf)
-
-
 def _leaf_hist(c0: tuple, c1: tuple, rate: float, rule: str) -> _Hist:
     """The leaf's loss distribution under ``c0`` against ``c1`` on the unrounded release (rounding is
     post-processing): every ray (enumerated mass ``E0`` at loss ``ln(E0 / E1)``, ``E1`` a lower bound of
@@ -259,9 +224,7 @@ def _leaf_hist(c0: tuple, c1: tuple, rate: float, rule: str) -> _Hist:
     inf = a.tail + float(e0[e1 <= 0].sum())
     keep = (e1 > 0) & (e0 > 0)
     loss = np.log(e0[keep] / e1[keep])
-    idx = np.ceil(loss / PROFILE_STEP * (1 + 1e-12) + 1e-9).astype(np.int64)
-    lo = int(idx.min())
-    return _Hist(lo, np.bincount(idx - lo, weights=e0[keep]), inf)
+    return _Hist.of(e0[keep], loss, inf)
 
 
 def _tree_hist(X0, y0, X1, y1, structures, h, rate, rule) -> _Hist:
