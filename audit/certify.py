@@ -317,7 +317,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
 
 
 #: targets whose learners have exact laws (module ``audit.TARGET.certificate`` with ``domains()``)
-CERTIFY_TARGETS = ("privatree", "random-trees", "lpdt")
+CERTIFY_TARGETS = ("privatree", "random-trees", "lpdt", "diprime")
 
 
 def command(args, progress, error) -> int:
