@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from audit.engine.progress import finished
+from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
 
@@ -117,6 +118,8 @@ class Report:
                 missing = [k for k in keys if k not in row]
                 if missing:
                     raise ValueError(f"{kind} {row.get('id')!r} lacks the report fields {missing}")
+        for row in self.theorems:  # what the row compares, in words (issue 28 item 4); an added key
+            with_reading(row)
         return _jsonable({
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
             "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
@@ -170,12 +173,16 @@ class Report:
             lines += _folded("Evidence of the comparisons", [(c["id"], c.get("detail")) for c in self.comparisons])
             lines.append("")
         if self.theorems:
-            lines += ["## Theorems (Monte Carlo checks)", ""]
+            lines += ["## Theorems (Monte Carlo checks)", "",
+                      "Each bound is an upper bound (the theorem says the quantity is at most it), a lower bound "
+                      "(at least it) or an exact value. An upper bound is refuted only when even the interval's "
+                      "lower end exceeds it, and holds outright when the interval's upper end is within it; "
+                      "between the two, the estimate's excess is sampling error and the row reads `holds` "
+                      "(not refuted) or `inconclusive`, as its reading says. Lower bounds mirror this.", ""]
             lines += _table(
-                ["id", "paper", "statement", "estimate", "CI", "bound", "verdict", "expected"],
-                [[t["id"], t["paper"], t["statement"], _num(t["estimate"]),
-                  f"[{_num(t['ci'][0])}, {_num(t['ci'][1])}]", _num(t["bound"]), t["verdict"], t["expected"]]
-                 for t in self.theorems])
+                ["id", "paper", "statement", "estimate", "interval", "bound", "verdict", "expected"],
+                [[t["id"], t["paper"], t["statement"], _num(t["estimate"]), interval_cell(t), bound_cell(t),
+                  t["verdict"], t["expected"]] for t in self.theorems])
             lines.append("")
         if figures:
             lines += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in dict.fromkeys(figures)] + [""]
@@ -188,7 +195,8 @@ class Report:
     def _verdict_rows(self) -> list[list[str]]:
         """One short row per claim, mutant, theorem and comparison: id, kind, claimed, measured, verdict."""
         def verdict(v, expected):
-            return (f"{v} (expected)" if v == "violation" else v) if v == expected else f"{v}, expected {expected}"
+            return (f"{v} (expected)" if v in ("violation", "refuted") else v) if v == expected else \
+                f"{v}, expected {expected}"
 
         def power(c):  # a pass that could not have seen a loss at the claim says so (issue 27 item 4)
             if c.get("power") == "inconclusive":
@@ -201,8 +209,9 @@ class Report:
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]
-        rows += [[t["id"], "theorem", f"bound {_num(t['bound'])}", f"estimate {_num(t['estimate'])}",
-                  verdict(t["verdict"], t["expected"]), _mark(t["verdict"] == t["expected"])] for t in self.theorems]
+        rows += [[t["id"], "theorem", bound_cell(t), f"estimate {_num(t['estimate'])}, {interval_cell(t)}",
+                  verdict(t["verdict"], t["expected"]) + f": {reason(t)}", _mark(t["verdict"] == t["expected"])]
+                 for t in self.theorems]
         rows += [[c["id"], "comparison", "same law", f"smallest p {c['p_min']:.3g}",
                   verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])]
                  for c in self.comparisons]

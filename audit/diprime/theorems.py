@@ -96,13 +96,20 @@ def theorem3(budget: str, seed: int):
     # the tightest configuration is the one with the smallest ratio of the exact probability to the bound
     rows.append(_row("v003-thm3/exact", V003, "Theorem 3: with the Lebesgue EM median, the smaller block holds at least "
                      "t records with probability >= d / (R e^-eps + d (1 - e^-eps))", p, (p, p), bound,
-                     "holds" if worst[0] >= -1e-12 else "refuted",
+                     "holds" if worst[0] >= -1e-12 else "refuted", direction="lower", interval="exact",
+                     why=f"computed exactly from the median's law over {n_cfg} configurations; at the tightest "
+                         f"({name}, eps_s = {eps:g}, t = {t}) P = {p:.6g} {'≥' if p >= bound else '<'} the lower "
+                         f"bound {bound:.6g}",
                      detail=f"exact over {n_cfg} configurations (3 distributions, N = 100, eps_s in {EPS_SWEEP}, "
                             f"t in {T_SWEEP}); tightest at {name}, eps_s = {eps:g}, t = {t}: P(min >= t+1) = {p:.4g} "
                             f"vs bound {bound:.4g}"))
     name, eps, t, p_med, p_rand = worst_cor[1]
     rows.append(_row("v003-cor3.1/exact", V003, "Corollary 3.1: P(N_c^med <= t) <= P(N_c^rand <= t)", p_med,
                      (p_med, p_med), p_rand, "holds" if worst_cor[0] <= 1e-12 else "refuted",
+                     direction="upper", interval="exact",
+                     why=f"computed exactly over {n_cfg} configurations; at the closest ({name}, eps_s = {eps:g}, "
+                         f"t = {t}) P(N_c^med <= t) = {p_med:.4g} {'≤' if p_med <= p_rand else '>'} the upper bound "
+                         f"P(N_c^rand <= t) = {p_rand:.4g}",
                      detail=f"exact over the same {n_cfg} configurations; closest at {name}, eps_s = {eps:g}, t = {t}"))
     # Monte Carlo confirmation of the exact law at a few configurations
     rng = np.random.default_rng(seed + 1)
@@ -121,7 +128,10 @@ def theorem3(budget: str, seed: int):
                          1.0 - k / n_mc, (1.0 - hi, 1.0 - lo), bound,
                          # a sampled frequency that disagrees with the exact law makes the row inconclusive
                          ("holds" if 1.0 - k / n_mc >= bound else ("refuted" if 1.0 - lo < bound else "inconclusive"))
-                         if ok else "inconclusive",
+                         if ok else "inconclusive", direction="lower", interval="99.9% Clopper-Pearson",
+                         **({} if ok else {"why": "the sampled frequency disagrees with the exact law (the exact "
+                                                  "value lies outside its interval), so this sample cannot judge "
+                                                  "the bound"}),
                          detail=f"{n_mc:,} draws; the exact P(min >= t+1) = {1 - p_small:.4g} "
                                 f"{'lies' if ok else 'does NOT lie'} in the 99.9% Clopper-Pearson interval"))
     return rows, curves
@@ -149,6 +159,7 @@ def theorem1_v003(budget: str, seed: int):
     held = worst <= bound
     return [_row("v003-thm1/exact-conditional", V003, "Theorem 1: E[SSE~] - SSE <= 4B^2 N - 8B^2 t + 16B^2/(eps_l^2 t) "
                  "when the smaller block exceeds t", worst, (worst, worst), bound, "holds" if held else "refuted",
+                 direction="upper", interval="exact",
                  detail=f"N = {n}, B = 1, eps_s = eps_l = 1, t = {t}: largest conditional excess over every split "
                         f"drawn; the event min block <= t had frequency zeta_t = {zeta:.4g}")]
 
@@ -168,7 +179,8 @@ def flip_probability(budget: str, seed: int):
         lo, hi = _cp(k, n)
         rows.append(_row(f"v003-thm2-flip@n=({n0},{n1}),eps={eps:g}", V003, "Theorem 2 (proof, step 2): the "
                          "flip probability of clipped noisy counts is (eps k/4 + 1/2) e^(-eps k)", k / n, (lo, hi),
-                         formula, "holds" if lo <= formula <= hi else "refuted",
+                         formula, "holds" if lo <= formula <= hi else "refuted", direction="equal",
+                         interval="99.9% Clopper-Pearson",
                          detail=f"{n:,} draws with the clip at 0 and a coin on ties; 99.9% Clopper-Pearson interval"))
     return rows
 
@@ -211,6 +223,7 @@ def theorem2_v000(budget: str, seed: int):
         verdict = "holds" if np.all(emp <= bnd) else ("refuted" if lo > bnd[i] else "inconclusive")
         rows.append(_row(f"v000-thm2-tail@eps1={eps:g}", V000, "Theorem 2: P(|N_i - N/2^d| >= t) <= min(gamma/(eps^2 t^2), "
                          "max(2e^(-eps^2 t^2/(4 gamma)), 2e^(-eps beta t/2)))", emp[i], (lo, hi), bnd[i], verdict,
+                         direction="upper", interval="99.9% Clopper-Pearson",
                          detail=f"index median at every node, d = {d}, m = {m} records per leaf, {trees} trees "
                                 f"({n} leaves, dependent within a tree); closest at t = {ts[i]}"))
     return rows, curves
@@ -228,6 +241,10 @@ def theorem1_v000(seed: int):
         worst = max(worst, lhs - 4 * delta)
     rows = [_row("v000-thm1-nested", V000, "Theorem 1's algebra (proof A.2.1) for nested leaves: |M var(A) - (M - delta) "
                  "var(B)| <= 4 B^2 delta", worst, (worst, worst), 0.0, "holds" if worst <= 1e-9 else "refuted",
+                 direction="upper", interval="exact",
+                 why=f"exact algebra on 2000 random leaves: the largest excess of the left side over 4 B^2 delta is "
+                     f"{worst:.4g} {'≤' if worst <= 1e-9 else '>'} the upper bound 0 (the bound is 0 because the row "
+                     "measures the excess over the theorem's right side; a positive excess on any leaf would refute it)",
                  detail="largest excess over 2000 random leaves (M in 4..200, B = 1) with delta random records removed")]
     b = 1.0
     y = np.zeros(16)
@@ -240,7 +257,10 @@ def theorem1_v000(seed: int):
     diff = abs(obj_noisy - obj_exact)
     rows.append(_row("v000-thm1-statement", V000, "Theorem 1 as stated: |Ñ_i - N/2^d| <= t implies "
                      "|Obj^i_MedianNoise - Obj^i_NoNoise| <= 4B^2 t", diff, (diff, diff), 4 * b * b * t,
-                     "holds" if diff <= 4 * b * b * t else "refuted", expected="refuted",
+                     "holds" if diff <= 4 * b * b * t else "refuted", expected="refuted", direction="upper",
+                     interval="exact",
+                     why=f"on the counterexample, leaf 2 holds exactly N/4 records, so t = 0 and the theorem allows "
+                         f"no change (upper bound 4B^2 t = 0), yet its objective moves by {diff:g} B^2 > 0",
                      detail="counterexample of spec 2.2: x_i = i, N = 16, d = 2, splits 10 | 6 then 6 | 4 (each of "
                             "positive probability under the private median); y = 0 except y_9 = B, y_10 = -B; leaf 2 "
                             f"has exactly N/4 records (t = 0) yet its objective moves by {diff:g} B^2"))

@@ -50,8 +50,9 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
                                       "(Corollary 1 / 4 proof; PF Proposition 4)",
                          "estimate": mean, "ci": [lo, hi], "bound": bound,
                          # at the worst case the bound is attained, so "holds" means "not refuted at 99.9%"
-                         "verdict": "refuted" if lo > bound else "holds",
-                         "expected": "holds", "n": n, "detail": f"counts {counts.tolist()}, gap c = {c}"})
+                         "verdict": "refuted" if lo > bound else "holds", "direction": "upper",
+                         "interval": "99.9% normal", "expected": "holds", "n": n,
+                         "detail": f"counts {counts.tolist()}, gap c = {c}"})
     # tree level: 2^d leaves of adversarial counts, eps_leaf = eps'_leaf (Eq. 7), monotone PF as in the code
     d, n_rows, E_max = 4, 2000, 0.01
     eps_leaf = leaf_epsilon_bound(2, d, n_rows, E_max)
@@ -71,7 +72,7 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
                               "error from leaf labelling is at most E_max = 0.01",
                  "estimate": mean, "ci": [lo, hi], "bound": E_max,
                  "verdict": "refuted" if lo > E_max else ("holds" if hi <= E_max else "inconclusive"),
-                 "expected": "holds", "n": reps,
+                 "direction": "upper", "interval": "99.9% normal", "expected": "holds", "n": reps,
                  "detail": f"eps'_leaf = {eps_leaf:.4g}; every leaf's counts {counts.tolist()} (gap near the worst case)"})
     return rows
 
@@ -138,6 +139,7 @@ def poisoning(budget: str, seed: int):
                                   f"flips (Corollary 2; spec A3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
+                     "direction": "lower", "interval": "99% normal",
                      "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
         m, lo, hi = _ci(asr[x])
         bound = 1 - math.exp(-x * POISON_EPS) * (1 - s0_hi)
@@ -146,6 +148,7 @@ def poisoning(budget: str, seed: int):
                                   f"(Corollary 3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if lo > bound else "holds", "expected": "holds", "n": R,
+                     "direction": "upper", "interval": "99% normal",
                      "detail": f"clean ASR {s0:.4f} (99% upper {s0_hi:.4f}); bound uses the upper end"})
     # negative control: a non-private CART (sklearn) learns the backdoor from a handful of records
     from sklearn.tree import DecisionTreeClassifier
@@ -239,6 +242,7 @@ def poisoning_comparison(budget: str, seed: int):
                                   f"lambda={DPLR_LAMBDA:g}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
+                     "direction": "lower", "interval": "99% normal",
                      "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
     # DPA: clean certificates, then two attacks; a certified point must keep its prediction
     dpa = partial(DeepPartitionAggregation, DPA_PARTITIONS, 3, classes=[0, 1])
@@ -270,6 +274,10 @@ def poisoning_comparison(budget: str, seed: int):
                                       f"(Theorem 1); P={DPA_PARTITIONS} hash partitions of depth-3 trees, digits 0 vs 1",
                          "estimate": changed, "ci": [changed, changed], "bound": 0,
                          "verdict": "refuted" if changed else "holds", "expected": "holds", "n": int(covered.sum()),
+                         "direction": "upper", "interval": "exact",
+                         "why": f"a count, not an estimate: {changed} of the {int(covered.sum())} test points "
+                                f"certified for r >= {budget_sd} changed their prediction after the attack; the "
+                                "certificate allows none (upper bound 0), so a single change would refute it",
                          "detail": f"{name}, symmetric difference {budget_sd}: {int(covered.sum())} of {len(yte)} "
                                    f"test points certified; predictions changed among them: {changed}; changed "
                                    f"among the others: {int(np.sum(after[~covered] != pred[~covered]))}{power}"})

@@ -132,6 +132,10 @@ def thm_5_1_5_2(correct, weight) -> list[dict]:
                  "[RECON-H] mean_x g(x) >= e_bar (in fact equal: both count correct (tree, point) pairs); "
                  "exact on the sampled trees", g.mean(), (g.mean(), g.mean()), e_bar,
                  "holds" if g.mean() >= e_bar - 1e-12 else "refuted", method="exact on sampled trees",
+                 direction="lower", interval="exact",
+                 why=f"an identity on the {len(e_T):,} sampled trees: mean goodness {g.mean():.6g} and e_bar "
+                     f"{e_bar:.6g} count the same correct (tree, point) pairs, so the lower bound holds with "
+                     f"equality (difference {g.mean() - e_bar:.2g}, rounding only)",
                  n_trees=len(e_T), gap=float(g.mean() - e_bar))]
     W_T = weight.mean(axis=1)
     per_tree_bound = e_T ** 2 + (1 - e_T) ** 2
@@ -141,6 +145,11 @@ def thm_5_1_5_2(correct, weight) -> list[dict]:
                      "[RECON-H] mean_x w(x) >= e_bar^2 + (1 - e_bar)^2; also tree by tree W(T) >= e(T)^2 + "
                      "(1 - e(T))^2 (Jensen), checked on every sampled tree", w_mean, (w_mean, w_mean),
                      e_bar ** 2 + (1 - e_bar) ** 2, "holds" if ok else "refuted", method="exact on sampled trees",
+                     direction="lower", interval="exact",
+                     why=f"computed on the sampled trees (no further sampling): mean weight {w_mean:.4g} "
+                         f"{'≥' if w_mean >= e_bar ** 2 + (1 - e_bar) ** 2 - 1e-12 else '<'} the lower bound "
+                         f"{e_bar ** 2 + (1 - e_bar) ** 2:.4g}, and tree by tree the smallest slack is "
+                         f"{float(np.min(W_T - per_tree_bound)):.3g}",
                      min_per_tree_slack=float(np.min(W_T - per_tree_bound))))
     return rows
 
@@ -170,7 +179,8 @@ def thm_5_3_5_4(correct, weight, theta_y, rng, n_forests, delta=0.1, C=1.0) -> l
             lo, hi = _clopper_pearson(exceed, n_forests)
             rows.append(_row(name, text + f"; estimate = share of {n_forests} forests above the error bound "
                              f"(bound column = n^-C = {fail:.4g})", exceed / n_forests, (lo, hi), fail,
-                             "refuted" if lo > fail else "holds", error_bound=float(b),
+                             "refuted" if lo > fail else "holds", error_bound=float(b), direction="upper",
+                             interval=f"{CONFIDENCE:.0%} Clopper-Pearson",
                              error_mean=float(errors.mean()), error_max=float(errors.max()), n_trees=k))
     return rows
 
@@ -195,7 +205,8 @@ def thm_5_5_row(correct, weight, rng, n_forests, k=21) -> dict:
     return _row("thm5.5-pa-expected-error",
                 f"[OURS, shape RECON-M] Thm 5.5: PA's expected training error = 1 - mean w <= 2 eta (1 - eta) "
                 f"(k={k}); estimate over {n_forests} forests with their coins", m, (lo, hi), bound,
-                "refuted" if lo > bound else "holds", one_minus_mean_w=float(1 - weight.mean()))
+                "refuted" if lo > bound else "holds", one_minus_mean_w=float(1 - weight.mean()), direction="upper",
+                interval=f"{CONFIDENCE:.0%} normal")
 
 
 def thm_5_6_row(X, y, rng, n_trees, n_forests, k=11, epsilon=4.0, h=4) -> dict:
@@ -224,7 +235,10 @@ def thm_5_6_row(X, y, rng, n_trees, n_forests, k=11, epsilon=4.0, h=4) -> dict:
                 f"over {n_forests} forests of the point closest to its bound", wrong[:, worst].mean(),
                 _clopper_pearson(int(wrong[:, worst].sum()), n_forests, conf), bound[worst],
                 "refuted" if np.any(excess > 0) else "holds", points_checked=int(nontrivial.size),
-                mean_error=float(wrong.mean()))
+                mean_error=float(wrong.mean()), direction="upper",
+                interval=f"{100 * conf:.6g}% Clopper-Pearson (Bonferroni over {nontrivial.size} points)",
+                **({"why": f"{int(np.sum(excess > 0))} of the {nontrivial.size} points have a Clopper-Pearson lower "
+                           "end above their bound"} if np.any(excess > 0) else {}))
 
 
 def rows(budget: str, seed: int) -> list[dict]:
