@@ -39,6 +39,7 @@ from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch import DiPriMeBatch
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.mechanisms import IntervalExponential
+from reference.validation import shown
 
 DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed accounting is caught"
 #: outputs per input (pilot included) of each sampled claim
@@ -178,7 +179,7 @@ def _exact_row(cid, subject, m, pair, eps, expected, detail=""):
     return {"id": cid, "subject": subject, "neighbouring": "add-remove", "epsilon_claimed": eps, "delta": 0.0,
             "epsilon_lower": w.epsilon, "epsilon_point": w.epsilon, "n_samples": 0, "alpha": 0.0,
             "method": "exact", "verdict": "violation" if w.epsilon > eps * (1 + 1e-9) else "pass",
-            "expected": expected, "detail": f"{detail}witness output {w.output!r}".strip()}
+            "expected": expected, "detail": f"{detail}witness output {shown(w.output)}".strip()}
 
 
 def exact_claims(budget: str, seed: int) -> list[dict]:

@@ -89,7 +89,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+            raise ValueError(f"classes must list exactly two labels, got {shown(self.classes)}: Only binary "
                              "classification is supported (BDPT is binary).")
         X = np.asarray(check_X(self, X, reset=True, numeric=not self.categories), dtype=object)
         classes = np.asarray(list(self.classes))

@@ -71,7 +71,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+            raise ValueError(f"classes must list exactly two labels, got {shown(self.classes)}: Only binary "
                              "classification is supported (DPGDF is binary).")
         X = np.asarray(check_X(self, X, reset=True, numeric=False), dtype=object)
         cats = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))
@@ -82,7 +82,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
             lookup = {v: c for c, v in enumerate(cats[j])}
             col = [lookup.get(v, -1) for v in X[:, j].tolist()]
             if -1 in col:
-                raise ValueError(f"X[:, {j}] holds {X[col.index(-1), j]!r}, not among categories[{j}]")
+                raise ValueError(f"X[:, {j}] holds {shown(X[col.index(-1), j])}, not among categories[{j}]")
             codes[:, j] = col
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
