@@ -20,6 +20,7 @@ import numpy as np
 
 from audit.engine.progress import finished
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
+from reference.papers import cited_in, references
 
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
 
@@ -188,6 +189,9 @@ class Report:
             lines += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in dict.fromkeys(figures)] + [""]
         if self.notes:
             lines += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
+        cited = cited_in("\n".join(lines))
+        if cited:  # the papers in full, the one place their seed files are named (issue 28 item 5)
+            lines += ["## References", ""] + references(cited) + [""]
         lines += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in self.versions.items()), ""]
         return "\n".join(lines)
 

@@ -63,3 +63,89 @@ def test_diprime_and_random_tree_errors_show_plain_numbers(case):
     ]
     text = _message(fits[case])
     assert "np." not in text and "array(" not in text, text
+
+
+# --------------------------------------------------------------------------- papers by authors, title and year
+import ast  # noqa: E402
+import re  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+#: what a user cannot look up: the seed collection's file ids and the project's internal notes
+INTERNAL = re.compile(r"\d{3}_[0-9a-f]{16}|\(00\d_|\b00\d_\b|seed 00\d|seed slide|\bspecs?\b|\banchors?\b|"
+                      r"\[(?:CODE|REC|SEED|VERIFIED)\]")
+
+
+def _user_strings(path: Path):
+    """Every string literal of a module except docstrings (which are for developers)."""
+    tree = ast.parse(path.read_text())
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.lineno, node.value
+
+
+#: a table title kept as it is: reproductions match cells to an earlier run's by table name (--baseline)
+KEPT = {"V003 Table 2 ([CODE], classification error, ε = 2)"}
+
+
+def test_no_user_facing_text_cites_a_seed_file_or_an_internal_note():
+    found = []
+    for package in ("audit", "reference"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name == "papers.py":  # the references section's source, the one place seed files are named
+                continue
+            for line, text in _user_strings(path):
+                if text not in KEPT and INTERNAL.search(text):
+                    found.append(f"{path.relative_to(ROOT)}:{line}: {INTERNAL.search(text).group(0)!r} in {text[:80]!r}")
+    assert not found, "\n".join(found)
+
+
+def _cli(*args) -> str:
+    proc = subprocess.run([sys.executable, "-m", "audit", *args], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_audit_list_and_reference_list_cite_papers_by_authors_and_year():
+    for out in (_cli("list"), _cli("compare", "x:y", "--reference", "list")):
+        assert not INTERNAL.search(out), INTERNAL.search(out).group(0)
+        assert "Vos et al. 2023" in out and "Ma et al. 2023" in out and "Bojarski et al. 2014" in out
+
+
+def test_a_report_cites_papers_in_text_and_names_seed_files_only_under_references(tmp_path):
+    from audit.report import Report, write_report
+    from reference.papers import PAPERS, cite
+
+    rep = Report("demo", "quick", 0, title=f"A demo of {cite('lpdt')}")
+    rep.theorems.append({"id": "t", "paper": cite("privatree"), "statement": "s", "estimate": 0.5,
+                         "ci": [0.4, 0.6], "bound": 1.0, "verdict": "holds", "expected": "holds",
+                         "direction": "upper", "interval": "99% normal"})
+    md = (write_report(rep, tmp_path) / "report.md").read_text()
+    refs = md.index("## References")
+    for key in ("privatree", "lpdt"):
+        p = PAPERS[key]
+        assert md.index(p.seed_file) > refs and p.title in md[refs:]
+    assert PAPERS["random-trees"].seed_file not in md  # only the papers the report cites
+
+
+def test_readme_names_seed_files_only_in_its_papers_section_and_its_snippets_print():
+    readme = (ROOT / "README.md").read_text()
+    body, _, papers = readme.partition("\n## Papers\n")
+    assert papers and not re.search(r"\d{3}_[0-9a-f]{16}|\(00\d_\)|\b00\d_\b|\bspecs?\b", body)
+    assert all(p.seed_file in papers for p in __import__("reference.papers").papers.PAPERS.values()
+               if p.seed_file)
+    for lang, code in re.findall(r"```(\w+)\n(.*?)```", readme, flags=re.S):
+        if lang == "python":  # run as a script, a bare expression shows nothing
+            bare = [ast.unparse(s) for s in ast.parse(code).body
+                    if isinstance(s, ast.Expr) and not isinstance(s.value, (ast.Call, ast.Constant))]
+            assert not bare, bare
+
+
+def test_the_examples_reports_directory_is_ignored():
+    proc = subprocess.run(["git", "check-ignore", "-q", "examples/reports/demo/report.md"], cwd=ROOT)
+    assert proc.returncode == 0

@@ -21,9 +21,10 @@ from scipy import stats
 from reference.diprime.mechanisms import IndexMedianV000
 from reference.mechanisms.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential
+from reference.papers import cite
 
-V000 = "000_3adb53c34ab1d76d.txt"
-V003 = "003_9d9c0c8370f39611.txt"
+V000 = cite("diprime-v000")
+V003 = cite("diprime-v003")
 EPS_SWEEP = (0.02, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 T_SWEEP = (2, 5, 10, 20, 30, 40, 45)
 _MC = {"quick": 20_000, "standard": 100_000, "full": 400_000}
@@ -261,7 +262,7 @@ def theorem1_v000(seed: int):
                      interval="exact",
                      why=f"on the counterexample, leaf 2 holds exactly N/4 records, so t = 0 and the theorem allows "
                          f"no change (upper bound 4B^2 t = 0), yet its objective moves by {diff:g} B^2 > 0",
-                     detail="counterexample of spec 2.2: x_i = i, N = 16, d = 2, splits 10 | 6 then 6 | 4 (each of "
+                     detail="counterexample: x_i = i, N = 16, d = 2, splits 10 | 6 then 6 | 4 (each of "
                             "positive probability under the private median); y = 0 except y_9 = B, y_10 = -B; leaf 2 "
                             f"has exactly N/4 records (t = 0) yet its objective moves by {diff:g} B^2"))
     return rows
@@ -372,10 +373,10 @@ def add_to(report, budget: str, seed: int) -> None:
     report.theorems += theorem1_v000(seed)
     occ = occupancy(seed)
     epsilons, errors = error_vs_epsilon(budget, seed)
-    report.notes.append("Figures use public bounds taken from each whole dataset (as the authors' code does, spec "
-                        "A10): fine for a utility comparison, not a privacy claim. Error-vs-epsilon: 10 trees, depth 3, "
+    report.notes.append("Figures use public bounds taken from each whole dataset (as the authors' code does): "
+                        "fine for a utility comparison, not a privacy claim. Error-vs-epsilon: 10 trees, depth 3, "
                         f"K = 5, rho = 1/2, {_REPS[budget]} random 90/10 splits; DP-ERT puts all of epsilon on its "
-                        "leaves (spec A12).")
+                        "leaves.")
 
     def fig_occ(plt):
         fig, ax = plt.subplots(figsize=(6, 3.5))

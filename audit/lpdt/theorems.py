@@ -29,8 +29,9 @@ import numpy as np
 
 from reference.baselines.phist import PHISTRegressor
 from reference.lpdt import LPDTRegressor, PublicPartitionTreeRegressor
+from reference.papers import cite
 
-PAPER = "Ma, Zhang, Cai, Yang, NeurIPS 2023 (seed 002)"
+PAPER = cite("lpdt")
 
 RATE = {
     "quick": dict(log2_n=range(12, 17), pilot=2, reps=5, boot=400, test=20_000),
@@ -309,7 +310,7 @@ def figures(budget: str, seed: int):
                                                  "n_l", leaves, {f"eps = {e:g}": v for e, v in by_leaf.items()},
                                                  logx=True)))
     best = {e: depths[int(np.argmin(v))] for e, v in by_depth.items()}
-    notes.append(f"Best depth by epsilon (seed slide 'Some Analysis': smaller eps, fewer cells): {best}.")
+    notes.append(f"Best depth by epsilon (the authors' talk slides, 'Some Analysis': smaller eps, fewer cells): {best}.")
     notes.append(f"Figures: {FIG_REPS[budget]} replicate data sets per point (diabetes: {5 * FIG_REPS[budget]} "
                  "random splits); hyperparameters by oracle over the grid, as in the paper's experiments.")
     return figs, notes

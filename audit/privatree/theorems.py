@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 
 from reference.mechanisms import PermuteAndFlip
+from reference.papers import cite
 from reference.baselines.dp_logistic import DPLogisticRegression
 from reference.baselines.dpa import DeepPartitionAggregation, certified_accuracy
 from reference.baselines.cart import HistogramCARTClassifier
@@ -45,7 +46,7 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
             mean, se = float(err.mean()), float(err.std(ddof=1) / math.sqrt(n))
             lo, hi = mean - 3.29 * se, mean + 3.29 * se  # 99.9% normal interval
             bound = phi_K(K) / eps
-            rows.append({"id": f"corollary1/pf-worst/K={K}@{eps:g}", "paper": "004_2521a6732a5af66c.txt",
+            rows.append({"id": f"corollary1/pf-worst/K={K}@{eps:g}", "paper": cite("privatree"),
                          "statement": "E[error of PF(eps)] <= max_p (2/eps) log(1/p)(1 - (1-(1-p)^K)/(Kp)) "
                                       "(Corollary 1 / 4 proof; PF Proposition 4)",
                          "estimate": mean, "ci": [lo, hi], "bound": bound,
@@ -67,7 +68,7 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
     frac = err / n_rows
     mean, se = float(frac.mean()), float(frac.std(ddof=1) / math.sqrt(reps))
     lo, hi = mean - 3.29 * se, mean + 3.29 * se
-    rows.append({"id": "corollary1/tree-extra-error", "paper": "004_2521a6732a5af66c.txt",
+    rows.append({"id": "corollary1/tree-extra-error", "paper": cite("privatree"),
                  "statement": f"at eps_leaf = eps'_leaf (Eq. 7; d={d}, n={n_rows}, K=2) the expected extra training "
                               "error from leaf labelling is at most E_max = 0.01",
                  "estimate": mean, "ci": [lo, hi], "bound": E_max,
@@ -134,16 +135,16 @@ def poisoning(budget: str, seed: int):
     for x in POISON_X[1:]:
         m, lo, hi = _ci(acc[x])
         bound = math.exp(-2 * x * POISON_EPS) * a0_lo
-        rows.append({"id": f"corollary2/label-flip/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary2/label-flip/x={x}", "paper": cite("privatree"),
                      "statement": "E[Acc(M(D~))] >= e^(-x' eps) E[Acc(M(D))], x' = 2x add/remove steps for x label "
-                                  f"flips (Corollary 2; spec A3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
+                                  f"flips (Corollary 2; a flip is a removal and an addition); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
                      "direction": "lower", "interval": "99% normal",
                      "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
         m, lo, hi = _ci(asr[x])
         bound = 1 - math.exp(-x * POISON_EPS) * (1 - s0_hi)
-        rows.append({"id": f"corollary3/backdoor/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary3/backdoor/x={x}", "paper": cite("privatree"),
                      "statement": "E[ASR(M(D~))] <= 1 - e^(-x eps) E[1 - ASR(M(D))] for x added triggered records "
                                   f"(Corollary 3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
@@ -236,7 +237,7 @@ def poisoning_comparison(budget: str, seed: int):
     for x in POISON_X[1:]:
         m, lo, hi = _ci(lr_acc[x])
         bound = math.exp(-x * POISON_EPS) * a0_lo
-        rows.append({"id": f"corollary2/dp-lr/label-flip/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary2/dp-lr/label-flip/x={x}", "paper": cite("privatree"),
                      "statement": "E[Acc(M(D~))] >= e^(-x eps) E[Acc(M(D))] for x label flips, M substitution-DP "
                                   f"(Corollary 2 applied to the DP-LR baseline); eps={POISON_EPS}, "
                                   f"lambda={DPLR_LAMBDA:g}, digits 0 vs 1",
@@ -269,7 +270,7 @@ def poisoning_comparison(budget: str, seed: int):
                          f"{'do' if turned else 'do not'} turn it")
             covered = radius >= budget_sd
             changed = int(np.sum(after[covered] != pred[covered]))
-            rows.append({"id": f"dpa/certificate/{name}/x={x}", "paper": "Levine and Feizi 2021 (PrivaTree [44])",
+            rows.append({"id": f"dpa/certificate/{name}/x={x}", "paper": f"{cite('dpa')} (ref. [44] of {cite('privatree')})",
                          "statement": "a test point certified for r >= |D~ (-) D| keeps its DPA prediction "
                                       f"(Theorem 1); P={DPA_PARTITIONS} hash partitions of depth-3 trees, digits 0 vs 1",
                          "estimate": changed, "ci": [changed, changed], "bound": 0,

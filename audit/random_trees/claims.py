@@ -27,9 +27,11 @@ from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
+from reference.papers import cite
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
 
-DESCRIPTION = "random decision trees (MV / TA / PA), private and not: sampled audits, flawed scales, Thms 5.1-5.5"
+DESCRIPTION = (f"random decision trees ({cite('random-trees')}; MV / TA / PA), private and not: sampled audits, "
+               "flawed scales, Thms 5.1-5.5")
 
 EPSILONS = (0.5, 1.0, 2.0)
 VOTINGS = ("majority", "threshold", "probabilistic")
@@ -41,7 +43,7 @@ N_FLAWED = {"quick": 60_000, "standard": 200_000, "full": 1_000_000}
 #: error probability of each sampled row: a correct learner is flagged with probability at most ALPHA
 ALPHA = 0.01
 
-PAPER = "Bojarski, Choromanska, Choromanski, LeCun, arXiv:1410.6973"
+PAPER = cite("random-trees")
 
 
 # --------------------------------------------------------------------------- mechanisms over (X, y)
@@ -194,7 +196,8 @@ def mutant_rows(count_rows: list[dict]) -> list[dict]:
                                  "3.2 to get Lap(k/eps); this variant keeps the single-tree Lap(1/eps))",
         "flawed-add-remove-scale-under-substitution": "paper Sec. 5.2 / Definition 3.1: counts of sensitivity 1 "
                                                       "hold for add/remove only; under substitution a tree's count "
-                                                      "vector moves by 2 (spec error E1)",
+                                                      "vector moves by 2 (Definition 3.1's 'differ on at most one element' "
+                                                      "is ambiguous)",
     }
     return [{"id": r["id"], "description": r["subject"], "source": sources[r["id"]],
              "epsilon_claimed": r["epsilon_claimed"], "epsilon_lower": r["epsilon_lower"],
@@ -305,7 +308,7 @@ def figures(budget: str, seed: int) -> tuple[list, list[str]]:
     notes = [f"Figures error-vs-k-h-*: test error against k (h = {FIXED_H}) and h (k = {FIXED_K}), 70/30 stratified "
              f"splits, {REPEATS[budget]} repetition(s); private forests at epsilon = {FIGURE_EPSILON:g} (add/remove, "
              "paper invalid-count rule). Ranges of the real data sets are taken from the data and treated as public "
-             "(as the paper assumes; spec E4); no hyperparameter is tuned (spec E2)."]
+             "(as the paper assumes); no hyperparameter is tuned."]
     for name, table in grid.items():
         spread, widths = [], []
         for i, voting in enumerate(VOTINGS):
@@ -327,7 +330,7 @@ def run(budget: str, seed: int) -> Report:
     start = time.perf_counter()
     report = Report("random-trees", budget, seed,
                     title=f"Random decision trees with majority voting, threshold averaging and probabilistic "
-                          f"averaging ({PAPER}; spec `random_trees.md`): privacy audits of "
+                          f"averaging ({PAPER}): privacy audits of "
                           f"`reference.random_trees.RandomDecisionForestClassifier`, flawed noise scales, "
                           f"Monte Carlo checks of Theorems 5.1-5.5, and error against k and h.")
     report.claims += rule_claims(budget, seed)

@@ -27,8 +27,9 @@ import numpy as np
 from scipy import stats
 
 from reference.random_trees import draw_structure, leaf_counts, leaf_values, route, theory_n_estimators
+from reference.papers import cite
 
-PAPER = "Bojarski et al., arXiv:1410.6973"
+PAPER = cite("random-trees")
 
 #: trees sampled to estimate goodness, weight and average accuracy
 N_TREES = {"quick": 4_000, "standard": 20_000, "full": 50_000}
@@ -37,11 +38,12 @@ N_FORESTS = {"quick": 100, "standard": 300, "full": 1_000}
 CONFIDENCE = 0.99
 
 NOTES = [
-    "Theorem rows: the seed lost every formula of Theorems 5.1-5.9, so the statements checked are "
-    "reconstructions (tagged [RECON-H] when rebuilt from the surviving proofs, [OURS] when ours; spec "
-    "random_trees.md sections 3.2-3.8). They are not the paper's verbatim bounds.",
+    "Theorem rows: the copy of the paper's text available to this project lost every formula of Theorems "
+    "5.1-5.9, so the statements checked are reconstructions, tagged [RECON-H] when rebuilt with high confidence "
+    "from the proofs that survive, [RECON-M] when plausibly rebuilt, and [OURS] when our own derivation. They are "
+    "not the paper's verbatim bounds.",
     "Theorems 5.7, 5.8 and 5.9 (the choice of k under differential privacy, PA under DP) are [LOST]: their "
-    "f(k), probabilities and constants cannot be recovered from the seed, so no row claims to check them; the "
+    "f(k), probabilities and constants cannot be recovered from that copy, so no row claims to check them; the "
     "figure 'error-vs-k-log' shows the behaviour they describe (error falls then flattens in k, and with noise "
     "Lap(k/eps) rises again).",
     "Generated data for the theorem rows: n = 300 records, 2 features uniform on [0, 1], label 1[x0 + x1 > 1] "

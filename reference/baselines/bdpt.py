@@ -143,7 +143,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
         self.tree_ = grow(np.arange(len(yk)), 0, Scope.root(), "")
         self.classes_, self.n_features_in_ = classes, X.shape[1]
         self.privacy_ledger_ = ledger
-        self.privacy_leaks_ = ["numerical values merged from the data's unique values (spec A16)",
+        self.privacy_leaks_ = ["numerical values merged from the data's unique values",
                                "data-dependent stopping (pure node, fewer than 2 records)",
                                "smooth sensitivity from a noisy count for the exponential mechanism"]
         for leak in self.privacy_leaks_:

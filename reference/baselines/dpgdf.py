@@ -102,7 +102,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
             S = math.exp(-eps_leaf * (top[0] - top[1]))
             u = (n == top[0]).astype(float)
             ledger.charge(f"leaf{path or '^'}", "Exponential(smooth sensitivity)", eps_leaf, scope=scope,
-                          sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP (spec A15)")
+                          sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP")
             if S < 1e-300:  # exp(eps u / S) is then a point mass on the unique majority (the limit of the law)
                 return leaf_node(int(np.argmax(n)))
             return leaf_node(int(ExponentialMechanism(eps_leaf, S, monotonic=True).sample(u, rng)))
@@ -127,7 +127,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
         self.classes_, self.categories_, self.n_features_in_ = classes, cats, X.shape[1]
         self.privacy_ledger_ = ledger
         self.privacy_leaks_ = ["data-dependent stopping (pure node, fewer than min_samples_split records)",
-                               "smooth-sensitivity leaf labels (spec A15)"]
+                               "smooth-sensitivity leaf labels"]
         for leak in self.privacy_leaks_:
             ledger.charge_not_private("leak", leak)
         return self

@@ -136,7 +136,7 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
             raise ValueError(f"partition must be True or False, got {shown(self.partition)}")
         if self.version == "v000" and self.accounting != "paper":
             raise ValueError("version='v000' needs accounting='paper': its index median is not differentially "
-                             "private (spec 2.4 (iii)), so it has no strict form; got accounting="
+                             "private (V000's Algorithm 3 ignores the gaps' lengths), so it has no strict form; got accounting="
                              f"{shown(self.accounting)}")
         if self.version == "v000" and self.variant != "exp":
             raise ValueError(f"version='v000' is the 'exp' variant (EM attribute choice), got variant={shown(self.variant)}")
@@ -156,7 +156,7 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
                 raise ValueError(f"categories[{j}] must list distinct category values, got {shown(values)}")
             if len(vals) > MAX_CATEGORIES:
                 raise ValueError(f"categories[{j}] has {len(vals)} values; at most {MAX_CATEGORIES} are supported "
-                                 "(2^(m-1) - 1 candidate bipartitions, spec A9)")
+                                 "(2^(m-1) - 1 candidate bipartitions)")
             categories[int(j)] = vals
         numerical = [j for j in range(m) if j not in categories]
         if numerical and self.bounds is None:

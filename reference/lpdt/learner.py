@@ -329,11 +329,11 @@ class LPDTRegressor(_PartitionRegressor):
                                           "users differ in 2 coordinates")
         copies = r.n_leaves if noise == "per_leaf" else 1
         for j in range(copies):
-            ledger.charge("label Y~, mechanism (3)" + (f" (fresh copy for leaf {j}, spec 9 D1)" if copies > 1 else ""),
+            ledger.charge("label Y~, mechanism (3)" + (f" (fresh copy for leaf {j}, the authors' code)" if copies > 1 else ""),
                           "Laplace", r.label.epsilon, scope=root, sensitivity=r.label.sensitivity,
                           note=f"scale {r.label.scale:.6g} for labels in [{low:g}, {high:g}]")
         if copies > 1:
-            warnings.warn(f"label_noise='per_leaf' is the authors' code's flaw (spec 9 D1): the reports are "
+            warnings.warn(f"label_noise='per_leaf' is the authors' code's flaw: the reports are "
                           f"{ledger.total_epsilon():.4g}-LDP, not {self.epsilon}-LDP", RuntimeWarning, stacklevel=3)
         return ledger
 

@@ -56,7 +56,7 @@ def check_target_bounds(target_bounds) -> tuple[float, float]:
     if target_bounds is None or isinstance(target_bounds, str):
         raise ValueError(
             f"target_bounds is required: the public (low, high) range of the labels, got {shown(target_bounds)}; "
-            "reading it from the private labels (the authors' code, spec 9 D2) breaks local privacy")
+            "reading it from the private labels (as the authors' code does) breaks local privacy")
     return check_pair("target_bounds", target_bounds)
 
 

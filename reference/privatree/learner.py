@@ -363,7 +363,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             leaks.append("PrivaTree*: bin edges are exact quantiles of the data (not DP)")
         stopping = self.stopping or ("paper" if self.accounting == "paper" else "depth")
         if stopping == "paper" and d > 0:
-            leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon (spec 4.3, G2)")
+            leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon")
             charge_stopping(ledger)
         bins = np.empty(Z.shape, dtype=np.int64)
         n_bins = []
