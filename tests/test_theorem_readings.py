@@ -68,7 +68,7 @@ def test_dpa_rows_comparing_zero_with_zero_say_why_that_is_a_test():
 
     src = open(theorems.__file__).read()
     start = src.index('"id": f"dpa/certificate/')
-    block = src[start:src.index("})", start)]
+    block = src[start:src.index("\"detail\"", start)]
     assert '"why":' in block and "a single change would refute it" in block
 
 

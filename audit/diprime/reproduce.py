@@ -372,10 +372,9 @@ VARIANT_ROWS = ("DiPriMe", "DiPriMeExp", "DiPriMeFlip")
 
 def _draw_ratio(cells, path) -> None:
     """Ours (paper accounting) and strict as ratios to the paper's number, for the DiPriMe rows of V003."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     tables = [t for t in (T1_003, T2_003) if any(c.table == t and c.ours is not None for c in cells)]
     fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
@@ -392,10 +391,14 @@ def _draw_ratio(cells, path) -> None:
         ax.set_xticks(x, [f"{c.column.split(' (')[0]}\n{c.row}" for c in sel], rotation=90, fontsize=7)
         ax.set_ylabel("ours / paper")
         ax.set_title(table.split(" (")[0] + " (DiPriMe rows)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    legend_below(fig, ncol=3)
+    save(fig, path, dpi=120)
+
+
+#: what the ratio figure's error bars are
+RATIO_CAPTION = ("Points: our mean over the runs divided by the paper's number (paper accounting and strict); error "
+                 "bars: ± 2 standard errors of our mean, on the same scale. Grey bars: the paper's own ± 2 standard "
+                 "errors (from its 95% half-widths); V000 prints none.")
 
 
 def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = False, seed: int = 0) -> Reproduction:
@@ -426,7 +429,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
                          f"by more than 2 SE in {len(costly)}" + (f": {'; '.join(costly)}" if costly else "") +
                          f"; better by more than 2 SE in {cheaper}; the rest are within 2 SE (the table's units)")
     if any(c.ours is not None for c in rep.cells if c.row in VARIANT_ROWS):
-        rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path)))
+        rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path), RATIO_CAPTION))
     # ---- protocol, facts, notes
     rep.protocol += [
         f"{n_runs} runs per dataset, each a fresh random permutation with the first floor({TRAIN_FRACTION} N) rows "

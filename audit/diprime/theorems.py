@@ -18,6 +18,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.diprime.mechanisms import IndexMedianV000
 from reference.mechanisms.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential
@@ -347,19 +348,14 @@ def error_vs_epsilon(budget: str, seed: int):
     return epsilons, out
 
 
-def _draw(fn):
+def _draw(fn, caption: str):
+    """A report figure from ``fn(plt) -> Figure``, with its caption (what its error bars are)."""
     def draw(path):
-        import matplotlib
+        fig = fn(pyplot())
+        legend_below(fig, ncol=getattr(fig, "legend_columns", 2))
+        save(fig, path)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig = fn(plt)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-
-    return draw
+    return captioned(draw, caption)
 
 
 def add_to(report, budget: str, seed: int) -> None:
@@ -385,7 +381,6 @@ def add_to(report, budget: str, seed: int) -> None:
         ax.set_xlabel("|D_L| / |D| at a node")
         ax.set_ylabel("density")
         ax.set_title("Split balance, breast cancer, 20 trees, depth 5, eps = 10", fontsize=9)
-        ax.legend(fontsize=8)
         return fig
 
     def fig_thm3(plt):
@@ -394,22 +389,29 @@ def add_to(report, budget: str, seed: int) -> None:
             for k, eps in enumerate((0.02, 0.1, 0.5)):
                 pts = np.array(curves3[(name, eps)])
                 ax.plot(pts[:, 0], pts[:, 1], "o-", color=f"C{k}", label=f"exact, eps_s={eps:g}")
-                ax.plot(pts[:, 0], pts[:, 2], "--", color=f"C{k}", label=f"bound, eps_s={eps:g}")
+                ax.plot(pts[:, 0], pts[:, 2], "--", color=f"C{k}", label=f"Theorem 3 lower bound, eps_s={eps:g}")
             ax.set_title(f"{name}, N = 100", fontsize=9)
-            ax.set_xlabel("t")
+            ax.set_xlabel("t (records)")
+            integer_ticks(ax.xaxis)
         axes[0].set_ylabel("P(smaller block > t)")
-        axes[0].legend(fontsize=7)
+        fig.suptitle("V003 Theorem 3: the exact probability against its lower bound", fontsize=9)
+        fig.legend_columns = 3
         return fig
 
     def fig_tail(plt):
         fig, ax = plt.subplots(figsize=(6, 3.5))
+        floor = 1.5e-4
         for k, (eps, (ts, emp, bnd)) in enumerate(curves_t.items()):
-            ax.semilogy(ts, np.maximum(emp, 1e-5), "o", ms=3, color=f"C{k}", label=f"empirical, eps_1={eps:g}")
-            ax.semilogy(ts, bnd, "-", color=f"C{k}", label=f"Theorem 2 bound, eps_1={eps:g}")
-        ax.set_xlabel("t")
+            seen = emp > 0
+            ax.semilogy(ts[seen], emp[seen], "o", ms=3, color=f"C{k}", label=f"empirical, eps_1={eps:g}")
+            if not seen.all():  # a frequency of 0 has no place on a log axis: a mark at the floor instead
+                ax.semilogy(ts[~seen], np.full((~seen).sum(), floor), "v", ms=4, mfc="white", color=f"C{k}",
+                            label=f"empirical 0 (drawn at the floor), eps_1={eps:g}")
+            ax.semilogy(ts, bnd, "-", color=f"C{k}", label=f"Theorem 2 upper bound, eps_1={eps:g}")
+        ax.set_xlabel("t (records)")
+        integer_ticks(ax.xaxis)
         ax.set_ylabel("P(|N_i - N/2^d| >= t)")
         ax.set_ylim(1e-4, 2)
-        ax.legend(fontsize=7)
         ax.set_title("V000 Figure 2: leaf occupancy tail (index median)", fontsize=9)
         return fig
 
@@ -418,14 +420,29 @@ def add_to(report, budget: str, seed: int) -> None:
         for ax, (name, res) in zip(np.atleast_1d(axes), errors.items()):
             for k, (label, vals) in enumerate(res.items()):
                 if isinstance(vals, dict):
-                    ax.plot(epsilons, [np.mean(vals[e]) for e in epsilons], "o-", label=label)
+                    ax.plot(epsilons, [np.mean(vals[e]) for e in epsilons], "o-", color=f"C{k}", label=label)
                 else:
                     ax.axhline(np.mean(vals), ls="--", color=f"C{k}", label=label)
             ax.set_xscale("log")
             ax.set_xlabel("epsilon")
             ax.set_title(name, fontsize=9)
-        np.atleast_1d(axes)[0].legend(fontsize=7)
+        np.atleast_1d(axes)[0].set_ylabel("test error (MSE for diabetes)")
+        fig.suptitle("Test error against epsilon: the DiPriMe variants, DP-ERT and non-private forests", fontsize=9)
+        fig.legend_columns = 3
         return fig
 
-    report.figures += [("leaf_occupancy", _draw(fig_occ)), ("thm3_exact_vs_bound", _draw(fig_thm3)),
-                       ("v000_leaf_tail", _draw(fig_tail)), ("error_vs_epsilon", _draw(fig_err))]
+    reps = _REPS[budget]
+    report.figures += [
+        ("leaf_occupancy", _draw(fig_occ, "Histograms (density) of the split balance |D_L| / |D| over every node "
+                                          "of one fit of each method; no error bars.")),
+        ("thm3_exact_vs_bound", _draw(fig_thm3, "Exact probabilities from the private median's law on its grid "
+                                                "(no sampling, so no error bars) beside Theorem 3's lower bound "
+                                                "(dashed).")),
+        ("v000_leaf_tail", _draw(fig_tail, "Points: the frequency over the leaves of 20 sampled trees (no error "
+                                           "bars; the leaves of one tree are dependent); open triangles: a "
+                                           "frequency of 0, drawn at the bottom of the log axis; lines: Theorem "
+                                           "2's upper bound.")),
+        ("error_vs_epsilon", _draw(fig_err, f"Points: mean test error (MSE for diabetes) over {reps} random 90/10 "
+                                            "splits; no error bars drawn. Dashed lines: non-private forests' "
+                                            "means over the same splits.")),
+    ]

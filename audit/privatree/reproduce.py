@@ -318,10 +318,9 @@ def _explain_poisoning(cell: Cell, name, method, eps, col, smoke) -> str:
 # ----------------------------------------------------------------------------- figure
 def _draw(cells, path) -> None:
     """Ours against the paper's PrivaTree / PrivaTree* accuracies, both accountings, one panel per epsilon."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     tables = [t for t in TABLE_OF_EPS.values() if any(c.table == t and c.ours is not None for c in cells)]
     fig, axes = plt.subplots(1, len(tables), figsize=(4.6 * len(tables), 4.4), squeeze=False)
@@ -341,10 +340,14 @@ def _draw(cells, path) -> None:
         ax.set_xlabel("paper's accuracy")
         ax.set_ylabel("ours (± 2 SE)")
         ax.set_title(table.split(" (")[0] + ", " + table.split(", ")[-1].rstrip(")"))
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    legend_below(fig, ncol=4)
+    save(fig, path, dpi=120)
+
+
+#: what the accuracy figure's error bars are
+ACCURACY_CAPTION = ("Each point is one dataset: the paper's accuracy (x) against ours (y), the mean over the five "
+                    "cross-validation folds; error bars: ± 2 standard errors of our mean over the folds (the paper's "
+                    "own uncertainty is not drawn). The line is y = x.")
 
 
 # ----------------------------------------------------------------------------- the run
@@ -375,7 +378,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     _price_note(rep)
     _chance_note(rep)
     if any(c.ours is not None and c.column in ACCOUNTED for c in rep.cells):
-        rep.figures.append(("accuracy", lambda path, cells=list(rep.cells): _draw(cells, path)))
+        rep.figures.append(("accuracy", lambda path, cells=list(rep.cells): _draw(cells, path), ACCURACY_CAPTION))
     rep.protocol += [
         f"{N_FOLDS}-fold StratifiedKFold (shuffled, seeded per dataset) as the paper; every method of a fold sees "
         "the same split; test accuracy, mean ± standard error (ddof=1) over the folds",

@@ -27,6 +27,7 @@ from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
+from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.papers import cite
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
 
@@ -273,13 +274,9 @@ def error_grid(budget: str, seed: int) -> dict:
     return result
 
 
-def _grid_figure(name: str, table: dict):
+def _grid_figure(name: str, table: dict, repeats: int):
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         fig, axes = plt.subplots(2, 2, figsize=(9, 6.5), sharey=True)
         for col, private in enumerate((False, True)):
             for row, (axis, grid) in enumerate((("k", GRID_K), ("h", GRID_H))):
@@ -289,21 +286,21 @@ def _grid_figure(name: str, table: dict):
                 fixed = f"h = {FIXED_H}" if axis == "k" else f"k = {FIXED_K}"
                 priv = f"private, eps = {FIGURE_EPSILON:g}" if private else "non-private"
                 ax.set_title(f"{name}: {priv}, {fixed}", fontsize=9)
-                ax.set_xlabel(axis)
+                ax.set_xlabel("k (trees)" if axis == "k" else "h (tree height)")
+                integer_ticks(ax.xaxis)
                 ax.set_ylabel("test error")
-                ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        legend_below(fig, ncol=3)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, f"Points: mean test error over {repeats} 70/30 stratified split(s), one forest per fit "
+                           "shared by the three voting rules; no error bars drawn.")
 
 
 def figures(budget: str, seed: int) -> tuple[list, list[str]]:
     from audit.random_trees.theorems import error_vs_k_figure
 
     grid = error_grid(budget, seed)
-    figs = [(f"error-vs-k-h-{name}", _grid_figure(name, table)) for name, table in grid.items()]
+    figs = [(f"error-vs-k-h-{name}", _grid_figure(name, table, REPEATS[budget])) for name, table in grid.items()]
     figs.append(("error-vs-k-log", error_vs_k_figure(budget, seed)))
     notes = [f"Figures error-vs-k-h-*: test error against k (h = {FIXED_H}) and h (k = {FIXED_K}), 70/30 stratified "
              f"splits, {REPEATS[budget]} repetition(s); private forests at epsilon = {FIGURE_EPSILON:g} (add/remove, "

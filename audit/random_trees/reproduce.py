@@ -261,10 +261,9 @@ def _nearest_epsilon(results, epsilons) -> list[str]:
 
 def _draw_epsilon(results, epsilons, path) -> None:
     """Test error against epsilon for the private columns, with the paper's number as a band."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in ROWS if r in results]
     fig, axes = plt.subplots(1, len(rows), figsize=(3.2 * len(rows), 3.2), squeeze=False)
@@ -281,10 +280,14 @@ def _draw_epsilon(results, epsilons, path) -> None:
         ax.set_xlabel("ε")
         ax.set_title(row, fontsize=9)
     axes[0][0].set_ylabel("test error % (paper: dashed, ± 2 SE band)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    legend_below(fig, ncol=4)
+    save(fig, path)
+
+
+#: what the epsilon figure's error bars are
+EPSILON_CAPTION = ("Points: our mean test error over the runs at each ε; error bars: ± 2 standard errors of that "
+                   "mean. Dashed lines: the paper's Table 1 number; shaded bands: its ± 2 standard errors (from its "
+                   "printed ± 1.96 √(p(1-p)/n)).")
 
 
 # ----------------------------------------------------------------------------- the reproduction
@@ -307,7 +310,8 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
         results.setdefault(name, []).append(out)
     rep.cells = _cells(results, epsilons, smoke)
     if results and len(epsilons) > 1:
-        rep.figures.append(("epsilon", lambda path, r=results, e=epsilons: _draw_epsilon(r, e, path)))
+        rep.figures.append(("epsilon", lambda path, r=results, e=epsilons: _draw_epsilon(r, e, path),
+                            EPSILON_CAPTION))
         rep.notes.append("where the paper's private numbers fall on our ε grid (the grid ε whose mean is nearest "
                          "the paper's number, with the paper's invalid-count rule and with the clamp rule): " + " | ".join(_nearest_epsilon(results, epsilons)))
     rep.protocol += [
