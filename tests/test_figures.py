@@ -1,7 +1,6 @@
 """Figures a reader can use (issue 28 item 6): zero and capped values marked, legends beside the data, integer
 ticks on counting axes, and a caption under every figure saying what its error bars are."""
 import ast
-import json
 import math
 from pathlib import Path
 
@@ -134,7 +133,10 @@ def test_every_figure_factory_returns_a_captioned_draw_and_every_reproduction_fi
 
 
 @pytest.mark.parametrize("target", ["privatree", "mechanisms", "diprime"])
-def test_committed_claims_figures_can_be_redrawn_from_their_json(target, tmp_path):
-    data = json.loads((ROOT / "reports" / target / "report.json").read_text())
-    assert figures.claims_figure(target, data["claims"], tmp_path / "claims.png")
-    assert (tmp_path / "claims.png").read_bytes().startswith(b"\x89PNG")
+def test_committed_claims_and_mutants_figures_can_be_redrawn_from_their_json(target, tmp_path):
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "report.json").write_text((ROOT / "reports" / target / "report.json").read_text())
+    for name in ("claims", "mutants"):
+        (tmp_path / "figures" / f"{name}.png").write_bytes(b"old")
+    done = figures.redraw_from_json(tmp_path)
+    assert len(done) == 2 and all(Path(p).read_bytes().startswith(b"\x89PNG") for p in done)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["mark_bars", "legend_below", "integer_ticks", "save", "captioned", "caption_of", "claims_figure",
-           "mutants_figure", "CLAIMS_CAPTION", "MUTANTS_CAPTION", "pyplot"]
+           "mutants_figure", "CLAIMS_CAPTION", "MUTANTS_CAPTION", "pyplot", "redraw_from_json"]
 
 
 def pyplot():
@@ -191,3 +191,20 @@ def mutants_figure(target: str, mutants, path: Path, cap: float = 10.0, floor: f
     legend_below(ax, handles + marks, ncol=3)
     save(fig, path)
     return True
+
+
+def redraw_from_json(folder) -> list[str]:
+    """Redraw a written report's own figures (claims, mutants) from its ``report.json``, in place: they need
+    nothing but the rows. Returns the files redrawn."""
+    import json
+
+    folder = Path(folder)
+    data = json.loads((folder / "report.json").read_text())
+    done = []
+    for name, draw, rows in (("claims", claims_figure, data.get("claims")),
+                             ("mutants", mutants_figure, data.get("mutants"))):
+        path = folder / "figures" / f"{name}.png"
+        if rows and path.exists():
+            draw(data["target"], rows, path)
+            done.append(str(path))
+    return done
