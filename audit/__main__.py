@@ -20,6 +20,7 @@ from audit import checkpoint, progress, sampling
 from audit.engine.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
+from reference.validation import shown
 
 
 def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
@@ -445,9 +446,9 @@ def _compare(args) -> int:
     report.notes.append(f"Parameters (both sides): {json.dumps(params, default=str)}; compared through {how}, "
                         f"{len(inputs)} public inputs.")
     for r in res.rows:
-        diffs = "; ".join(f"{o!r}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
+        diffs = "; ".join(f"{shown(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
             isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
-        report.notes.append(f"input {r.input!r}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
+        report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
                             f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different (reference vs candidate counts): "
                                                                    f"{diffs}" if diffs else ""))
     report.elapsed_s = time.perf_counter() - start

@@ -245,11 +245,9 @@ def _fmt(x: float) -> str:
 def write_certificate(target: str, results: list[DomainResult], out: Path, elapsed: float, seed: int) -> Path:
     """``OUT/TARGET/certificate.md``, ``certificate.json`` and ``figures/certificate-*.png``, written
     whole (to temporary names, then renamed) or not at all."""
-    import matplotlib
+    from audit.engine.figures import integer_ticks, pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     folder = out / target
     (folder / "figures").mkdir(parents=True, exist_ok=True)
     lines = [f"# Certificate: {target}", "",
@@ -278,6 +276,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
         a1.set_title(f"exact loss over {r.n_pairs} pairs" + (f" ({n_inf} infinite, not shown)" if n_inf else ""))
         a1.set_xlabel("exact loss (upper end)")
         a1.set_ylabel("pairs")
+        integer_ticks(a1.yaxis)
         a1.legend(loc="upper left", fontsize=8)
         eps, dl = zip(*r.profile)
         a2.semilogy(eps, np.maximum(dl, 1e-18), marker="o", color="#228833")

@@ -22,6 +22,7 @@ import numpy as np
 
 from audit.engine.compare import map_parameters
 from audit.engine.learner import LearnerMechanism
+from reference.papers import cite
 
 __all__ = ["LearnerReference", "LEARNERS", "learner_reference", "resolve_reference", "probe_grid",
            "fitted_mechanism", "rename_parameters"]
@@ -85,22 +86,23 @@ LEARNERS: dict[str, LearnerReference] = {r.name: r for r in [
     LearnerReference("privatree", _P,
                      dict(epsilon=4.0, max_depth=1, bounds=_B2, classes=[0, 1, 2], binning="uniform", max_bins=4,
                           epsilon_shares=(0.0, 0.5, 0.5)), CLASSIFICATION_INPUTS,
-                     "PrivaTree (004_), Algorithm 1, strict accounting", noise_off=dict(epsilon=1e9)),
+                     f"PrivaTree ({cite('privatree')}), Algorithm 1, strict accounting", noise_off=dict(epsilon=1e9)),
     LearnerReference("diprime-regressor", "reference.diprime:DiPriMeForestRegressor",
                      dict(epsilon=4.0, variant="exp", n_estimators=1, max_depth=1, max_features=2, bounds=_B2,
                           target_bounds=(0.0, 1.0)), REGRESSION_INPUTS,
-                     "DiPriMeExp forest regressor (003_), strict accounting", dict(bins=4, leaf_bins=4)),
+                     f"DiPriMeExp forest regressor ({cite('diprime-v003')}), strict accounting", dict(bins=4, leaf_bins=4)),
     LearnerReference("diprime-classifier", "reference.diprime:DiPriMeForestClassifier",
                      dict(epsilon=4.0, variant="exp", n_estimators=1, max_depth=1, max_features=2, bounds=_B2,
                           classes=[0, 1, 2]), CLASSIFICATION_INPUTS,
-                     "DiPriMeExp forest classifier (003_), strict accounting", dict(bins=4, leaf_bins=4)),
+                     f"DiPriMeExp forest classifier ({cite('diprime-v003')}), strict accounting", dict(bins=4, leaf_bins=4)),
     LearnerReference("random-trees", "reference.random_trees:RandomDecisionForestClassifier",
                      dict(n_estimators=2, max_depth=0, epsilon=1.0, bounds=_B2, classes=[0, 1]), BINARY_INPUTS,
-                     "random decision forest (001_), private leaf counts; depth 0: the structure is drawn from public bounds alone"),
+                     f"random decision forest ({cite('random-trees')}), private leaf counts; depth 0: the structure is "
+                     "drawn from public bounds alone"),
     LearnerReference("lpdt", "reference.lpdt:LPDTRegressor",
                      dict(epsilon=2.0, max_depth=1, target_bounds=(0.0, 1.0), bounds=_B2,
                           public_data=(_X2, _Y_REG)), REGRESSION_INPUTS,
-                     "LPDT regressor (002_): public partition, local randomiser"),
+                     f"LPDT regressor ({cite('lpdt')}): public partition, local randomiser"),
     LearnerReference("bdpt", "reference.baselines.bdpt:BDPTClassifier",
                      dict(epsilon=2.0, max_depth=1, classes=[0, 1]), BINARY_INPUTS, "BDPT baseline (binary)"),
     LearnerReference("dpgdf", "reference.baselines.dpgdf:DPGDFClassifier",

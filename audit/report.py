@@ -18,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
 from audit.engine.progress import finished
+from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
+from reference.papers import cited_in, references
 
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
 
@@ -117,6 +120,8 @@ class Report:
                 missing = [k for k in keys if k not in row]
                 if missing:
                     raise ValueError(f"{kind} {row.get('id')!r} lacks the report fields {missing}")
+        for row in self.theorems:  # what the row compares, in words (issue 28 item 4); an added key
+            with_reading(row)
         return _jsonable({
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
             "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
@@ -125,7 +130,7 @@ class Report:
         })
 
     # ------------------------------------------------------------------ markdown
-    def to_markdown(self, figures: list[str]) -> str:
+    def to_markdown(self, figures: list[str], captions: dict[str, str | None] | None = None) -> str:
         lines = [f"# Audit report: `{self.target}`", ""]
         if self.title:
             lines += [self.title, ""]
@@ -170,17 +175,27 @@ class Report:
             lines += _folded("Evidence of the comparisons", [(c["id"], c.get("detail")) for c in self.comparisons])
             lines.append("")
         if self.theorems:
-            lines += ["## Theorems (Monte Carlo checks)", ""]
+            lines += ["## Theorems (Monte Carlo checks)", "",
+                      "Each bound is an upper bound (the theorem says the quantity is at most it), a lower bound "
+                      "(at least it) or an exact value. An upper bound is refuted only when even the interval's "
+                      "lower end exceeds it, and holds outright when the interval's upper end is within it; "
+                      "between the two, the estimate's excess is sampling error and the row reads `holds` "
+                      "(not refuted) or `inconclusive`, as its reading says. Lower bounds mirror this.", ""]
             lines += _table(
-                ["id", "paper", "statement", "estimate", "CI", "bound", "verdict", "expected"],
-                [[t["id"], t["paper"], t["statement"], _num(t["estimate"]),
-                  f"[{_num(t['ci'][0])}, {_num(t['ci'][1])}]", _num(t["bound"]), t["verdict"], t["expected"]]
-                 for t in self.theorems])
+                ["id", "paper", "statement", "estimate", "interval", "bound", "verdict", "expected"],
+                [[t["id"], t["paper"], t["statement"], _num(t["estimate"]), interval_cell(t), bound_cell(t),
+                  t["verdict"], t["expected"]] for t in self.theorems])
             lines.append("")
         if figures:
-            lines += ["## Figures", ""] + [f"![{Path(f).stem}]({f})" for f in dict.fromkeys(figures)] + [""]
+            lines += ["## Figures", ""]
+            for f in dict.fromkeys(figures):  # each with a caption line: what it shows, what its error bars are
+                text = (captions or {}).get(f) or "No caption was given for this figure."
+                lines += [f"![{Path(f).stem}]({f})", "", f"*Figure `{Path(f).stem}`.* {text}", ""]
         if self.notes:
             lines += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
+        cited = cited_in("\n".join(lines))
+        if cited:  # the papers in full, the one place their seed files are named (issue 28 item 5)
+            lines += ["## References", ""] + references(cited) + [""]
         lines += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in self.versions.items()), ""]
         return "\n".join(lines)
 
@@ -188,7 +203,8 @@ class Report:
     def _verdict_rows(self) -> list[list[str]]:
         """One short row per claim, mutant, theorem and comparison: id, kind, claimed, measured, verdict."""
         def verdict(v, expected):
-            return (f"{v} (expected)" if v == "violation" else v) if v == expected else f"{v}, expected {expected}"
+            return (f"{v} (expected)" if v in ("violation", "refuted") else v) if v == expected else \
+                f"{v}, expected {expected}"
 
         def power(c):  # a pass that could not have seen a loss at the claim says so (issue 27 item 4)
             if c.get("power") == "inconclusive":
@@ -201,8 +217,9 @@ class Report:
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]
-        rows += [[t["id"], "theorem", f"bound {_num(t['bound'])}", f"estimate {_num(t['estimate'])}",
-                  verdict(t["verdict"], t["expected"]), _mark(t["verdict"] == t["expected"])] for t in self.theorems]
+        rows += [[t["id"], "theorem", bound_cell(t), f"estimate {_num(t['estimate'])}, {interval_cell(t)}",
+                  verdict(t["verdict"], t["expected"]) + f": {reason(t)}", _mark(t["verdict"] == t["expected"])]
+                 for t in self.theorems]
         rows += [[c["id"], "comparison", "same law", f"smallest p {c['p_min']:.3g}",
                   verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])]
                  for c in self.comparisons]
@@ -260,68 +277,17 @@ def _table(header, rows) -> list[str]:
 
 
 def _claims_figure(report: Report, path: Path) -> bool:
-    """Each claim's measured lower bound as a fraction of its claimed epsilon: past the line at 1 is a violation."""
-    if not report.claims:
-        return False
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
-    claims = report.claims
-    y = np.arange(len(claims))
-    cap = 3.0
-    ratio = [min(float(c["epsilon_lower"]) / float(c["epsilon_claimed"]), cap) for c in claims]
-    kinds = {"pass": ("tab:green", "pass, as expected"), "known": ("tab:orange", "violation, as expected (known)"),
-             "unexpected": ("tab:red", "NOT the expected verdict")}
-    kind = ["unexpected" if c["verdict"] != c["expected"] else "known" if c["verdict"] == "violation" else "pass"
-            for c in claims]
-    fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.8))
-    ax.barh(y, ratio, color=[kinds[k][0] for k in kind], alpha=0.8, edgecolor="k",
-            linewidth=[2.0 if k == "unexpected" else 0.0 for k in kind])
-    ax.axvline(1.0, color="k", lw=1, ls="--")
-    ax.set_yticks(y, [c["id"] for c in claims], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlim(0, cap * 1.02)
-    ax.set_xlabel(f"epsilon lower bound / claimed epsilon (capped at {cap:g}); past the dashed line: violation")
-    ax.legend(handles=[Patch(color=kinds[k][0], label=kinds[k][1]) for k in kinds if k in kind], fontsize=7,
-              loc="lower right")
-    ax.set_title(f"{report.target}: claims", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    """Each claim's measured lower bound as a fraction of its claimed epsilon (:func:`figures.claims_figure`)."""
+    return claims_figure(report.target, report.claims, path)
 
 
 def _mutants_figure(report: Report, path: Path) -> bool:
-    """Each mutant's lower bound as a multiple of its claim: every bar must cross the line at 1."""
-    if not report.mutants:
-        return False
-    import matplotlib
+    """Each mutant's lower bound as a multiple of its claim (:func:`figures.mutants_figure`)."""
+    return mutants_figure(report.target, report.mutants, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    rows = report.mutants
-    y = np.arange(len(rows))
-    ratio = [min(float(m["epsilon_lower"]) / float(m["epsilon_claimed"]), 10.0) for m in rows]
-    fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.4))
-    from matplotlib.patches import Patch
-
-    ax.barh(y, ratio, color=["tab:orange" if m["detected"] else "tab:red" for m in rows], alpha=0.8)
-    ax.legend(handles=[Patch(color="tab:orange", label="detected, as expected"),
-                       Patch(color="tab:red", label="MISSED")], fontsize=7, loc="lower right")
-    ax.axvline(1.0, color="k", lw=1, ls="--")
-    ax.set_yticks(y, [m["id"] for m in rows], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel("epsilon lower bound / claimed epsilon (log scale, capped at 10); past the dashed line: detected")
-    ax.set_title(f"{report.target}: mutants", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+#: the captions of the report's own figures
+BUILT_IN = (("claims", _claims_figure, CLAIMS_CAPTION), ("mutants", _mutants_figure, MUTANTS_CAPTION))
 
 
 def _umask() -> int:
@@ -343,17 +309,20 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
     try:
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is as readable as any other
         (tmp / "figures").mkdir()
-        figures = []
-        for name, draw in (("claims", _claims_figure), ("mutants", _mutants_figure)):
+        figures, captions = [], {}
+        for name, draw, caption in BUILT_IN:
             if draw(report, tmp / "figures" / f"{name}.png"):
                 figures.append(f"figures/{name}.png")
-        for name, draw in report.figures:
+                captions[figures[-1]] = caption
+        for entry in report.figures:  # (name, draw) or (name, draw, caption); a caption may ride on draw
+            name, draw = entry[0], entry[1]
             if f"figures/{name}.png" in figures:  # a built-in figure: drawn once, in the one encoding
                 continue
             draw(tmp / "figures" / f"{name}.png")
             figures.append(f"figures/{name}.png")
+            captions[figures[-1]] = caption_of(entry)
         (tmp / "report.json").write_text(payload)
-        (tmp / "report.md").write_text(report.to_markdown(figures))
+        (tmp / "report.md").write_text(report.to_markdown(figures, captions))
         if final.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{report.target}-old-", dir=out_dir))
             os.replace(final, old / "x")

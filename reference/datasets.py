@@ -35,6 +35,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from reference.validation import shown
+
 __all__ = ["Dataset", "DatasetUnavailable", "data_dir", "register", "load", "names", "read_arff", "read_csv",
            "read_libsvm", "minmax_bounds", "encode_categories"]
 
@@ -121,7 +123,7 @@ def data_dir(path: str | os.PathLike | None = None) -> Path | None:
     if path is not None:
         p = Path(path)
         if not p.is_dir():
-            raise ValueError(f"data_dir={str(path)!r} is not a directory")
+            raise ValueError(f"data_dir={shown(str(path))} is not a directory")
         return p
     if os.environ.get(ENV):
         return data_dir(os.environ[ENV])
@@ -167,7 +169,7 @@ def load(paper: str, name: str, directory: str | os.PathLike | None = None) -> D
     """Load ``name`` as ``paper`` preprocesses it; :class:`DatasetUnavailable` when its file is absent."""
     _ensure_registered(paper)
     if (paper, name) not in _LOADERS:
-        raise ValueError(f"name={name!r}: no dataset of that name for paper={paper!r}; known: {names(paper)}")
+        raise ValueError(f"name={shown(name)}: no dataset of that name for paper={shown(paper)}; known: {names(paper)}")
     files, fn = _LOADERS[(paper, name)]
     d = data_dir(directory)
     if d is None:

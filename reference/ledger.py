@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from reference.validation import check_neighbouring, check_positive_finite
+from reference.validation import shown
 
 __all__ = ["Scope", "Charge", "PrivacyLedger"]
 
@@ -65,7 +66,7 @@ class Scope:
     def child(self, partition: str, cell: str, *, by_value: bool = True) -> "Scope":
         """The records of this scope that fall in ``cell`` of ``partition``."""
         if not partition or not isinstance(partition, str):
-            raise ValueError(f"partition must be a non-empty string, got {partition!r}")
+            raise ValueError(f"partition must be a non-empty string, got {shown(partition)}")
         return Scope(self.steps + ((partition, str(cell), bool(by_value)),))
 
     def disjoint(self, other: "Scope") -> bool:
@@ -138,14 +139,14 @@ class PrivacyLedger:
         sensitivity = check_positive_finite("sensitivity", sensitivity)
         delta = float(delta)
         if not (0.0 <= delta < 1.0):
-            raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+            raise ValueError(f"delta must be in [0, 1), got {shown(delta)}")
         relation = check_neighbouring(neighbouring or self.neighbouring)
         if relation != self.neighbouring:
             raise ValueError(
-                f"neighbouring {relation!r} of charge {component!r} differs from the ledger's {self.neighbouring!r}"
+                f"neighbouring {shown(relation)} of charge {shown(component)} differs from the ledger's {shown(self.neighbouring)}"
             )
         if not isinstance(scope, Scope):
-            raise TypeError(f"scope must be a reference.ledger.Scope, got {scope!r}")
+            raise TypeError(f"scope must be a reference.ledger.Scope, got {shown(scope)}")
         c = Charge(component, mechanism, epsilon, delta, sensitivity, relation, scope, note)
         self.charges.append(c)
         return c
@@ -172,7 +173,7 @@ class PrivacyLedger:
             for partition, cell, by_value in c.scope.steps:
                 flag, cells = node.partitions.setdefault(partition, (by_value, {}))
                 if flag != by_value:
-                    raise ValueError(f"partition {partition!r} is charged both by value and by identity")
+                    raise ValueError(f"partition {shown(partition)} is charged both by value and by identity")
                 node = cells.setdefault(cell, _Node())
             node.epsilon += c.epsilon
             node.delta += c.delta
@@ -203,7 +204,7 @@ class PrivacyLedger:
         """Raise ``AssertionError`` when the composed total exceeds ``epsilon``."""
         total = self.total_epsilon()
         if total > epsilon * (1.0 + rtol):
-            raise AssertionError(f"privacy ledger total epsilon {total!r} exceeds the budget {epsilon!r}")
+            raise AssertionError(f"privacy ledger total epsilon {shown(total)} exceeds the budget {shown(epsilon)}")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per charge."""

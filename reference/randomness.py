@@ -26,6 +26,8 @@ from numbers import Integral
 
 import numpy as np
 
+from reference.validation import shown
+
 __all__ = ["fit_rng", "predict_rng", "check_random_state", "PublishSafeMixin"]
 
 #: entropy tag of the predict-time streams (never used by a fit)
@@ -39,7 +41,7 @@ def check_random_state(random_state, name: str = "random_state"):
         return random_state
     if isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool) and random_state >= 0:
         return int(random_state)
-    raise ValueError(f"{name} must be None, a non-negative integer or a numpy Generator, got {random_state!r}")
+    raise ValueError(f"{name} must be None, a non-negative integer or a numpy Generator, got {shown(random_state)}")
 
 
 def fit_rng(random_state) -> np.random.Generator:

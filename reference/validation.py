@@ -30,6 +30,10 @@ def shown(value) -> str:
     ``np.int64(2)``: messages show values the way a user typed them."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, np.ndarray):  # an array as the list it holds: ``[0, 0]``, not ``array([0, 0])``
+        value = value.tolist()
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (tuple, list)):
         inner = ", ".join(shown(v) for v in value)
         return f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
@@ -76,7 +80,7 @@ def check_nonempty(name: str, values) -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         bad = arr[~np.isfinite(arr)][0]
-        raise ValueError(f"{name} must contain only finite numbers, found {bad!r}")
+        raise ValueError(f"{name} must contain only finite numbers, found {shown(bad)}")
     return arr
 
 
@@ -119,14 +123,14 @@ def check_int(name: str, value, low: int, high: int | None = None) -> int:
     """An integer ``>= low`` (and ``<= high`` when given); bools are refused."""
     if isinstance(value, bool) or not isinstance(value, Integral) or value < low or (high is not None and value > high):
         bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+        raise ValueError(f"{name} must be an integer {bound}, got {shown(value)}")
     return int(value)
 
 
 def check_choice(name: str, value, options):
     """One of ``options``."""
     if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+        raise ValueError(f"{name} must be one of {options}, got {shown(value)}")
     return value
 
 
@@ -135,9 +139,9 @@ def check_pair(name: str, value) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high), got {value!r}") from None
+        raise ValueError(f"{name} must be a pair (low, high), got {shown(value)}") from None
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"{name} must be finite with low < high, got {value!r}")
+        raise ValueError(f"{name} must be finite with low < high, got {shown(value)}")
     return lo, hi
 
 
@@ -255,7 +259,7 @@ def _check_finite(estimator, arr: np.ndarray, allow_nan: bool) -> None:
     for what, bad in (("NaN", None if allow_nan else nan), ("infinity", inf)):
         if bad is not None and bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise ValueError(f"X must be finite, found X[{i}, {j}] = {float(arr[i, j])!r} ({what} in X[:, {j}]): "
+            raise ValueError(f"X must be finite, found X[{i}, {j}] = {shown(float(arr[i, j]))} ({what} in X[:, {j}]): "
                              f"{type(estimator).__name__} does not accept missing or infinite feature values; "
                              "drop or impute those rows")
 
@@ -279,7 +283,7 @@ def check_y(estimator, y, n_samples: int | None = None, *, numeric: bool = False
         raise ValueError(f"y has {y.shape[0]} labels but X has {n_samples} rows: one label per row is needed")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise ValueError(f"y must be finite, found y[{i}] = {float(y[i])!r}")
+        raise ValueError(f"y must be finite, found y[{i}] = {shown(float(y[i]))}")
     return y
 
 

@@ -39,8 +39,10 @@ from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch import DiPriMeBatch
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.mechanisms import IntervalExponential
+from reference.validation import shown
 
-DESCRIPTION = "DiPriMe median forests: strict learners pass, the papers' flawed accounting is caught"
+DESCRIPTION = ("DiPriMe median forests (Consul and Williamson 2020 and 2021): strict learners pass, "
+               "the papers' flawed accounting is caught")
 #: outputs per input (pilot included) of each sampled claim
 #: (forests are drawn through the batched path, reference.diprime.batch, ~100x the reference's fits/s)
 N_SAMPLES = {"quick": 10_000, "standard": 100_000, "full": 1_000_000}
@@ -153,13 +155,13 @@ def paper_claims(budget: str, seed: int) -> list[dict]:
     keep = None
     cases = [
         ("paper-leaf-count-scaled", "regression forest, accounting='paper': leaf noise S/(N eps_l) with the true "
-         "count and Uniform(B_L, B_U) for an empty leaf (spec 2.4 (ii))",
+         "count and Uniform(B_L, B_U) for an empty leaf (both versions' section 3)",
          dict(epsilon=1.0, variant="base", accounting="paper", **one), [empty_leaf], 2, keep),
-        ("paper-v000-index-median", "V000 forest (index median, spec 2.4 (iii)), accounting='paper'",
+        ("paper-v000-index-median", "V000 forest (index median of V000's Algorithm 3), accounting='paper'",
          dict(epsilon=1.0, version="v000", accounting="paper", **one), [_gap_pair()],
          None, _in_gap()),
         ("paper-flip-authors-median", "DiPriMeFlip forest, accounting='paper': the authors' PF median with score "
-         "2 ln|I| - |2i - N| (spec 2.4 (iv))",
+         "2 ln|I| - |2i - N| (the authors' code)",
          dict(epsilon=1.0, variant="flip", accounting="paper", **one), [_gap_pair()],
          None, _in_gap()),
     ]
@@ -178,7 +180,7 @@ def _exact_row(cid, subject, m, pair, eps, expected, detail=""):
     return {"id": cid, "subject": subject, "neighbouring": "add-remove", "epsilon_claimed": eps, "delta": 0.0,
             "epsilon_lower": w.epsilon, "epsilon_point": w.epsilon, "n_samples": 0, "alpha": 0.0,
             "method": "exact", "verdict": "violation" if w.epsilon > eps * (1 + 1e-9) else "pass",
-            "expected": expected, "detail": f"{detail}witness output {w.output!r}".strip()}
+            "expected": expected, "detail": f"{detail}witness output {shown(w.output)}".strip()}
 
 
 def exact_claims(budget: str, seed: int) -> list[dict]:
@@ -229,7 +231,7 @@ def ledger_claims(budget: str, seed: int) -> list[dict]:
                                         classes=[0, 1], random_state=seed).fit(X, y)
             total = m.privacy_ledger_.total_epsilon()
             how = ("= d_max (K eps_s + eps_a) + eps_l" if variant == "exp" else
-                   "(infinite: the authors' DiPriMeFlip median is not DP, spec 2.4 (iv), and is charged inf)")
+                   "(infinite: the authors' DiPriMeFlip median is not DP, and is charged inf)")
             rows.append({
                 "id": f"paper-k-candidates-{variant}@{eps:g}/ledger",
                 "subject": f"DiPriMe{variant.capitalize()}, accounting='paper', K=5, depth 3: the K candidate "

@@ -22,6 +22,7 @@ import numpy as np
 
 from reference.validation import check_generator
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
+from reference.papers import cite
 
 from audit.mechanisms.mutants import Case
 
@@ -69,13 +70,13 @@ def mutant_cases(epsilon: float = 1.0) -> list[Case]:
     """The flawed DiPriMe mechanisms at ``epsilon``; the auditor must flag each."""
     return [
         Case("diprime-v000-index-median", "V000 index median without gap-length weighting",
-             "000_3adb53c34ab1d76d.txt Algorithm 3, lines 42-47 (spec 2.4 (iii))", epsilon,
+             f"{cite('diprime-v000')}, Algorithm 3, lines 42-47", epsilon,
              lambda: Indicator(IndexMedianV000(epsilon, (0.0, 1.0)), 0.5, 0.5 + GAP), _gap_pairs),
         Case("diprime-authors-flip-median", "DiPriMeFlip median: permute-and-flip with score 2 ln|I| - |2i - N|",
-             "authors' code (spec A6, 2.4 (iv)); at half of epsilon, since at exactly 1 its gap weight "
+             "the authors' code (github.com/shoryaconsul/DiPriMeFlip_Forest); at half of epsilon, since at exactly 1 its gap weight "
              "|I|^eps cancels the gap's length", 0.5 * epsilon,
              lambda: Indicator(AuthorsFlipMedian(0.5 * epsilon, (0.0, 1.0)), 0.5, 0.5 + GAP), _gap_pairs),
         Case("diprime-count-scaled-leaf", "regression leaf with Laplace scale R/(N eps) and a uniform empty leaf",
-             "000_3adb53c34ab1d76d.txt section 3, 003_9d9c0c8370f39611.txt section 3 (spec 2.4 (ii))", epsilon,
+             f"{cite('diprime-v000')} and {cite('diprime-v003')}, section 3", epsilon,
              lambda: Indicator(_LeafBatch(epsilon, (0.0, 1.0), 1.0), 1.0, 1.0), _leaf_pairs),
     ]

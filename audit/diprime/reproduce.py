@@ -273,8 +273,8 @@ def _run(task) -> dict:
 #: always-on remarks, per (table, method)
 REMARKS = {
     (T2_003, "DP-ERT (mean abs(y - p))"): "the authors' DP-ERT 'error' is the mean |y - p(class 1)| of the "
-                                       "un-thresholded forest (spec 3.4), computed the same way here",
-    (T2_000, "DP-ERT (mean abs(y - p))"): "metric taken to be the authors' mean |y - p(class 1)| (spec 3.4: likely the "
+                                       "un-thresholded forest (as their notebook computes it), computed the same way here",
+    (T2_000, "DP-ERT (mean abs(y - p))"): "metric taken to be the authors' mean |y - p(class 1)| (likely the "
                                        "same code as V003's); the 0/1 error is the next row",
     (T2_003, "DP-ERT (0/1 error)"): "our 0/1 test error of the same DP-ERT forests (no paper number)",
     (T2_000, "DP-ERT (0/1 error)"): "our 0/1 test error of the same DP-ERT forests (no paper number)",
@@ -372,10 +372,9 @@ VARIANT_ROWS = ("DiPriMe", "DiPriMeExp", "DiPriMeFlip")
 
 def _draw_ratio(cells, path) -> None:
     """Ours (paper accounting) and strict as ratios to the paper's number, for the DiPriMe rows of V003."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     tables = [t for t in (T1_003, T2_003) if any(c.table == t and c.ours is not None for c in cells)]
     fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
@@ -392,10 +391,14 @@ def _draw_ratio(cells, path) -> None:
         ax.set_xticks(x, [f"{c.column.split(' (')[0]}\n{c.row}" for c in sel], rotation=90, fontsize=7)
         ax.set_ylabel("ours / paper")
         ax.set_title(table.split(" (")[0] + " (DiPriMe rows)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    legend_below(fig, ncol=3)
+    save(fig, path, dpi=120)
+
+
+#: what the ratio figure's error bars are
+RATIO_CAPTION = ("Points: our mean over the runs divided by the paper's number (paper accounting and strict); error "
+                 "bars: ± 2 standard errors of our mean, on the same scale. Grey bars: the paper's own ± 2 standard "
+                 "errors (from its 95% half-widths); V000 prints none.")
 
 
 def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = False, seed: int = 0) -> Reproduction:
@@ -426,17 +429,17 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
                          f"by more than 2 SE in {len(costly)}" + (f": {'; '.join(costly)}" if costly else "") +
                          f"; better by more than 2 SE in {cheaper}; the rest are within 2 SE (the table's units)")
     if any(c.ours is not None for c in rep.cells if c.row in VARIANT_ROWS):
-        rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path)))
+        rep.figures.append(("ratio", lambda path, cells=list(rep.cells): _draw_ratio(cells, path), RATIO_CAPTION))
     # ---- protocol, facts, notes
     rep.protocol += [
         f"{n_runs} runs per dataset, each a fresh random permutation with the first floor({TRAIN_FRACTION} N) rows "
-        "for training and the rest for testing (spec 3.1, the authors' notebook); no cross-validation; the same "
+        "for training and the rest for testing (the authors' notebook); no cross-validation; the same "
         "split serves every method of a run",
         "metric: test MSE on targets scaled to [0, 1] (regression; V003 Table 1 and V000 Table 1 shown on V003's "
         "column scales), test 0/1 error (classification); ours = mean ± standard error (ddof=1) over the runs",
         f"V003 Table 1: ε = 10, ρ = {RHO}, N_T = {N_TREES}, K = 5; d_full (RF, ERT, Median, DP-ERT) and d_part "
-        "(DiPriMe*) from the occupancy rule with m = 25 (spec 3.1)",
-        "V003 Table 2 ([CODE]): ε = 2, otherwise as Table 1; m = 10 and K = 4 for Banknote",
+        "(DiPriMe*) from the occupancy rule with m = 25 (V003 section 4)",
+        "V003 Table 2 (recovered from the authors' notebook): ε = 2, otherwise as Table 1; m = 10 and K = 4 for Banknote",
         "V000 Table 1: ε = 10, K = 10, d_max = 5 for every method; V000 Table 2: ε = 2, K = 5, d_max = 5 "
         "(V000 section 4); V000's DiPriMe is version='v000' (index median, leaf noise (B_U - B_L)/(N ε_2))",
         "RF / ERT: scikit-learn RandomForest / ExtraTrees(n_estimators=10, max_depth, min_samples_leaf=5, "
@@ -464,13 +467,13 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
         rep.notes.append(f"{LABEL.get(name, name)}: {data.n} rows, {data.d} features; " + "; ".join(data.notes))
     rep.notes += [
         "V003's leaf noise under accounting='paper' follows the paper's text, Laplace(2B/(N ε_l)) with B = 1; "
-        "the authors' code that produced the tables uses (B_U - B_L)/N = 1/N, half as much (spec 4); V000 "
+        "the authors' code that produced the tables uses (B_U - B_L)/N = 1/N, half as much; V000 "
         "cells use 1/N as V000's text says",
         "V003's base DiPriMe under accounting='paper' spends ε_s = ρε/d_max on its median as the paper says; the "
-        "authors' code spent half of that (spec A8), so our DiPriMe row has a sharper median than the table's",
+        "authors' code spent half of that, so our DiPriMe row has a sharper median than the table's",
         "the authors' forests predict class 1 when the mean leaf fraction is >= 0.5; ours take the argmax with "
-        "ties to class 0 (spec A11); with continuous noisy fractions ties have probability 0",
-        "V000's sets Abalone, Adult and Nursery appear in no table of the seed text (spec 3.4), so they are not "
+        "ties to class 0; with continuous noisy fractions ties have probability 0",
+        "V000's sets Abalone, Adult and Nursery appear in no table of the paper's text, so they are not "
         "run",
     ]
     return rep

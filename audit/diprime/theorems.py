@@ -18,12 +18,14 @@ import math
 import numpy as np
 from scipy import stats
 
+from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.diprime.mechanisms import IndexMedianV000
 from reference.mechanisms.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential
+from reference.papers import cite
 
-V000 = "000_3adb53c34ab1d76d.txt"
-V003 = "003_9d9c0c8370f39611.txt"
+V000 = cite("diprime-v000")
+V003 = cite("diprime-v003")
 EPS_SWEEP = (0.02, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 T_SWEEP = (2, 5, 10, 20, 30, 40, 45)
 _MC = {"quick": 20_000, "standard": 100_000, "full": 400_000}
@@ -96,13 +98,20 @@ def theorem3(budget: str, seed: int):
     # the tightest configuration is the one with the smallest ratio of the exact probability to the bound
     rows.append(_row("v003-thm3/exact", V003, "Theorem 3: with the Lebesgue EM median, the smaller block holds at least "
                      "t records with probability >= d / (R e^-eps + d (1 - e^-eps))", p, (p, p), bound,
-                     "holds" if worst[0] >= -1e-12 else "refuted",
+                     "holds" if worst[0] >= -1e-12 else "refuted", direction="lower", interval="exact",
+                     why=f"computed exactly from the median's law over {n_cfg} configurations; at the tightest "
+                         f"({name}, eps_s = {eps:g}, t = {t}) P = {p:.6g} {'≥' if p >= bound else '<'} the lower "
+                         f"bound {bound:.6g}",
                      detail=f"exact over {n_cfg} configurations (3 distributions, N = 100, eps_s in {EPS_SWEEP}, "
                             f"t in {T_SWEEP}); tightest at {name}, eps_s = {eps:g}, t = {t}: P(min >= t+1) = {p:.4g} "
                             f"vs bound {bound:.4g}"))
     name, eps, t, p_med, p_rand = worst_cor[1]
     rows.append(_row("v003-cor3.1/exact", V003, "Corollary 3.1: P(N_c^med <= t) <= P(N_c^rand <= t)", p_med,
                      (p_med, p_med), p_rand, "holds" if worst_cor[0] <= 1e-12 else "refuted",
+                     direction="upper", interval="exact",
+                     why=f"computed exactly over {n_cfg} configurations; at the closest ({name}, eps_s = {eps:g}, "
+                         f"t = {t}) P(N_c^med <= t) = {p_med:.4g} {'≤' if p_med <= p_rand else '>'} the upper bound "
+                         f"P(N_c^rand <= t) = {p_rand:.4g}",
                      detail=f"exact over the same {n_cfg} configurations; closest at {name}, eps_s = {eps:g}, t = {t}"))
     # Monte Carlo confirmation of the exact law at a few configurations
     rng = np.random.default_rng(seed + 1)
@@ -121,7 +130,10 @@ def theorem3(budget: str, seed: int):
                          1.0 - k / n_mc, (1.0 - hi, 1.0 - lo), bound,
                          # a sampled frequency that disagrees with the exact law makes the row inconclusive
                          ("holds" if 1.0 - k / n_mc >= bound else ("refuted" if 1.0 - lo < bound else "inconclusive"))
-                         if ok else "inconclusive",
+                         if ok else "inconclusive", direction="lower", interval="99.9% Clopper-Pearson",
+                         **({} if ok else {"why": "the sampled frequency disagrees with the exact law (the exact "
+                                                  "value lies outside its interval), so this sample cannot judge "
+                                                  "the bound"}),
                          detail=f"{n_mc:,} draws; the exact P(min >= t+1) = {1 - p_small:.4g} "
                                 f"{'lies' if ok else 'does NOT lie'} in the 99.9% Clopper-Pearson interval"))
     return rows, curves
@@ -149,6 +161,7 @@ def theorem1_v003(budget: str, seed: int):
     held = worst <= bound
     return [_row("v003-thm1/exact-conditional", V003, "Theorem 1: E[SSE~] - SSE <= 4B^2 N - 8B^2 t + 16B^2/(eps_l^2 t) "
                  "when the smaller block exceeds t", worst, (worst, worst), bound, "holds" if held else "refuted",
+                 direction="upper", interval="exact",
                  detail=f"N = {n}, B = 1, eps_s = eps_l = 1, t = {t}: largest conditional excess over every split "
                         f"drawn; the event min block <= t had frequency zeta_t = {zeta:.4g}")]
 
@@ -168,7 +181,8 @@ def flip_probability(budget: str, seed: int):
         lo, hi = _cp(k, n)
         rows.append(_row(f"v003-thm2-flip@n=({n0},{n1}),eps={eps:g}", V003, "Theorem 2 (proof, step 2): the "
                          "flip probability of clipped noisy counts is (eps k/4 + 1/2) e^(-eps k)", k / n, (lo, hi),
-                         formula, "holds" if lo <= formula <= hi else "refuted",
+                         formula, "holds" if lo <= formula <= hi else "refuted", direction="equal",
+                         interval="99.9% Clopper-Pearson",
                          detail=f"{n:,} draws with the clip at 0 and a coin on ties; 99.9% Clopper-Pearson interval"))
     return rows
 
@@ -211,6 +225,7 @@ def theorem2_v000(budget: str, seed: int):
         verdict = "holds" if np.all(emp <= bnd) else ("refuted" if lo > bnd[i] else "inconclusive")
         rows.append(_row(f"v000-thm2-tail@eps1={eps:g}", V000, "Theorem 2: P(|N_i - N/2^d| >= t) <= min(gamma/(eps^2 t^2), "
                          "max(2e^(-eps^2 t^2/(4 gamma)), 2e^(-eps beta t/2)))", emp[i], (lo, hi), bnd[i], verdict,
+                         direction="upper", interval="99.9% Clopper-Pearson",
                          detail=f"index median at every node, d = {d}, m = {m} records per leaf, {trees} trees "
                                 f"({n} leaves, dependent within a tree); closest at t = {ts[i]}"))
     return rows, curves
@@ -228,6 +243,10 @@ def theorem1_v000(seed: int):
         worst = max(worst, lhs - 4 * delta)
     rows = [_row("v000-thm1-nested", V000, "Theorem 1's algebra (proof A.2.1) for nested leaves: |M var(A) - (M - delta) "
                  "var(B)| <= 4 B^2 delta", worst, (worst, worst), 0.0, "holds" if worst <= 1e-9 else "refuted",
+                 direction="upper", interval="exact",
+                 why=f"exact algebra on 2000 random leaves: the largest excess of the left side over 4 B^2 delta is "
+                     f"{worst:.4g} {'≤' if worst <= 1e-9 else '>'} the upper bound 0 (the bound is 0 because the row "
+                     "measures the excess over the theorem's right side; a positive excess on any leaf would refute it)",
                  detail="largest excess over 2000 random leaves (M in 4..200, B = 1) with delta random records removed")]
     b = 1.0
     y = np.zeros(16)
@@ -240,8 +259,11 @@ def theorem1_v000(seed: int):
     diff = abs(obj_noisy - obj_exact)
     rows.append(_row("v000-thm1-statement", V000, "Theorem 1 as stated: |Ñ_i - N/2^d| <= t implies "
                      "|Obj^i_MedianNoise - Obj^i_NoNoise| <= 4B^2 t", diff, (diff, diff), 4 * b * b * t,
-                     "holds" if diff <= 4 * b * b * t else "refuted", expected="refuted",
-                     detail="counterexample of spec 2.2: x_i = i, N = 16, d = 2, splits 10 | 6 then 6 | 4 (each of "
+                     "holds" if diff <= 4 * b * b * t else "refuted", expected="refuted", direction="upper",
+                     interval="exact",
+                     why=f"on the counterexample, leaf 2 holds exactly N/4 records, so t = 0 and the theorem allows "
+                         f"no change (upper bound 4B^2 t = 0), yet its objective moves by {diff:g} B^2 > 0",
+                     detail="counterexample: x_i = i, N = 16, d = 2, splits 10 | 6 then 6 | 4 (each of "
                             "positive probability under the private median); y = 0 except y_9 = B, y_10 = -B; leaf 2 "
                             f"has exactly N/4 records (t = 0) yet its objective moves by {diff:g} B^2"))
     return rows
@@ -326,19 +348,14 @@ def error_vs_epsilon(budget: str, seed: int):
     return epsilons, out
 
 
-def _draw(fn):
+def _draw(fn, caption: str):
+    """A report figure from ``fn(plt) -> Figure``, with its caption (what its error bars are)."""
     def draw(path):
-        import matplotlib
+        fig = fn(pyplot())
+        legend_below(fig, ncol=getattr(fig, "legend_columns", 2))
+        save(fig, path)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig = fn(plt)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-
-    return draw
+    return captioned(draw, caption)
 
 
 def add_to(report, budget: str, seed: int) -> None:
@@ -352,10 +369,10 @@ def add_to(report, budget: str, seed: int) -> None:
     report.theorems += theorem1_v000(seed)
     occ = occupancy(seed)
     epsilons, errors = error_vs_epsilon(budget, seed)
-    report.notes.append("Figures use public bounds taken from each whole dataset (as the authors' code does, spec "
-                        "A10): fine for a utility comparison, not a privacy claim. Error-vs-epsilon: 10 trees, depth 3, "
+    report.notes.append("Figures use public bounds taken from each whole dataset (as the authors' code does): "
+                        "fine for a utility comparison, not a privacy claim. Error-vs-epsilon: 10 trees, depth 3, "
                         f"K = 5, rho = 1/2, {_REPS[budget]} random 90/10 splits; DP-ERT puts all of epsilon on its "
-                        "leaves (spec A12).")
+                        "leaves.")
 
     def fig_occ(plt):
         fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -364,7 +381,6 @@ def add_to(report, budget: str, seed: int) -> None:
         ax.set_xlabel("|D_L| / |D| at a node")
         ax.set_ylabel("density")
         ax.set_title("Split balance, breast cancer, 20 trees, depth 5, eps = 10", fontsize=9)
-        ax.legend(fontsize=8)
         return fig
 
     def fig_thm3(plt):
@@ -373,22 +389,29 @@ def add_to(report, budget: str, seed: int) -> None:
             for k, eps in enumerate((0.02, 0.1, 0.5)):
                 pts = np.array(curves3[(name, eps)])
                 ax.plot(pts[:, 0], pts[:, 1], "o-", color=f"C{k}", label=f"exact, eps_s={eps:g}")
-                ax.plot(pts[:, 0], pts[:, 2], "--", color=f"C{k}", label=f"bound, eps_s={eps:g}")
+                ax.plot(pts[:, 0], pts[:, 2], "--", color=f"C{k}", label=f"Theorem 3 lower bound, eps_s={eps:g}")
             ax.set_title(f"{name}, N = 100", fontsize=9)
-            ax.set_xlabel("t")
+            ax.set_xlabel("t (records)")
+            integer_ticks(ax.xaxis)
         axes[0].set_ylabel("P(smaller block > t)")
-        axes[0].legend(fontsize=7)
+        fig.suptitle("V003 Theorem 3: the exact probability against its lower bound", fontsize=9)
+        fig.legend_columns = 3
         return fig
 
     def fig_tail(plt):
         fig, ax = plt.subplots(figsize=(6, 3.5))
+        floor = 1.5e-4
         for k, (eps, (ts, emp, bnd)) in enumerate(curves_t.items()):
-            ax.semilogy(ts, np.maximum(emp, 1e-5), "o", ms=3, color=f"C{k}", label=f"empirical, eps_1={eps:g}")
-            ax.semilogy(ts, bnd, "-", color=f"C{k}", label=f"Theorem 2 bound, eps_1={eps:g}")
-        ax.set_xlabel("t")
+            seen = emp > 0
+            ax.semilogy(ts[seen], emp[seen], "o", ms=3, color=f"C{k}", label=f"empirical, eps_1={eps:g}")
+            if not seen.all():  # a frequency of 0 has no place on a log axis: a mark at the floor instead
+                ax.semilogy(ts[~seen], np.full((~seen).sum(), floor), "v", ms=4, mfc="white", color=f"C{k}",
+                            label=f"empirical 0 (drawn at the floor), eps_1={eps:g}")
+            ax.semilogy(ts, bnd, "-", color=f"C{k}", label=f"Theorem 2 upper bound, eps_1={eps:g}")
+        ax.set_xlabel("t (records)")
+        integer_ticks(ax.xaxis)
         ax.set_ylabel("P(|N_i - N/2^d| >= t)")
         ax.set_ylim(1e-4, 2)
-        ax.legend(fontsize=7)
         ax.set_title("V000 Figure 2: leaf occupancy tail (index median)", fontsize=9)
         return fig
 
@@ -397,14 +420,29 @@ def add_to(report, budget: str, seed: int) -> None:
         for ax, (name, res) in zip(np.atleast_1d(axes), errors.items()):
             for k, (label, vals) in enumerate(res.items()):
                 if isinstance(vals, dict):
-                    ax.plot(epsilons, [np.mean(vals[e]) for e in epsilons], "o-", label=label)
+                    ax.plot(epsilons, [np.mean(vals[e]) for e in epsilons], "o-", color=f"C{k}", label=label)
                 else:
                     ax.axhline(np.mean(vals), ls="--", color=f"C{k}", label=label)
             ax.set_xscale("log")
             ax.set_xlabel("epsilon")
             ax.set_title(name, fontsize=9)
-        np.atleast_1d(axes)[0].legend(fontsize=7)
+        np.atleast_1d(axes)[0].set_ylabel("test error (MSE for diabetes)")
+        fig.suptitle("Test error against epsilon: the DiPriMe variants, DP-ERT and non-private forests", fontsize=9)
+        fig.legend_columns = 3
         return fig
 
-    report.figures += [("leaf_occupancy", _draw(fig_occ)), ("thm3_exact_vs_bound", _draw(fig_thm3)),
-                       ("v000_leaf_tail", _draw(fig_tail)), ("error_vs_epsilon", _draw(fig_err))]
+    reps = _REPS[budget]
+    report.figures += [
+        ("leaf_occupancy", _draw(fig_occ, "Histograms (density) of the split balance |D_L| / |D| over every node "
+                                          "of one fit of each method; no error bars.")),
+        ("thm3_exact_vs_bound", _draw(fig_thm3, "Exact probabilities from the private median's law on its grid "
+                                                "(no sampling, so no error bars) beside Theorem 3's lower bound "
+                                                "(dashed).")),
+        ("v000_leaf_tail", _draw(fig_tail, "Points: the frequency over the leaves of 20 sampled trees (no error "
+                                           "bars; the leaves of one tree are dependent); open triangles: a "
+                                           "frequency of 0, drawn at the bottom of the log axis; lines: Theorem "
+                                           "2's upper bound.")),
+        ("error_vs_epsilon", _draw(fig_err, f"Points: mean test error (MSE for diabetes) over {reps} random 90/10 "
+                                            "splits; no error bars drawn. Dashed lines: non-private forests' "
+                                            "means over the same splits.")),
+    ]

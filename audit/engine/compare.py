@@ -30,6 +30,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from audit.engine.sampling import MechanismOutputError, collect, draw
+from reference.validation import shown
 
 __all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
            "detectable_difference"]
@@ -70,7 +71,7 @@ class Comparison:
         worst = min(self.rows, key=lambda r: r.p_adjusted)
         verdict = "DIFFERENT" if self.rejected else "no difference found"
         tv = detectable_difference(self.n_samples, self.alpha, len(self.rows))
-        return (f"{verdict}: smallest Holm-adjusted p = {worst.p_adjusted:.3g} on input {worst.input!r} "
+        return (f"{verdict}: smallest Holm-adjusted p = {worst.p_adjusted:.3g} on input {shown(worst.input)} "
                 f"({worst.test}, statistic {worst.statistic:.4g}); alpha {self.alpha:g}, n = {self.n_samples:,} per side "
                 f"and input, {len(self.rows)} inputs: a difference of {tv:.3f} in the probability of one event "
                 f"(total variation >= {tv:.3f}) is detected with power 0.9")

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from reference.validation import check_neighbouring
+from reference.validation import check_neighbouring, shown
 
 __all__ = ["NeighbourPair", "add_remove_pairs", "substitute_pairs", "query_pairs", "QUERY_PATTERNS"]
 
@@ -66,7 +66,7 @@ def add_remove_pairs(X, y, *, bounds, classes, remove: Sequence[int] | None = No
         for c in classes:
             X1 = np.vstack((X, corner))
             y1 = np.append(y, c)
-            pairs.append(NeighbourPair((X, y), (X1, y1), f"add record {corner.tolist()} with label {c!r}"))
+            pairs.append(NeighbourPair((X, y), (X1, y1), f"add record {corner.tolist()} with label {shown(c)}"))
     return pairs
 
 
@@ -88,7 +88,7 @@ def substitute_pairs(X, y, *, bounds, classes, records: Sequence[int] | None = N
             if c != y[i]:
                 y1 = y.copy()
                 y1[i] = c
-                pairs.append(NeighbourPair((X, y), (X, y1), f"record {i} label {y[i]!r} -> {c!r}", "substitute"))
+                pairs.append(NeighbourPair((X, y), (X, y1), f"record {i} label {shown(y[i])} -> {shown(c)}", "substitute"))
         for j, edges in (bin_edges or {}).items():
             inner = np.asarray(edges, dtype=float)[1:-1]
             if inner.size == 0:

@@ -68,7 +68,9 @@ def row_line(kind: str, row: dict) -> str:
         what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
                 f"measured ε ≥ {_num(row['epsilon_lower'])}")
     elif kind == "theorem":
-        what = f"{row['verdict']}: estimate {_num(row['estimate'])}, bound {_num(row['bound'])}"
+        from audit.engine.theorem_text import reading
+
+        what = reading(row)
     else:
         what = str(row["verdict"])
     if kind == "claim" and row.get("power") == "inconclusive":

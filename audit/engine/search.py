@@ -29,6 +29,7 @@ from audit.engine import checkpoint
 from audit.engine import sampling
 from audit.engine.estimate import AuditResult, Claim, _check_sizes, audit_pairs, estimate_from_samples
 from audit.engine.neighbours import NeighbourPair
+from reference.validation import shown
 
 __all__ = ["FAMILIES", "candidate_pairs", "search_and_confirm", "SearchResult"]
 
@@ -93,17 +94,17 @@ def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int 
             pairs.append(_pair(family, desc, rows, labels, r1, l1, d, relation))
 
     base = [low] * size
-    neighbour(FAMILIES[0], f"{size} records of class {c0!r} at one point, plus one of class {c1!r} there",
+    neighbour(FAMILIES[0], f"{size} records of class {shown(c0)} at one point, plus one of class {shown(c1)} there",
               base, [c0] * size, low, c1)
-    neighbour(FAMILIES[0], f"{size} records of class {c0!r}, plus one of class {c1!r} at the far corner",
+    neighbour(FAMILIES[0], f"{size} records of class {shown(c0)}, plus one of class {shown(c1)} at the far corner",
               base, [c0] * size, high, c1)
     if len(classes) > 1:
         rows, labels = [low] * size + [high], [c0] * size + [c1]
         if add:
-            pairs.append(_pair(FAMILIES[1], f"the only record of class {c1!r} removed", rows, labels, rows[:-1],
+            pairs.append(_pair(FAMILIES[1], f"the only record of class {shown(c1)} removed", rows, labels, rows[:-1],
                                labels[:-1], d, relation))
         else:
-            neighbour(FAMILIES[1], f"the only record of class {c1!r} becomes class {c0!r}", rows, labels, high, c0)
+            neighbour(FAMILIES[1], f"the only record of class {shown(c1)} becomes class {shown(c0)}", rows, labels, high, c0)
     diag = [at([q] * d) for q in (0.2, 0.4, 0.6)]
     neighbour(FAMILIES[2], "records with every feature equal, plus one at the low corner", diag,
               [c0, c1, c0][:len(diag)], at([0.0] * d), c1)
@@ -116,23 +117,23 @@ def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int 
               at([0.5 + eps] * d), c1)
     rows = [at([0.1 + 0.1 * k] * d) for k in range(size)]
     for label in dict.fromkeys((c0, c1)):
-        neighbour(FAMILIES[4], f"records in the low region, one of class {label!r} in the empty high region",
+        neighbour(FAMILIES[4], f"records in the low region, one of class {shown(label)} in the empty high region",
                   rows, [c0 if k % 2 else c1 for k in range(size)], at([0.9] * d), label)
     tie = [at([0.25] * d), at([0.75] * d)]
     neighbour(FAMILIES[5], "two records of different classes (every split ties), plus one between",
               tie, [c0, c1], mid, c0)
-    neighbour(FAMILIES[6], f"all records of class {c0!r}, plus one more of it", [low, mid, high], [c0] * 3, mid, c0)
+    neighbour(FAMILIES[6], f"all records of class {shown(c0)}, plus one more of it", [low, mid, high], [c0] * 3, mid, c0)
     if add:
         for label in dict.fromkeys((c0, c1)):
-            pairs.append(_pair(FAMILIES[7], f"no records vs one of class {label!r}", [], [], [mid], [label], d,
+            pairs.append(_pair(FAMILIES[7], f"no records vs one of class {shown(label)}", [], [], [mid], [label], d,
                                relation))
-        pairs.append(_pair(FAMILIES[7], f"one record of class {c0!r} vs two", [low], [c0], [low, high], [c0, c1], d,
+        pairs.append(_pair(FAMILIES[7], f"one record of class {shown(c0)} vs two", [low], [c0], [low, high], [c0, c1], d,
                            relation))
     else:
         for r in (low, high):
-            pairs.append(_pair(FAMILIES[8], f"one record at {r}: label {c0!r} vs {c1!r}", [r], [c0], [r], [c1], d,
+            pairs.append(_pair(FAMILIES[8], f"one record at {r}: label {shown(c0)} vs {shown(c1)}", [r], [c0], [r], [c1], d,
                                relation))
-        pairs.append(_pair(FAMILIES[8], f"two records: the first's label {c0!r} vs {c1!r}", [low, high], [c0, c1],
+        pairs.append(_pair(FAMILIES[8], f"two records: the first's label {shown(c0)} vs {shown(c1)}", [low, high], [c0, c1],
                            [low, high], [c1, c1], d, relation))
     rng = np.random.default_rng(seed)
     for k in range(n_random):

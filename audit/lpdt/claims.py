@@ -32,8 +32,10 @@ from reference.lpdt import LPDTRegressor
 from reference.lpdt.partition import regular_partition
 from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer
 from reference.mechanisms import BitRandomizedResponse, Laplace
+from reference.papers import cite
 
-DESCRIPTION = "LPDT (002): local randomiser exact and sampled (Theorem 3.1), flawed per-leaf noise, pipeline, Theorem 3.4"
+DESCRIPTION = (f"LPDT ({cite('lpdt')}): local randomiser exact and sampled (Theorem 3.1), flawed per-leaf noise, "
+               "pipeline, Theorem 3.4")
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 TB = (-1.0, 1.0)
 #: leaves of the audited partition (a regular grid on [0, 1]); Theorem 3.1 holds for any partition
@@ -43,7 +45,7 @@ N_RAW = {"quick": 40_000, "standard": 200_000, "full": 500_000}
 N_LLR = {"quick": 200_000, "standard": 500_000, "full": 1_000_000}
 N_PIPE = {"quick": 6_000, "standard": 20_000, "full": 50_000}
 N_SEARCH = {"quick": 200, "standard": 1_000, "full": 5_000}
-PAPER = "Ma, Zhang, Cai, Yang, NeurIPS 2023 (seed 002)"
+PAPER = cite("lpdt")
 
 WORST = ((0.1, TB[0]), (0.9, TB[1]))  # leaf 0 with the lowest label vs leaf 3 with the highest
 SAME_LEAF = ((0.1, TB[0]), (0.15, TB[1]))
@@ -132,9 +134,11 @@ def _mutant_randomizers(eps: float):
     c.bits = BitRandomizedResponse(eps, sensitivity=2)  # eps/2 per coordinate instead of eps/4
     c.q, c.c = c.bits.p_flip, 1 - 2 * c.bits.p_flip
     return [
-        ("per-leaf-noise", a, "fresh label noise for every leaf", "authors' code LPDT/_estimator.py (spec 9 D1)"),
-        ("label-scale-2M", b, "label Laplace scale 2M/eps instead of 4M/eps", "spec 4 mutant (b)"),
-        ("rr-eps-half", c, "randomized response with eps/2 per coordinate instead of eps/4", "spec 4 mutant (c)"),
+        ("per-leaf-noise", a, "fresh label noise for every leaf", "the authors' code (github.com/Karlmyh/LPDT, LPDT/_estimator.py)"),
+        ("label-scale-2M", b, "label Laplace scale 2M/eps instead of 4M/eps",
+         "generic: the label's sensitivity halved"),
+        ("rr-eps-half", c, "randomized response with eps/2 per coordinate instead of eps/4",
+         "generic: the bits' budget doubled"),
     ]
 
 
@@ -155,7 +159,7 @@ def flawed_claims_and_mutants(budget: str, seed: int):
                 "neighbouring": "substitute", "epsilon_claimed": eps, "delta": 0.0, "epsilon_lower": true,
                 "epsilon_point": true, "n_samples": 0, "alpha": 0.0, "method": "exact",
                 "verdict": "violation" if true > eps * (1 + 1e-9) else "pass", "expected": "violation",
-                "detail": f"exact loss {true:.6g} = (L + 1) eps / 2 with L = {m.n_leaves} (spec 9 D1)"})
+                "detail": f"exact loss {true:.6g} = (L + 1) eps / 2 with L = {m.n_leaves}"})
             with checkpoint.scope("lpdt-per-leaf-raw"):
                 raw = audit_pairs(m, [WORST], Claim(eps, neighbouring="substitute"), n_samples=N_RAW[budget],
                                   alpha=ALPHA, seed=seed * 1000 + 300)
@@ -209,7 +213,7 @@ def run(budget: str, seed: int) -> Report:
         f"Sampled rows: two-batch protocol (audit.engine.estimate), alpha = {ALPHA} per row shared over its pairs and "
         "directions. 'llr' rows audit the same randomiser through the worst pair's log-likelihood ratio, a fixed "
         "post-processing; their epsilon_lower / epsilon is the tightness of Theorem 3.1's bound.",
-        "The label range is a public fact: reading it from the private labels (authors' code, spec 9 D2) is "
+        "The label range is a public fact: reading it from the private labels (as the authors' code does) is "
         "refused by LPDTRegressor (ValueError naming target_bounds), so it is not audited as a mutant here.",
     ]
     report.elapsed_s = time.perf_counter() - start

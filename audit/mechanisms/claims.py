@@ -14,6 +14,7 @@ import numpy as np
 from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.exact import exact_loss
+from audit.engine.figures import captioned, legend_below, mark_bars, pyplot, save
 from audit.mutants import correct_cases, mutant_cases
 from audit.report import Report
 from audit.engine.tightness import attainable
@@ -152,25 +153,28 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
 
 def _tightness_figure(rows):
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         rows_t = [r for r in rows if r.get("tightness") is not None]
-        fig, ax = plt.subplots(figsize=(7, 0.35 * len(rows_t) + 1.2))
+        fig, ax = plt.subplots(figsize=(7, 0.35 * len(rows_t) + 1.4))
         y = np.arange(len(rows_t))
-        ax.barh(y, [r["tightness"] for r in rows_t], color="tab:blue", alpha=0.7)
+        values = [float(r["tightness"]) for r in rows_t]
+        cap = 1.5
+        ax.barh(y, [min(v, cap) for v in values], color="tab:blue", alpha=0.7)
+        marks = mark_bars(ax, y, values, cap=cap, colours=["tab:blue"] * len(values))
         ax.axvline(1.0, color="k", lw=0.8)
         ax.set_yticks(y, [r["id"] for r in rows_t], fontsize=7)
-        ax.invert_yaxis()
+        ax.set_ylim(len(rows_t) - 0.5, -0.5)
+        ax.set_xlim(0, cap)
         ax.set_xlabel("epsilon_lower / best bound attainable at the same n and alpha")
         ax.set_title("Auditor tightness on correct mechanisms", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        if marks:
+            legend_below(ax, marks, ncol=2)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, "Each bar is a correct mechanism's measured epsilon lower bound divided by the best lower "
+                           "bound any event could give at the same sample size and alpha (from the exact law): 1 "
+                           "is as tight as the sample allows. No error bars: both are values of one-sided (1 - "
+                           "alpha) confidence bounds. An open circle marks 0.")
 
 
 def run(budget: str, seed: int) -> Report:

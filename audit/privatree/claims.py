@@ -40,11 +40,12 @@ from reference.baselines.bdpt import BDPTClassifier
 from reference.baselines.dp_logistic import DPLogisticRegression, regularised_minimiser, unit_ball_map
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.baselines.dpgdf import DPGDFClassifier
+from reference.papers import cite
 from reference.privatree import PrivaTreeClassifier
 from reference.privatree.batch import PrivaTreeBatch
 
-DESCRIPTION = ("PrivaTree: strict claims on tiny data, the paper's two leaks (G1, G2), mutants, Corollaries 1-3, "
-               "poisoning comparison with DP logistic regression and DPA")
+DESCRIPTION = (f"PrivaTree ({cite('privatree')}): strict claims on tiny data, the paper's two leaks (per-feature accounting, stopping "
+               "rule), mutants, Corollaries 1-3, poisoning comparison with DP logistic regression and DPA")
 EPSILONS = (0.5, 1.0, 2.0)
 #: outputs drawn per input (pilot included)
 #: (strict claims, G1 and G2 are drawn through the batched path reference.privatree.batch, 70-150x the reference)
@@ -144,7 +145,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     rows.append(res.claim_row(
         id="privatree/paper-accounting/G1@2", expected="violation",
         subject="PrivaTree accounting='paper' (Eqs. 9-10 per feature), 4 features with 2 public bins, d=1, "
-                "eps=2 (eps_node=1 per feature): spec 4.3 G1, true loss 4 x eps_node = 4",
+                "eps=2 (eps_node=1 per feature): the per-feature accounting G1, true loss 4 x eps_node = 4",
         reason="Theorem 3's proof composes features in parallel, but every record is in every feature's histogram"))
     g2 = partial(PrivaTreeClassifier, epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1],
                  binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper")
@@ -154,7 +155,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     rows.append(res.claim_row(
         id="privatree/paper-stopping/G2@1", expected="violation",
         subject="PrivaTree accounting='paper' (Algorithm 1 line 7 stopping), one feature, pure node vs one added "
-                "record of the other class: spec 4.3 G2",
+                "record of the other class: the data-dependent stopping G2",
         reason="a pure node is a leaf with probability 1; after one added record it almost never is"))
     # the power check of issue 10: the same flaw at 20% above the claim
     g1_20 = dict(g1.keywords, bounds=[(0.0, 1.0)] * 2, epsilon_shares=(0.0, 0.2, 0.8))
@@ -165,7 +166,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
         id="privatree/paper-accounting/G1-20%@2", expected="violation",
         subject="PrivaTree accounting='paper', 2 features with 2 public bins, d=1, eps=2, shares (0, 0.2, 0.8): "
                 "G1 with a true loss of 2 x 0.4 + 1.6 = 2.4, 20% above the claimed 2",
-        reason="the same parallel composition over features as G1, at the smallest excess issue 10 asks to see"))
+        reason="the same parallel composition over features as G1, at a 20% excess (the audit's power)"))
     return rows
 
 
@@ -189,16 +190,16 @@ def baseline_claims(budget: str, seed: int) -> list[dict]:
         res = audit_pairs(ReleaseMechanism(dg), [pair], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
                           seed=seed * 1000 + 951)
     rows.append(res.claim_row(id="baseline/dpgdf-stopping@1", expected="violation",
-                              subject="DPGDFClassifier as re-implemented by the PrivaTree authors (spec 3.4)",
+                              subject="DPGDFClassifier as re-implemented by the PrivaTree authors",
                               reason="stops on pure nodes and nodes of < 11 records without noise (like G2)"))
     bd = partial(BDPTClassifier, epsilon=1.0, max_depth=1, classes=[0, 1])
     with checkpoint.scope("baseline:bdpt"):
         res = audit_pairs(ReleaseMechanism(bd), [_pure_pair()], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
                           seed=seed * 1000 + 952)
     rows.append(res.claim_row(id="baseline/bdpt@1", expected="violation",
-                              subject="BDPTClassifier as re-implemented by the PrivaTree authors (spec 3.3)",
+                              subject="BDPTClassifier as re-implemented by the PrivaTree authors",
                               reason="stops on pure nodes without noise, and merges the data's own unique values "
-                                     "into categories (spec A16)"))
+                                     "into categories"))
     return rows
 
 
@@ -287,7 +288,7 @@ def run(budget: str, seed: int) -> Report:
 
     start = time.perf_counter()
     report = Report("privatree", budget, seed,
-                    title="PrivaTree (Vos et al., arXiv 2305.15394): strict accounting keeps epsilon; the paper's "
+                    title=f"PrivaTree ({cite('privatree')}): strict accounting keeps epsilon; the paper's "
                           "per-feature accounting (G1) and stopping rule (G2) do not.")
     report.claims += strict_claims(budget, seed)
     report.claims += leak_claims(budget, seed)

@@ -132,29 +132,33 @@ def _uniform(cls, eps, depth, m, **kw):
     return partial(cls, **base)  # picklable, for --jobs
 
 
+#: where most flaws come from: the authors' repository before its fix
+_CODE = 'the authors\' code (github.com/tudelft-cda-lab/PrivaTree) before commit f2922ff "Fix privacy leaks"'
+
+
 def mutant_cases(epsilon: float = 1.0) -> list[MutantCase]:
     """Every PrivaTree mutant with the neighbouring datasets that expose it."""
     e = epsilon
     return [
         MutantCase("privatree/paper-stopping", "Algorithm 1 line 7: stop on pure nodes and nodes of <= 1 record",
-                   "anchors A.1 flaw 1; spec 4.3 G2; removed in commit f2922ff", e,
+                   "the paper's Algorithm 1 line 7 (G2); " + _CODE + ", which removed it", e,
                    _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [_pure_pair()]),
         MutantCase("privatree/exact-min-samples-leaf", "candidate filter on true child counts",
-                   "anchors A.1 flaw 2 (commit f2922ff)", e,
+                   _CODE, e,
                    _uniform(ExactCandidateFilter, e, 1, 1), [_one_bin_pair()]),
         MutantCase("privatree/per-feature-node-budget", "Eqs. 9-10 per feature: each feature's histogram gets the "
                    "level's whole budget (paper accounting, 4 features)",
-                   "anchors A.1 flaws 3 and 5; spec 4.3 G1", 2 * e,
+                   "the paper's Eqs. 9-10 and Theorem 3 (G1); " + _CODE, 2 * e,
                    _uniform(PrivaTreeClassifier, 2 * e, 1, 4, accounting="paper", stopping="depth"), [_g1_pair(4)]),
         MutantCase("privatree/exact-category-order", "binary categorical order from exact class-1 shares",
-                   "anchors A.1 flaw 4 (the sort, removed in commit f2922ff)", e,
+                   _CODE + " (the sort it removed)", e,
                    partial(ExactCategoryOrder, epsilon=e, max_depth=1, categories={0: [0.0, 1.0, 2.0]},
                            classes=[0, 1], epsilon_shares=(0.0, 0.5, 0.5)), [_category_pair()]),
         MutantCase("privatree/exact-empty-side", "candidates with an exactly empty side dropped (empty-split Gini "
-                   "convention on exact counts)", "anchors A.1 flaw 6", e,
+                   "convention on exact counts)", _CODE + " (the fix defines an empty side's Gini)", e,
                    _uniform(ExactEmptySideGini, e, 1, 1), [_one_bin_pair()]),
         MutantCase("privatree/bounds-from-data", "numerical bounds read from the data (min, max)",
-                   "spec A8 and G3 (the experiments' ranges were training min/max)", e,
+                   "the paper's experiments (feature ranges taken from the training data's min and max)", e,
                    _uniform(BoundsFromData, e, 1, 1, max_bins=4), [_corner_pair()], edges="exact"),
         MutantCase("privatree/half-leaf-noise", "leaf permute-and-flip at twice the charged epsilon",
                    "generic: noise at half its scale", e,

@@ -244,25 +244,25 @@ def _poisoning_cells(results, smoke) -> list[Cell]:
 # ----------------------------------------------------------------------------- explanations of marked cells
 #: methods whose implementation here follows the spec's reading of the authors' code, not their code itself
 _METHOD_REASON = {
-    "BDPT": "BDPT is re-implemented from spec 3.3 (the authors' re-implementation of Guan et al.), not run from "
+    "BDPT": "BDPT is re-implemented from the authors' code (their re-implementation of Guan et al.), not run from "
             "their code; its accuracy jumps between the 0.5 floor and a real tree with the merging of 5 unique "
-            "values and the smooth-sensitivity clamp, details the spec reconstructs",
+            "values and the smooth-sensitivity clamp, details we reconstructed",
     "DiffPrivLib": "the DiffPrivLib-style tree is this project's reference of diffprivlib's random tree with "
-                   "permute-and-flip leaves (spec 3.2), not diffprivlib itself; its accuracy is a lottery over "
+                   "permute-and-flip leaves, not diffprivlib itself; its accuracy is a lottery over "
                    "random splits, so five folds give an unstable mean and a still more unstable SE",
-    "DPGDF": "DPGDF is re-implemented from spec 3.4 on the categorical columns only; with few categorical "
+    "DPGDF": "DPGDF is re-implemented from the authors' code on the categorical columns only; with few categorical "
              "features its tree has few candidates and its accuracy depends on the data version's codes",
     "DT": "scikit-learn's tree is deterministic given the folds; a different fold assignment (the paper's "
-          "RandomState(1) stream cannot be reproduced, spec 5.3) moves the mean by more than the printed SE",
+          "RandomState(1) stream cannot be reproduced) moves the mean by more than the printed SE",
 }
 #: cells whose difference is a finding rather than noise: (table's epsilon, dataset, method) -> sentence
 _FINDINGS = {
     (1.0, "breast-w", "BDPT"): (
         "finding: the paper's BDPT on breast-w is below the majority share (0.650) at every epsilon, even at "
         "ε = 1 where the leaf counts' noise (scale about 7 on leaves of about 34 records) cannot flip most "
-        "labels; our re-implementation from spec 3.3 learns the set (0.92), so the paper's number looks like an "
-        "artefact of the authors' run (for example the test-time category mapping of spec 3.3) that the spec "
-        "does not let us reproduce"),
+        "labels; our re-implementation from the authors' code learns the set (0.92), so the paper's number looks "
+        "like an artefact of the authors' run (for example their code's test-time category mapping) that we "
+        "cannot reproduce"),
 }
 
 
@@ -291,11 +291,11 @@ def _explain_accuracy(cell: Cell, name, method, eps, smoke) -> str:
                 "between the majority share and below it (Appendix A-B), so five folds give an unstable mean")
     if method == "PrivaTree*":
         return (f"{direction}: PrivaTree* under the paper's accounting; its bins are the fold's non-private "
-                "quantiles (spec 2.4), so the difference is in the noisy split and leaf choices, whose five-fold "
+                "quantiles, so the difference is in the noisy split and leaf choices, whose five-fold "
                 "mean varies between runs by more than the five-fold SE suggests" + _other_run(name, eps))
     return (f"{direction}: PrivaTree under the paper's accounting; a five-fold SE (the paper's and ours) is "
             "itself uncertain by about ±35%, and runs differ by more than it suggests" + _other_run(name, eps) +
-            "; our private quantiles follow spec 2.4, not the authors' code")
+            "; our private quantiles follow the paper's text, not the authors' code")
 
 
 def _explain_poisoning(cell: Cell, name, method, eps, col, smoke) -> str:
@@ -306,22 +306,21 @@ def _explain_poisoning(cell: Cell, name, method, eps, col, smoke) -> str:
         return (f"{direction}: a different learner: ours is output perturbation (Chaudhuri et al. Alg. 1, as the "
                 f"paper's text says) on features mapped to the unit ball with the fold's ranges, λ = {DPLR_LAMBDA}; "
                 "the authors ran diffprivlib's objective perturbation on standardized data with the norm bound "
-                "read from the data (spec 3.6, A17)")
+                "read from the data")
     if col == "accuracy":
         return (f"{direction}: the paper's Table III/VIII accuracies are runs separate from its Tables II/VI "
-                "(e.g. Bioresponse .545 vs .564, spec 5.3 P4); ours reuse our Table II/VI folds; the paper's "
+                "(e.g. Bioresponse .545 vs .564); ours reuse our Table II/VI folds; the paper's "
                 "uncertainty is taken from its Table II/VI SE, itself from five folds")
-    return (f"{direction}: the guarantee is accuracy × exp(-ε k) with the paper's k = floor(p n_train) (spec "
-            "5.8), so this is the accuracy cell's difference scaled by exp(-ε k)")
+    return (f"{direction}: the guarantee is accuracy × exp(-ε k) with the paper's k = floor(p n_train), so "
+            "this is the accuracy cell's difference scaled by exp(-ε k)")
 
 
 # ----------------------------------------------------------------------------- figure
 def _draw(cells, path) -> None:
     """Ours against the paper's PrivaTree / PrivaTree* accuracies, both accountings, one panel per epsilon."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     tables = [t for t in TABLE_OF_EPS.values() if any(c.table == t and c.ours is not None for c in cells)]
     fig, axes = plt.subplots(1, len(tables), figsize=(4.6 * len(tables), 4.4), squeeze=False)
@@ -341,10 +340,14 @@ def _draw(cells, path) -> None:
         ax.set_xlabel("paper's accuracy")
         ax.set_ylabel("ours (± 2 SE)")
         ax.set_title(table.split(" (")[0] + ", " + table.split(", ")[-1].rstrip(")"))
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    legend_below(fig, ncol=4)
+    save(fig, path, dpi=120)
+
+
+#: what the accuracy figure's error bars are
+ACCURACY_CAPTION = ("Each point is one dataset: the paper's accuracy (x) against ours (y), the mean over the five "
+                    "cross-validation folds; error bars: ± 2 standard errors of our mean over the folds (the paper's "
+                    "own uncertainty is not drawn). The line is y = x.")
 
 
 # ----------------------------------------------------------------------------- the run
@@ -375,7 +378,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     _price_note(rep)
     _chance_note(rep)
     if any(c.ours is not None and c.column in ACCOUNTED for c in rep.cells):
-        rep.figures.append(("accuracy", lambda path, cells=list(rep.cells): _draw(cells, path)))
+        rep.figures.append(("accuracy", lambda path, cells=list(rep.cells): _draw(cells, path), ACCURACY_CAPTION))
     rep.protocol += [
         f"{N_FOLDS}-fold StratifiedKFold (shuffled, seeded per dataset) as the paper; every method of a fold sees "
         "the same split; test accuracy, mean ± standard error (ddof=1) over the folds",
@@ -395,7 +398,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
         "exp(-ε floor(p n_train)) averaged over the folds (Corollary 2), p ∈ {0.1%, 0.5%, 1%}; the PrivaTree "
         "accuracies are those of our Table VI / II folds (the paper ran them separately)",
         f"DP-LR: reference.baselines.dp_logistic (output perturbation, Chaudhuri et al. 2011 Alg. 1) with the "
-        f"fold's ranges and λ = {DPLR_LAMBDA}; the authors used diffprivlib's LogisticRegression (spec 3.6)",
+        f"fold's ranges and λ = {DPLR_LAMBDA}; the authors used diffprivlib's LogisticRegression",
         "paper standard errors are widened by their rounding (sqrt(se² + unit²/12), unit 0.001, or 0.01 in Table "
         "VIII); Tables III and VIII print no SE: PrivaTree's cells borrow the SE of the same dataset and ε in "
         "Table II / VI (scaled by the guarantee's factor), DP-LR's carry the rounding term alone",

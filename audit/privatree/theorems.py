@@ -11,12 +11,14 @@ from functools import partial
 import numpy as np
 
 from reference.mechanisms import PermuteAndFlip
+from reference.papers import cite
 from reference.baselines.dp_logistic import DPLogisticRegression
 from reference.baselines.dpa import DeepPartitionAggregation, certified_accuracy
 from reference.baselines.cart import HistogramCARTClassifier
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
 
+from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
 from audit.privatree.claims import DPLR_LAMBDA, N_COROLLARY1
 
 
@@ -45,13 +47,14 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
             mean, se = float(err.mean()), float(err.std(ddof=1) / math.sqrt(n))
             lo, hi = mean - 3.29 * se, mean + 3.29 * se  # 99.9% normal interval
             bound = phi_K(K) / eps
-            rows.append({"id": f"corollary1/pf-worst/K={K}@{eps:g}", "paper": "004_2521a6732a5af66c.txt",
+            rows.append({"id": f"corollary1/pf-worst/K={K}@{eps:g}", "paper": cite("privatree"),
                          "statement": "E[error of PF(eps)] <= max_p (2/eps) log(1/p)(1 - (1-(1-p)^K)/(Kp)) "
                                       "(Corollary 1 / 4 proof; PF Proposition 4)",
                          "estimate": mean, "ci": [lo, hi], "bound": bound,
                          # at the worst case the bound is attained, so "holds" means "not refuted at 99.9%"
-                         "verdict": "refuted" if lo > bound else "holds",
-                         "expected": "holds", "n": n, "detail": f"counts {counts.tolist()}, gap c = {c}"})
+                         "verdict": "refuted" if lo > bound else "holds", "direction": "upper",
+                         "interval": "99.9% normal", "expected": "holds", "n": n,
+                         "detail": f"counts {counts.tolist()}, gap c = {c}"})
     # tree level: 2^d leaves of adversarial counts, eps_leaf = eps'_leaf (Eq. 7), monotone PF as in the code
     d, n_rows, E_max = 4, 2000, 0.01
     eps_leaf = leaf_epsilon_bound(2, d, n_rows, E_max)
@@ -66,12 +69,12 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
     frac = err / n_rows
     mean, se = float(frac.mean()), float(frac.std(ddof=1) / math.sqrt(reps))
     lo, hi = mean - 3.29 * se, mean + 3.29 * se
-    rows.append({"id": "corollary1/tree-extra-error", "paper": "004_2521a6732a5af66c.txt",
+    rows.append({"id": "corollary1/tree-extra-error", "paper": cite("privatree"),
                  "statement": f"at eps_leaf = eps'_leaf (Eq. 7; d={d}, n={n_rows}, K=2) the expected extra training "
                               "error from leaf labelling is at most E_max = 0.01",
                  "estimate": mean, "ci": [lo, hi], "bound": E_max,
                  "verdict": "refuted" if lo > E_max else ("holds" if hi <= E_max else "inconclusive"),
-                 "expected": "holds", "n": reps,
+                 "direction": "upper", "interval": "99.9% normal", "expected": "holds", "n": reps,
                  "detail": f"eps'_leaf = {eps_leaf:.4g}; every leaf's counts {counts.tolist()} (gap near the worst case)"})
     return rows
 
@@ -133,19 +136,21 @@ def poisoning(budget: str, seed: int):
     for x in POISON_X[1:]:
         m, lo, hi = _ci(acc[x])
         bound = math.exp(-2 * x * POISON_EPS) * a0_lo
-        rows.append({"id": f"corollary2/label-flip/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary2/label-flip/x={x}", "paper": cite("privatree"),
                      "statement": "E[Acc(M(D~))] >= e^(-x' eps) E[Acc(M(D))], x' = 2x add/remove steps for x label "
-                                  f"flips (Corollary 2; spec A3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
+                                  f"flips (Corollary 2; a flip is a removal and an addition); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
+                     "direction": "lower", "interval": "99% normal",
                      "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
         m, lo, hi = _ci(asr[x])
         bound = 1 - math.exp(-x * POISON_EPS) * (1 - s0_hi)
-        rows.append({"id": f"corollary3/backdoor/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary3/backdoor/x={x}", "paper": cite("privatree"),
                      "statement": "E[ASR(M(D~))] <= 1 - e^(-x eps) E[1 - ASR(M(D))] for x added triggered records "
                                   f"(Corollary 3); strict PrivaTree eps={POISON_EPS}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if lo > bound else "holds", "expected": "holds", "n": R,
+                     "direction": "upper", "interval": "99% normal",
                      "detail": f"clean ASR {s0:.4f} (99% upper {s0_hi:.4f}); bound uses the upper end"})
     # negative control: a non-private CART (sklearn) learns the backdoor from a handful of records
     from sklearn.tree import DecisionTreeClassifier
@@ -160,33 +165,41 @@ def poisoning(budget: str, seed: int):
 
 
 def _poison_figure(acc, asr, cart_asr):
+    """Corollaries 2 (label flips) and 3 (trigger backdoor) of Vos et al. 2023 against measured accuracies and
+    attack success rates, with 99% intervals."""
+    R = len(acc[POISON_X[0]])
+
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         xs = np.array(POISON_X)
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
         m = np.array([_ci(acc[x]) for x in xs])
-        a1.errorbar(xs, m[:, 0], yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]], marker="o", label="PrivaTree (label flips)")
-        a1.plot(xs, np.exp(-2 * xs * POISON_EPS) * m[0, 1], "k--", label="Corollary 2 bound")
+        a1.errorbar(xs, m[:, 0], yerr=[m[:, 0] - m[:, 1], m[:, 2] - m[:, 0]], marker="o", capsize=3,
+                    label="PrivaTree, mean accuracy after x label flips")
+        a1.plot(xs, np.exp(-2 * xs * POISON_EPS) * m[0, 1], "k--", label="Corollary 2 bound (lower)")
         a1.set_xlabel("x (flipped labels)")
         a1.set_ylabel("clean test accuracy")
-        a1.legend(fontsize=7)
+        a1.set_title("label flipping", fontsize=9)
         s = np.array([_ci(asr[x]) for x in xs])
-        a2.errorbar(xs, s[:, 0], yerr=[s[:, 0] - s[:, 1], s[:, 2] - s[:, 0]], marker="o", label="PrivaTree")
-        a2.plot(xs, 1 - np.exp(-xs * POISON_EPS) * (1 - s[0, 2]), "k--", label="Corollary 3 bound")
-        a2.plot(xs, [cart_asr[x] for x in xs], "r^-", label="non-private CART")
+        a2.errorbar(xs, s[:, 0], yerr=[s[:, 0] - s[:, 1], s[:, 2] - s[:, 0]], marker="o", capsize=3,
+                    label="PrivaTree, mean attack success rate")
+        a2.plot(xs, 1 - np.exp(-xs * POISON_EPS) * (1 - s[0, 2]), "k--", label="Corollary 3 bound (upper)")
+        a2.plot(xs, [cart_asr[x] for x in xs], "r^-", label="non-private CART (one fit)")
         a2.set_xlabel("x (added triggered records)")
         a2.set_ylabel("attack success rate")
-        a2.legend(fontsize=7)
+        a2.set_title("trigger backdoor", fontsize=9)
+        for ax in (a1, a2):
+            integer_ticks(ax.xaxis)
+            ax.set_ylim(-0.03, 1.03)
         fig.suptitle(f"Poisoning, digits 0 vs 1, PrivaTree eps={POISON_EPS} depth 3", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        for ax in (a1, a2):
+            legend_below(ax, ncol=1)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, f"Points are means over {R} PrivaTree fits per x; error bars are their 99% normal "
+                           "confidence intervals (mean ± 2.576 standard errors). Dashed: the Corollary 2 (lower) "
+                           "and 3 (upper) bounds, computed from the clean run's interval end (x = 0); the "
+                           "non-private CART is one deterministic fit (no error bar).")
 
 
 # ----------------------------------------------------------------------------- poisoning comparison (Fig. 3)
@@ -233,12 +246,13 @@ def poisoning_comparison(budget: str, seed: int):
     for x in POISON_X[1:]:
         m, lo, hi = _ci(lr_acc[x])
         bound = math.exp(-x * POISON_EPS) * a0_lo
-        rows.append({"id": f"corollary2/dp-lr/label-flip/x={x}", "paper": "004_2521a6732a5af66c.txt",
+        rows.append({"id": f"corollary2/dp-lr/label-flip/x={x}", "paper": cite("privatree"),
                      "statement": "E[Acc(M(D~))] >= e^(-x eps) E[Acc(M(D))] for x label flips, M substitution-DP "
                                   f"(Corollary 2 applied to the DP-LR baseline); eps={POISON_EPS}, "
                                   f"lambda={DPLR_LAMBDA:g}, digits 0 vs 1",
                      "estimate": m, "ci": [lo, hi], "bound": bound,
                      "verdict": "refuted" if hi < bound else "holds", "expected": "holds", "n": R,
+                     "direction": "lower", "interval": "99% normal",
                      "detail": f"clean accuracy {a0:.4f} (99% lower {a0_lo:.4f}); bound uses the lower end"})
     # DPA: clean certificates, then two attacks; a certified point must keep its prediction
     dpa = partial(DeepPartitionAggregation, DPA_PARTITIONS, 3, classes=[0, 1])
@@ -265,11 +279,15 @@ def poisoning_comparison(budget: str, seed: int):
                          f"{'do' if turned else 'do not'} turn it")
             covered = radius >= budget_sd
             changed = int(np.sum(after[covered] != pred[covered]))
-            rows.append({"id": f"dpa/certificate/{name}/x={x}", "paper": "Levine and Feizi 2021 (PrivaTree [44])",
+            rows.append({"id": f"dpa/certificate/{name}/x={x}", "paper": f"{cite('dpa')} (ref. [44] of {cite('privatree')})",
                          "statement": "a test point certified for r >= |D~ (-) D| keeps its DPA prediction "
                                       f"(Theorem 1); P={DPA_PARTITIONS} hash partitions of depth-3 trees, digits 0 vs 1",
                          "estimate": changed, "ci": [changed, changed], "bound": 0,
                          "verdict": "refuted" if changed else "holds", "expected": "holds", "n": int(covered.sum()),
+                         "direction": "upper", "interval": "exact",
+                         "why": f"a count, not an estimate: {changed} of the {int(covered.sum())} test points "
+                                f"certified for r >= {budget_sd} changed their prediction after the attack; the "
+                                "certificate allows none (upper bound 0), so a single change would refute it",
                          "detail": f"{name}, symmetric difference {budget_sd}: {int(covered.sum())} of {len(yte)} "
                                    f"test points certified; predictions changed among them: {changed}; changed "
                                    f"among the others: {int(np.sum(after[~covered] != pred[~covered]))}{power}"})
@@ -297,16 +315,14 @@ def _comparison_note(acc, curves) -> str:
 def _comparison_figure(acc, curves):
     """Guaranteed accuracy against poisoned records (PrivaTree Fig. 3's reading): Corollary 2 curves of the DP
     learners from their clean accuracy, DPA's certified accuracy, and the accuracies measured after the attack."""
+    n_pt, n_lr = len(acc[POISON_X[0]]), len(curves["lr_acc"][POISON_X[0]])
+
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         xs = curves["xs"]
         pt0, lr0 = float(np.mean(acc[0])), float(np.mean(curves["lr_acc"][0]))
         cert = curves["dpa_certified"]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
         px = np.array(POISON_X)
         # modified records (label flips): add/remove-DP PrivaTree pays 2 steps each, substitution-DP DP-LR 1
         a1.plot(xs, np.exp(-2 * xs * POISON_EPS) * pt0, "C0-", label=f"PrivaTree eps={POISON_EPS}: e^(-2x eps) acc")
@@ -318,19 +334,23 @@ def _comparison_figure(acc, curves):
         a1.plot(px, [curves["dpa_acc"][x] for x in px], "C2^", label="DPA, measured after x flips")
         a1.set_xlabel("x records modified (label flips)")
         a1.set_ylabel("test accuracy / guarantee")
-        a1.legend(fontsize=6)
+        a1.set_title("modified records", fontsize=9)
         # added or removed records: DP-LR's claim (substitution, n public) does not cover them
         a2.plot(xs, np.exp(-xs * POISON_EPS) * pt0, "C0-", label=f"PrivaTree eps={POISON_EPS}: e^(-x eps) acc")
         a2.step(xs, cert, "C2-", where="post", label=f"DPA P={DPA_PARTITIONS} (not DP): certified, r >= x")
         a2.set_xlabel("x records added or removed")
-        a2.legend(fontsize=6)
-        fig.suptitle("Guaranteed accuracy under poisoning, digits 0 vs 1 (DP-LR: substitution DP, no add/remove "
-                     "guarantee)", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        a2.set_title("added or removed records (DP-LR: no guarantee)", fontsize=9)
+        for ax in (a1, a2):
+            integer_ticks(ax.xaxis)
+        fig.suptitle("Guaranteed accuracy under poisoning, digits 0 vs 1", fontsize=9)
+        for ax in (a1, a2):
+            legend_below(ax, ncol=1, fontsize=8)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, "No error bars: lines are guarantees, Corollary 2 applied to the mean clean accuracy "
+                           f"(PrivaTree over {n_pt} fits, DP-LR over {n_lr}) and DPA's certified accuracy (one "
+                           "deterministic fit); markers are mean accuracies measured after the attack (PrivaTree "
+                           f"over {n_pt} fits, DP-LR over {n_lr}, DPA one fit).")
 
 
 # ----------------------------------------------------------------------------- utility figure
@@ -403,12 +423,9 @@ def utility(budget: str, seed: int):
 
 
 def _utility_figure(results):
+    """Test accuracy against epsilon (PrivaTree Tables II and VI's reading), one panel per dataset."""
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         fig, axes = plt.subplots(1, len(results), figsize=(4 * len(results), 3.4))
         for ax, (name, res) in zip(np.atleast_1d(axes), results.items()):
             styles = iter([("k", "--"), ("0.45", ":"), ("0.6", "-.")])
@@ -419,14 +436,17 @@ def _utility_figure(results):
                     ax.axhline(pts[0][1][0], color=colour, ls=ls, lw=1, label=mname)
                     continue
                 es = [p[0] for p in pts]
-                ax.errorbar(es, [p[1][0] for p in pts], yerr=[p[1][1] for p in pts], marker="o", ms=3, label=mname)
+                ax.errorbar(es, [p[1][0] for p in pts], yerr=[p[1][1] for p in pts], marker="o", ms=3, capsize=2,
+                            label=mname)
             ax.set_xscale("log")
             ax.set_xlabel("epsilon")
             ax.set_ylabel("test accuracy (5-fold CV)")
             ax.set_title(name, fontsize=9)
-            ax.legend(fontsize=6)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        fig.suptitle("Test accuracy against epsilon: PrivaTree, its baselines and non-private references",
+                     fontsize=10)
+        legend_below(fig, ncol=3, fontsize=8)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, "Points are mean test accuracies over 5 stratified cross-validation folds; error bars "
+                           "are their standard errors (fold standard deviation / sqrt(5)). Horizontal lines are "
+                           "non-private references (5-fold means, no error bar drawn).")

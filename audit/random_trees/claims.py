@@ -27,9 +27,12 @@ from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
+from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
+from reference.papers import cite
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
 
-DESCRIPTION = "random decision trees (MV / TA / PA), private and not: sampled audits, flawed scales, Thms 5.1-5.5"
+DESCRIPTION = (f"random decision trees ({cite('random-trees')}; MV / TA / PA), private and not: sampled audits, "
+               "flawed scales, Thms 5.1-5.5")
 
 EPSILONS = (0.5, 1.0, 2.0)
 VOTINGS = ("majority", "threshold", "probabilistic")
@@ -41,7 +44,7 @@ N_FLAWED = {"quick": 60_000, "standard": 200_000, "full": 1_000_000}
 #: error probability of each sampled row: a correct learner is flagged with probability at most ALPHA
 ALPHA = 0.01
 
-PAPER = "Bojarski, Choromanska, Choromanski, LeCun, arXiv:1410.6973"
+PAPER = cite("random-trees")
 
 
 # --------------------------------------------------------------------------- mechanisms over (X, y)
@@ -194,7 +197,8 @@ def mutant_rows(count_rows: list[dict]) -> list[dict]:
                                  "3.2 to get Lap(k/eps); this variant keeps the single-tree Lap(1/eps))",
         "flawed-add-remove-scale-under-substitution": "paper Sec. 5.2 / Definition 3.1: counts of sensitivity 1 "
                                                       "hold for add/remove only; under substitution a tree's count "
-                                                      "vector moves by 2 (spec error E1)",
+                                                      "vector moves by 2 (Definition 3.1's 'differ on at most one element' "
+                                                      "is ambiguous)",
     }
     return [{"id": r["id"], "description": r["subject"], "source": sources[r["id"]],
              "epsilon_claimed": r["epsilon_claimed"], "epsilon_lower": r["epsilon_lower"],
@@ -270,13 +274,9 @@ def error_grid(budget: str, seed: int) -> dict:
     return result
 
 
-def _grid_figure(name: str, table: dict):
+def _grid_figure(name: str, table: dict, repeats: int):
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         fig, axes = plt.subplots(2, 2, figsize=(9, 6.5), sharey=True)
         for col, private in enumerate((False, True)):
             for row, (axis, grid) in enumerate((("k", GRID_K), ("h", GRID_H))):
@@ -286,26 +286,26 @@ def _grid_figure(name: str, table: dict):
                 fixed = f"h = {FIXED_H}" if axis == "k" else f"k = {FIXED_K}"
                 priv = f"private, eps = {FIGURE_EPSILON:g}" if private else "non-private"
                 ax.set_title(f"{name}: {priv}, {fixed}", fontsize=9)
-                ax.set_xlabel(axis)
+                ax.set_xlabel("k (trees)" if axis == "k" else "h (tree height)")
+                integer_ticks(ax.xaxis)
                 ax.set_ylabel("test error")
-                ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        legend_below(fig, ncol=3)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, f"Points: mean test error over {repeats} 70/30 stratified split(s), one forest per fit "
+                           "shared by the three voting rules; no error bars drawn.")
 
 
 def figures(budget: str, seed: int) -> tuple[list, list[str]]:
     from audit.random_trees.theorems import error_vs_k_figure
 
     grid = error_grid(budget, seed)
-    figs = [(f"error-vs-k-h-{name}", _grid_figure(name, table)) for name, table in grid.items()]
+    figs = [(f"error-vs-k-h-{name}", _grid_figure(name, table, REPEATS[budget])) for name, table in grid.items()]
     figs.append(("error-vs-k-log", error_vs_k_figure(budget, seed)))
     notes = [f"Figures error-vs-k-h-*: test error against k (h = {FIXED_H}) and h (k = {FIXED_K}), 70/30 stratified "
              f"splits, {REPEATS[budget]} repetition(s); private forests at epsilon = {FIGURE_EPSILON:g} (add/remove, "
              "paper invalid-count rule). Ranges of the real data sets are taken from the data and treated as public "
-             "(as the paper assumes; spec E4); no hyperparameter is tuned (spec E2)."]
+             "(as the paper assumes); no hyperparameter is tuned."]
     for name, table in grid.items():
         spread, widths = [], []
         for i, voting in enumerate(VOTINGS):
@@ -327,7 +327,7 @@ def run(budget: str, seed: int) -> Report:
     start = time.perf_counter()
     report = Report("random-trees", budget, seed,
                     title=f"Random decision trees with majority voting, threshold averaging and probabilistic "
-                          f"averaging ({PAPER}; spec `random_trees.md`): privacy audits of "
+                          f"averaging ({PAPER}): privacy audits of "
                           f"`reference.random_trees.RandomDecisionForestClassifier`, flawed noise scales, "
                           f"Monte Carlo checks of Theorems 5.1-5.5, and error against k and h.")
     report.claims += rule_claims(budget, seed)

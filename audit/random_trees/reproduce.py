@@ -149,15 +149,16 @@ _MAM_MASS = (
     "(20 splits, a side check, not the protocol, since the paper does not say it cleaned the value); the rest "
     "of the gap (the paper's unstated handling of the 162 '?' cells) is unexplained")
 _MUSHROOM_DP = (
-    "finding: with the paper's invalid-count rule as the spec reconstructs it (2.4), a pure leaf whose zero count "
-    "turns negative gets a uniform θ. Our counts get integer noise (issue 17), which keeps a zero count at zero "
-    "with probability (1 - a) / (1 + a), a = exp(-ε / k): few pure leaves are randomised at large ε, and our "
-    "error reaches the paper's 4.69% / 4.16% from ε = 5 on, but stays above it at small ε, where the paper's "
-    "number needs a larger f(n) or the clamp rule. (With float Laplace noise, before issue 17, a zero count "
-    "turned negative with probability 1/2 at any ε, and the error stayed above 10% up to ε = 100.) (spec A4, E6)")
+    "finding: with the paper's invalid-count rule as we reconstruct it (Algorithm 2), a pure leaf whose zero count "
+    "turns negative gets a uniform θ. Our counts get integer noise (two-sided geometric), which keeps a zero "
+    "count at zero with probability (1 - a) / (1 + a), a = exp(-ε / k): few pure leaves are randomised at large "
+    "ε, and our error reaches the paper's 4.69% / 4.16% from ε = 5 on, but stays above it at small ε, where the "
+    "paper's number needs a larger f(n) or the clamp rule. (With float Laplace noise, as this project used "
+    "before, a zero count turned negative with probability 1/2 at any ε, and the error stayed above 10% up to "
+    "ε = 100.)")
 _ADULT = (
     "no specific cause found: our non-private forests at the paper's (k, h) are also about 1 pp worse than its "
-    "numbers, so the gap is not the noise; one candidate is spec A7 (attributes drawn with replacement: with "
+    "numbers, so the gap is not the noise; one candidate is our reading of the attribute draw (attributes drawn with replacement: with "
     "123 sparse binary features a repeated attribute on a path sends every record one way and wastes depth), "
     "another an unstated a9a preprocessing")
 #: explanations of cells outside 2 SE, written after reading the committed run's numbers
@@ -186,7 +187,7 @@ EXPLANATIONS: dict[tuple, str] = {
 }
 EXPLANATIONS[("CVR", "dpRFTA")] = EXPLANATIONS[("CVR", "dpRFMV")]
 #: the private columns' common cause: the epsilon
-_EPS_T1 = (f"the paper's ε = f(n) is lost (spec A12) and Table 1 here runs ε = {EPSILON:g}, our choice; the "
+_EPS_T1 = (f"the paper's ε = f(n) is lost and Table 1 here runs ε = {EPSILON:g}, our choice; the "
            "ε table and the note 'where the paper's private numbers fall' give the ε at which ours meets the paper")
 _EPS_SWEEP = ("expected in part: this table sweeps ε around the paper's lost f(n), so most cells run at an ε other "
               "than the paper's; a row that misses the paper at every ε has its own cause")
@@ -260,10 +261,9 @@ def _nearest_epsilon(results, epsilons) -> list[str]:
 
 def _draw_epsilon(results, epsilons, path) -> None:
     """Test error against epsilon for the private columns, with the paper's number as a band."""
-    import matplotlib
+    from audit.engine.figures import legend_below, pyplot, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in ROWS if r in results]
     fig, axes = plt.subplots(1, len(rows), figsize=(3.2 * len(rows), 3.2), squeeze=False)
@@ -280,10 +280,14 @@ def _draw_epsilon(results, epsilons, path) -> None:
         ax.set_xlabel("ε")
         ax.set_title(row, fontsize=9)
     axes[0][0].set_ylabel("test error % (paper: dashed, ± 2 SE band)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    legend_below(fig, ncol=4)
+    save(fig, path)
+
+
+#: what the epsilon figure's error bars are
+EPSILON_CAPTION = ("Points: our mean test error over the runs at each ε; error bars: ± 2 standard errors of that "
+                   "mean. Dashed lines: the paper's Table 1 number; shaded bands: its ± 2 standard errors (from its "
+                   "printed ± 1.96 √(p(1-p)/n)).")
 
 
 # ----------------------------------------------------------------------------- the reproduction
@@ -306,26 +310,27 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
         results.setdefault(name, []).append(out)
     rep.cells = _cells(results, epsilons, smoke)
     if results and len(epsilons) > 1:
-        rep.figures.append(("epsilon", lambda path, r=results, e=epsilons: _draw_epsilon(r, e, path)))
+        rep.figures.append(("epsilon", lambda path, r=results, e=epsilons: _draw_epsilon(r, e, path),
+                            EPSILON_CAPTION))
         rep.notes.append("where the paper's private numbers fall on our ε grid (the grid ε whose mean is nearest "
                          "the paper's number, with the paper's invalid-count rule and with the clamp rule): " + " | ".join(_nearest_epsilon(results, epsilons)))
     rep.protocol += [
-        f"{n_runs} runs per dataset (spec 4.6: the paper's R is lost); each run a fresh stratified split: "
+        f"{n_runs} runs per dataset (the paper's number of runs is lost); each run a fresh stratified split: "
         f"{TEST_FRACTION:.0%} test, then {VALIDATION_FRACTION:.0%} of the rest held out as validation; every model "
         "is fit on the remaining 81% and scored on the test part",
         "k and h: the values Table 1 prints for each method and dataset (the paper selected them on validation "
-        "error over grids the seed lost); the validation part is therefore unused, and no selection is re-run",
-        "the methods of a run use independent forests (spec A9); MV: + iff more than k/2 trees vote + "
-        "(θ > 1/2); TA: + iff the mean θ > 1/2 (spec A5)",
+        "error over grids lost from the paper's text available here); the validation part is therefore unused, and no selection is re-run",
+        "the methods of a run use independent forests; MV: + iff more than k/2 trees vote + "
+        "(θ > 1/2); TA: + iff the mean θ > 1/2",
         f"private columns: Algorithm 2, Lap(k/ε) on every count of every leaf, the paper's invalid-count rule; "
-        f"Table 1 at ε = {EPSILON:g} (the paper's ε = f(n) is lost, spec A12), the second table over ε ∈ "
+        f"Table 1 at ε = {EPSILON:g} (the paper's ε = f(n) is lost), the second table over ε ∈ "
         f"{{{', '.join(f'{e:g}' for e in epsilons)}}}; the clamp-rule columns are the same noisy counts "
-        "post-processed by spec 2.4's clamp",
+        "post-processed by the clamp (negative noisy counts set to 0)",
         "rpart: reference.baselines.rpart.RpartLikeClassifier (Gini CART, minsplit 20, minbucket 7, maxdepth 30, "
         "pruned at cp = 0.01 on the misclassification risk: rpart's defaults; R itself is not available)",
         "ours = mean ± standard error (ddof=1) over the runs, in %; paper SE = Table 1's ± / 1.96 (its ± is "
-        "1.96 √(p(1-p)/n) with n the dataset size, spec 4.2)",
-        "one accounting: the paper's relation is add/remove, under which Lap(k/ε) is exactly ε-DP (spec 2.5), "
+        "1.96 √(p(1-p)/n) with n the dataset size)",
+        "one accounting: the paper's relation is add/remove, under which Lap(k/ε) is exactly ε-DP, "
         "so accounting='paper' and 'strict' coincide",
     ]
     if not smoke and datasets is None:
@@ -338,16 +343,16 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
         rep.notes.append(f"{name}: {data.n} rows, {data.d} features; " + "; ".join(data.notes))
     if not smoke and "Mushroom" in results:
         rep.notes.append(
-            "finding (Mushroom): under the invalid-count rule reconstructed in spec 2.4 (a leaf with a negative "
+            "finding (Mushroom): under the invalid-count rule we reconstruct (a leaf with a negative "
             "noisy count is randomised), a pure leaf's zero count decides the error. With float Laplace noise "
-            "(before issue 17) that count was negative half the time at any ε, so half of all pure leaves were "
-            "randomised and the error stayed >= 10% up to ε = 100, far above the paper's 4.69% (MV) and 4.16% "
+            "(as this project used before) that count was negative half the time at any ε, so half of all pure "
+            "leaves were randomised and the error stayed >= 10% up to ε = 100, far above the paper's 4.69% (MV) and 4.16% "
             "(TA). The counts now get integer (two-sided geometric) noise, which leaves a zero count at exactly "
             "zero with probability (1 - a) / (1 + a), a = exp(-ε / k), close to 1 at large ε: our errors fall to "
             "the paper's level from ε = 5 on (see the change from the baseline run below). So the paper's "
-            "numbers are consistent with integer-valued noisy counts, or with the clamp rule (spec A4, E6)")
+            "numbers are consistent with integer-valued noisy counts, or with the clamp rule")
     rep.notes += [
-        "privacy caveats the paper shares (spec 2.5, E2-E4): the feature ranges are read from the data for "
+        "privacy caveats the paper shares: the feature ranges are read from the data for "
         "Ban_Aut, BTSC, Mam_Mass and Mushroom, and (k, h) were chosen on private validation data; neither is "
         "covered by ε",
     ]

@@ -27,8 +27,10 @@ import numpy as np
 from scipy import stats
 
 from reference.random_trees import draw_structure, leaf_counts, leaf_values, route, theory_n_estimators
+from audit.engine.figures import captioned, legend_below, pyplot, save
+from reference.papers import cite
 
-PAPER = "Bojarski et al., arXiv:1410.6973"
+PAPER = cite("random-trees")
 
 #: trees sampled to estimate goodness, weight and average accuracy
 N_TREES = {"quick": 4_000, "standard": 20_000, "full": 50_000}
@@ -37,11 +39,12 @@ N_FORESTS = {"quick": 100, "standard": 300, "full": 1_000}
 CONFIDENCE = 0.99
 
 NOTES = [
-    "Theorem rows: the seed lost every formula of Theorems 5.1-5.9, so the statements checked are "
-    "reconstructions (tagged [RECON-H] when rebuilt from the surviving proofs, [OURS] when ours; spec "
-    "random_trees.md sections 3.2-3.8). They are not the paper's verbatim bounds.",
+    "Theorem rows: the copy of the paper's text available to this project lost every formula of Theorems "
+    "5.1-5.9, so the statements checked are reconstructions, tagged [RECON-H] when rebuilt with high confidence "
+    "from the proofs that survive, [RECON-M] when plausibly rebuilt, and [OURS] when our own derivation. They are "
+    "not the paper's verbatim bounds.",
     "Theorems 5.7, 5.8 and 5.9 (the choice of k under differential privacy, PA under DP) are [LOST]: their "
-    "f(k), probabilities and constants cannot be recovered from the seed, so no row claims to check them; the "
+    "f(k), probabilities and constants cannot be recovered from that copy, so no row claims to check them; the "
     "figure 'error-vs-k-log' shows the behaviour they describe (error falls then flattens in k, and with noise "
     "Lap(k/eps) rises again).",
     "Generated data for the theorem rows: n = 300 records, 2 features uniform on [0, 1], label 1[x0 + x1 > 1] "
@@ -132,6 +135,10 @@ def thm_5_1_5_2(correct, weight) -> list[dict]:
                  "[RECON-H] mean_x g(x) >= e_bar (in fact equal: both count correct (tree, point) pairs); "
                  "exact on the sampled trees", g.mean(), (g.mean(), g.mean()), e_bar,
                  "holds" if g.mean() >= e_bar - 1e-12 else "refuted", method="exact on sampled trees",
+                 direction="lower", interval="exact",
+                 why=f"an identity on the {len(e_T):,} sampled trees: mean goodness {g.mean():.6g} and e_bar "
+                     f"{e_bar:.6g} count the same correct (tree, point) pairs, so the lower bound holds with "
+                     f"equality (difference {g.mean() - e_bar:.2g}, rounding only)",
                  n_trees=len(e_T), gap=float(g.mean() - e_bar))]
     W_T = weight.mean(axis=1)
     per_tree_bound = e_T ** 2 + (1 - e_T) ** 2
@@ -141,6 +148,11 @@ def thm_5_1_5_2(correct, weight) -> list[dict]:
                      "[RECON-H] mean_x w(x) >= e_bar^2 + (1 - e_bar)^2; also tree by tree W(T) >= e(T)^2 + "
                      "(1 - e(T))^2 (Jensen), checked on every sampled tree", w_mean, (w_mean, w_mean),
                      e_bar ** 2 + (1 - e_bar) ** 2, "holds" if ok else "refuted", method="exact on sampled trees",
+                     direction="lower", interval="exact",
+                     why=f"computed on the sampled trees (no further sampling): mean weight {w_mean:.4g} "
+                         f"{'≥' if w_mean >= e_bar ** 2 + (1 - e_bar) ** 2 - 1e-12 else '<'} the lower bound "
+                         f"{e_bar ** 2 + (1 - e_bar) ** 2:.4g}, and tree by tree the smallest slack is "
+                         f"{float(np.min(W_T - per_tree_bound)):.3g}",
                      min_per_tree_slack=float(np.min(W_T - per_tree_bound))))
     return rows
 
@@ -170,7 +182,8 @@ def thm_5_3_5_4(correct, weight, theta_y, rng, n_forests, delta=0.1, C=1.0) -> l
             lo, hi = _clopper_pearson(exceed, n_forests)
             rows.append(_row(name, text + f"; estimate = share of {n_forests} forests above the error bound "
                              f"(bound column = n^-C = {fail:.4g})", exceed / n_forests, (lo, hi), fail,
-                             "refuted" if lo > fail else "holds", error_bound=float(b),
+                             "refuted" if lo > fail else "holds", error_bound=float(b), direction="upper",
+                             interval=f"{CONFIDENCE:.0%} Clopper-Pearson",
                              error_mean=float(errors.mean()), error_max=float(errors.max()), n_trees=k))
     return rows
 
@@ -195,7 +208,8 @@ def thm_5_5_row(correct, weight, rng, n_forests, k=21) -> dict:
     return _row("thm5.5-pa-expected-error",
                 f"[OURS, shape RECON-M] Thm 5.5: PA's expected training error = 1 - mean w <= 2 eta (1 - eta) "
                 f"(k={k}); estimate over {n_forests} forests with their coins", m, (lo, hi), bound,
-                "refuted" if lo > bound else "holds", one_minus_mean_w=float(1 - weight.mean()))
+                "refuted" if lo > bound else "holds", one_minus_mean_w=float(1 - weight.mean()), direction="upper",
+                interval=f"{CONFIDENCE:.0%} normal")
 
 
 def thm_5_6_row(X, y, rng, n_trees, n_forests, k=11, epsilon=4.0, h=4) -> dict:
@@ -224,7 +238,10 @@ def thm_5_6_row(X, y, rng, n_trees, n_forests, k=11, epsilon=4.0, h=4) -> dict:
                 f"over {n_forests} forests of the point closest to its bound", wrong[:, worst].mean(),
                 _clopper_pearson(int(wrong[:, worst].sum()), n_forests, conf), bound[worst],
                 "refuted" if np.any(excess > 0) else "holds", points_checked=int(nontrivial.size),
-                mean_error=float(wrong.mean()))
+                mean_error=float(wrong.mean()), direction="upper",
+                interval=f"{100 * conf:.6g}% Clopper-Pearson (Bonferroni over {nontrivial.size} points)",
+                **({"why": f"{int(np.sum(excess > 0))} of the {nontrivial.size} points have a Clopper-Pearson lower "
+                           "end above their bound"} if np.any(excess > 0) else {}))
 
 
 def rows(budget: str, seed: int) -> list[dict]:
@@ -252,12 +269,10 @@ def error_vs_k_figure(budget: str, seed: int):
         reps = 10 if budget == "quick" else 40
         curves[n] = (eta, [float(np.mean(_forest_errors(correct, int(k), reps, rng, "majority"))) for k in ks])
 
+    reps = 10 if budget == "quick" else 40
+
     def draw(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(7, 4.2))
         delta = 0.1
         for (n, (eta, errs)), colour in zip(curves.items(), ("tab:blue", "tab:orange", "tab:green")):
@@ -269,9 +284,9 @@ def error_vs_k_figure(budget: str, seed: int):
         ax.set_ylabel("training error (mean over forests)")
         ax.set_title("MV, h = 4, generated data. Dashed: [RECON-H] bound 2 eta/(1-2 delta), delta = 0.1;\n"
                      "dotted: k = 2(1+C) ln n / delta^2 (C=1)", fontsize=9)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        legend_below(ax, ncol=3)
+        save(fig, path)
 
-    return draw
+    return captioned(draw, f"Points: mean training error over {reps} forests of k trees drawn from a pool of "
+                           "sampled trees; no error bars drawn. Dashed: the reconstructed bound 2 eta / (1 - 2 "
+                           "delta) per n; dotted: the theory's number of trees 2(1 + C) ln n / delta^2.")

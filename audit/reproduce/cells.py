@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit.engine.figures import caption_of
+
 __all__ = ["Cell", "Reproduction", "mean_se", "write_reproduction"]
 
 #: cells further than this many standard errors from the paper are marked
@@ -134,7 +136,7 @@ class Reproduction:
                 "cells": [c.to_json() for c in self.cells],
                 **({"baseline": self.baseline.to_json()} if self.baseline is not None else {})}
 
-    def to_markdown(self, figures=()) -> str:
+    def to_markdown(self, figures=(), captions=None) -> str:
         L = [f"# Reproduction: {self.title}", ""]
         if self.smoke:
             L += ["**Smoke run**: a pipeline check on a reduced protocol; the numbers are not a reproduction.", ""]
@@ -176,8 +178,9 @@ class Reproduction:
                   "Both runs use the same seed and splits, so the SE of the difference (from each run's folds "
                   "or repetitions) overstates its spread: a change within 1 SE is no change at this resolution.",
                   ""]
-        for f in figures:
-            L += [f"![{Path(f).stem}]({f})", ""]
+        for f in figures:  # each with a caption line: what it shows, what its error bars are
+            text = (captions or {}).get(f) or "No caption was given for this figure."
+            L += [f"![{Path(f).stem}]({f})", "", f"*Figure `{Path(f).stem}`.* {text}", ""]
         m = machine()
         L += ["## Machine", "", f"{m['summary']}; data from `{self.data_dir}`; seed {self.seed}.", ""]
         return "\n".join(L)
@@ -208,15 +211,17 @@ def write_reproduction(rep: Reproduction, out_dir: str | os.PathLike) -> Path:
     payload = json.dumps(rep.to_json(), indent=2) + "\n"
     d = Path(out_dir) / "reproductions"
     (d / "figures").mkdir(parents=True, exist_ok=True)
-    figures = []
+    figures, captions = [], {}
     written = []
     try:
-        for name, draw in rep.figures:
+        for entry in rep.figures:  # (name, draw) or (name, draw, caption)
+            name, draw = entry[0], entry[1]
             tmp = d / "figures" / f".{rep.paper}-{name}.png.tmp.png"
             draw(tmp)
             written.append((tmp, d / "figures" / f"{rep.paper}-{name}.png"))
             figures.append(f"figures/{rep.paper}-{name}.png")
-        for suffix, text in ((".json", payload), (".md", rep.to_markdown(figures))):
+            captions[figures[-1]] = caption_of(entry)
+        for suffix, text in ((".json", payload), (".md", rep.to_markdown(figures, captions))):
             fd, tmp = tempfile.mkstemp(prefix=f".{rep.paper}", suffix=suffix, dir=d)
             with os.fdopen(fd, "w") as fh:
                 fh.write(text)

@@ -89,7 +89,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+            raise ValueError(f"classes must list exactly two labels, got {shown(self.classes)}: Only binary "
                              "classification is supported (BDPT is binary).")
         X = np.asarray(check_X(self, X, reset=True, numeric=not self.categories), dtype=object)
         classes = np.asarray(list(self.classes))
@@ -143,7 +143,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
         self.tree_ = grow(np.arange(len(yk)), 0, Scope.root(), "")
         self.classes_, self.n_features_in_ = classes, X.shape[1]
         self.privacy_ledger_ = ledger
-        self.privacy_leaks_ = ["numerical values merged from the data's unique values (spec A16)",
+        self.privacy_leaks_ = ["numerical values merged from the data's unique values",
                                "data-dependent stopping (pure node, fewer than 2 records)",
                                "smooth sensitivity from a noisy count for the exponential mechanism"]
         for leak in self.privacy_leaks_:

@@ -62,7 +62,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         if self.classes is None:
             raise ValueError("classes is required: the class labels")
         if self.binning not in ("quantile", "uniform"):
-            raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
+            raise ValueError(f"binning must be 'quantile' or 'uniform', got {shown(self.binning)}")
         classes = np.asarray(list(self.classes))
         X = np.asarray(check_X(self, X, reset=True, numeric=not self.categories), dtype=object)
         cats = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))

@@ -65,7 +65,7 @@ class RandomTreePFClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         if self.bounds is None:
             raise ValueError("bounds is required: the public (low, high) of every feature")
         if self.classes is None or len(set(self.classes)) < 2:
-            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+            raise ValueError(f"classes must list at least two distinct labels, got {shown(self.classes)}")
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         bounds = np.asarray(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), dtype=float)
         if X.shape[1] != bounds.shape[0]:  # no records is valid: leaves from noise alone

@@ -74,7 +74,7 @@ class GammaNormNoise:
     def __init__(self, beta: float, dim: int):
         self.beta = check_positive_finite("beta", beta)
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+            raise ValueError(f"dim must be a positive integer, got {shown(dim)}")
         self.dim = int(dim)
 
     def norm_law(self):
@@ -113,15 +113,15 @@ def _check_bounds(bounds, m: int) -> np.ndarray:
     try:
         b = np.asarray(bounds, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a sequence of (low, high) pairs of numbers, got {bounds!r}") from None
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs of numbers, got {shown(bounds)}") from None
     if b.shape != (m, 2):
         raise ValueError(f"bounds must have shape ({m}, 2), one (low, high) per feature, got shape {b.shape}")
     if not np.all(np.isfinite(b)):
-        raise ValueError(f"bounds must be finite, got {bounds!r}")
+        raise ValueError(f"bounds must be finite, got {shown(bounds)}")
     bad = np.flatnonzero(b[:, 1] <= b[:, 0])
     if bad.size:
         j = int(bad[0])
-        raise ValueError(f"bounds[{j}] must have low < high, got {tuple(b[j].tolist())!r}")
+        raise ValueError(f"bounds[{j}] must have low < high, got {shown(tuple(b[j].tolist()))}")
     return b
 
 
@@ -241,7 +241,7 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         eps = check_positive_finite("epsilon", self.epsilon)
         lam = check_positive_finite("reg_lambda", self.reg_lambda)
         if self.classes is None or len(set(self.classes)) < 2:
-            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+            raise ValueError(f"classes must list at least two distinct labels, got {shown(self.classes)}")
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         if X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")

@@ -137,12 +137,12 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         P = self.n_partitions
         if isinstance(P, (bool, np.bool_)) or not isinstance(P, (int, np.integer)) or P < 1:
-            raise ValueError(f"n_partitions must be a positive integer, got {P!r}")
+            raise ValueError(f"n_partitions must be a positive integer, got {shown(P)}")
         d = check_max_depth(self.max_depth)
         if d < 1:
-            raise ValueError(f"max_depth must be at least 1 for DPA's base trees, got {self.max_depth!r}")
+            raise ValueError(f"max_depth must be at least 1 for DPA's base trees, got {shown(self.max_depth)}")
         if self.classes is None or len(set(self.classes)) < 2:
-            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+            raise ValueError(f"classes must list at least two distinct labels, got {shown(self.classes)}")
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         if X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")

@@ -71,7 +71,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
         eps = check_positive_finite("epsilon", self.epsilon)
         d = check_max_depth(self.max_depth)
         if self.classes is None or len(set(self.classes)) != 2:
-            raise ValueError(f"classes must list exactly two labels, got {self.classes!r}: Only binary "
+            raise ValueError(f"classes must list exactly two labels, got {shown(self.classes)}: Only binary "
                              "classification is supported (DPGDF is binary).")
         X = np.asarray(check_X(self, X, reset=True, numeric=False), dtype=object)
         cats = dict(facts_by_index(self, "categories", self.categories or {}, X.shape[1]))
@@ -82,7 +82,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
             lookup = {v: c for c, v in enumerate(cats[j])}
             col = [lookup.get(v, -1) for v in X[:, j].tolist()]
             if -1 in col:
-                raise ValueError(f"X[:, {j}] holds {X[col.index(-1), j]!r}, not among categories[{j}]")
+                raise ValueError(f"X[:, {j}] holds {shown(X[col.index(-1), j])}, not among categories[{j}]")
             codes[:, j] = col
         classes = np.asarray(list(self.classes))
         pos = {c: k for k, c in enumerate(classes.tolist())}
@@ -102,7 +102,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
             S = math.exp(-eps_leaf * (top[0] - top[1]))
             u = (n == top[0]).astype(float)
             ledger.charge(f"leaf{path or '^'}", "Exponential(smooth sensitivity)", eps_leaf, scope=scope,
-                          sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP (spec A15)")
+                          sensitivity=max(S, 1e-300), note="smooth sensitivity: not rigorously DP")
             if S < 1e-300:  # exp(eps u / S) is then a point mass on the unique majority (the limit of the law)
                 return leaf_node(int(np.argmax(n)))
             return leaf_node(int(ExponentialMechanism(eps_leaf, S, monotonic=True).sample(u, rng)))
@@ -127,7 +127,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
         self.classes_, self.categories_, self.n_features_in_ = classes, cats, X.shape[1]
         self.privacy_ledger_ = ledger
         self.privacy_leaks_ = ["data-dependent stopping (pure node, fewer than min_samples_split records)",
-                               "smooth-sensitivity leaf labels (spec A15)"]
+                               "smooth-sensitivity leaf labels"]
         for leak in self.privacy_leaks_:
             ledger.charge_not_private("leak", leak)
         return self

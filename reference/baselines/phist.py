@@ -32,6 +32,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_positive_finite, check_X, check_y, facts_by_index
+from reference.validation import shown
 from reference.ledger import PrivacyLedger, Scope
 from reference.lpdt.learner import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
 from reference.lpdt.partition import GridPartition
@@ -80,13 +81,13 @@ class PHISTRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, 
     def fit(self, X, y):
         epsilon = check_positive_finite("epsilon", self.epsilon)
         if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, Integral) or self.n_bins < 1:
-            raise ValueError(f"n_bins must be an integer >= 1, got {self.n_bins!r}")
+            raise ValueError(f"n_bins must be an integer >= 1, got {shown(self.n_bins)}")
         if self.randomizer not in ("lpdt", "laplace"):
-            raise ValueError(f"randomizer must be 'lpdt' or 'laplace', got {self.randomizer!r}")
+            raise ValueError(f"randomizer must be 'lpdt' or 'laplace', got {shown(self.randomizer)}")
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         y = _as_y("y", check_y(self, y, numeric=True), X.shape[0])
         if isinstance(self.bounds, str):
-            raise ValueError(f"bounds must be given as (low, high) pairs for PHIST (no public data), got {self.bounds!r}")
+            raise ValueError(f"bounds must be given as (low, high) pairs for PHIST (no public data), got {shown(self.bounds)}")
         bounds = check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), None, X.shape[1])
         tb = check_target_bounds(self.target_bounds)
         if int(self.n_bins) ** X.shape[1] > MAX_CELLS:

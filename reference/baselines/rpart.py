@@ -30,6 +30,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
 
 from reference.validation import check_X, check_y
+from reference.validation import shown
 
 __all__ = ["RpartLikeClassifier"]
 
@@ -71,14 +72,14 @@ class RpartLikeClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         if isinstance(self.cp, bool) or not isinstance(self.cp, Real) or not 0 <= self.cp < 1:
-            raise ValueError(f"cp must be a number in [0, 1), got {self.cp!r}")
+            raise ValueError(f"cp must be a number in [0, 1), got {shown(self.cp)}")
         for name in ("min_split", "max_depth"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+                raise ValueError(f"{name} must be a positive integer, got {shown(v)}")
         bucket = round(self.min_split / 3) if self.min_bucket is None else self.min_bucket
         if isinstance(bucket, bool) or not isinstance(bucket, Integral) or bucket < 1:
-            raise ValueError(f"min_bucket must be a positive integer or None, got {self.min_bucket!r}")
+            raise ValueError(f"min_bucket must be a positive integer or None, got {shown(self.min_bucket)}")
         return int(bucket)
 
     def fit(self, X, y):

@@ -64,6 +64,7 @@ import numpy as np
 
 from reference.mechanisms.base import record_units, span_up
 from reference.validation import check_generator, check_int, check_pair, check_X
+from reference.validation import shown
 from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
@@ -136,10 +137,10 @@ class DiPriMeBatch:
 
     def __init__(self, task, *, bins=None, leaf_bins=None, post=None, **params):
         if task not in TASKS:
-            raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+            raise ValueError(f"task must be one of {TASKS}, got {shown(task)}")
         if "random_state" in params:
             raise ValueError("random_state is not a parameter of DiPriMeBatch: every run draws from the rng "
-                             f"it is given (got random_state={params['random_state']!r})")
+                             f"it is given (got random_state={shown(params['random_state'])})")
         cls = DiPriMeForestRegressor if task == "regression" else DiPriMeForestClassifier
         accepted = cls().get_params(deep=False)
         unknown = sorted(k for k in params if k not in accepted)
@@ -150,7 +151,7 @@ class DiPriMeBatch:
         if leaf_bins is not None:
             check_int("leaf_bins", leaf_bins, 1)
         if post is not None and not callable(post):
-            raise ValueError(f"post must be callable or None, got {post!r}")
+            raise ValueError(f"post must be callable or None, got {shown(post)}")
         self.task, self.bins, self.post = task, bins, post
         self.leaf_bins = bins if leaf_bins is None else leaf_bins
         self.params = dict(params)
@@ -218,10 +219,10 @@ class DiPriMeBatch:
                 raise ValueError("classes is required: the public list of class labels")
             classes = np.asarray(list(est.classes))
             if classes.ndim != 1 or classes.size < 2 or np.unique(classes).size != classes.size:
-                raise ValueError(f"classes must list at least two distinct labels, got {est.classes!r}")
+                raise ValueError(f"classes must list at least two distinct labels, got {shown(est.classes)}")
             y = np.asarray(y)
             if y.ndim != 1 or not np.all(np.isin(y, classes)):
-                raise ValueError(f"y must be 1-D with labels in classes {classes.tolist()!r}")
+                raise ValueError(f"y must be 1-D with labels in classes {shown(classes.tolist())}")
             index = {c: i for i, c in enumerate(classes.tolist())}
             y = np.fromiter((index[v] for v in y.tolist()), dtype=np.int64, count=y.size)
             tb, n_classes = (0.0, 1.0), classes.size

@@ -57,6 +57,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_pair, check_positive_finite, check_X,
                                   check_y, facts_by_index)
+from reference.validation import shown
 from reference.diprime.grower import MAX_CATEGORIES, TreeGrower, budget
 from reference.tree import route
 from reference.ledger import PrivacyLedger, Scope
@@ -127,35 +128,35 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
         check_int("max_depth", self.max_depth, 1, MAX_DEPTH)
         check_int("max_features", self.max_features, 1)
         if isinstance(self.rho, bool) or not isinstance(self.rho, Real) or not 0.0 < float(self.rho) < 1.0:
-            raise ValueError(f"rho must be a number in (0, 1), got {self.rho!r}")
+            raise ValueError(f"rho must be a number in (0, 1), got {shown(self.rho)}")
         check_choice("variant", self.variant, VARIANTS)
         check_choice("version", self.version, VERSIONS)
         check_choice("accounting", self.accounting, ACCOUNTINGS)
         if not isinstance(self.partition, (bool, np.bool_)):
-            raise ValueError(f"partition must be True or False, got {self.partition!r}")
+            raise ValueError(f"partition must be True or False, got {shown(self.partition)}")
         if self.version == "v000" and self.accounting != "paper":
             raise ValueError("version='v000' needs accounting='paper': its index median is not differentially "
-                             "private (spec 2.4 (iii)), so it has no strict form; got accounting="
-                             f"{self.accounting!r}")
+                             "private (V000's Algorithm 3 ignores the gaps' lengths), so it has no strict form; got accounting="
+                             f"{shown(self.accounting)}")
         if self.version == "v000" and self.variant != "exp":
-            raise ValueError(f"version='v000' is the 'exp' variant (EM attribute choice), got variant={self.variant!r}")
+            raise ValueError(f"version='v000' is the 'exp' variant (EM attribute choice), got variant={shown(self.variant)}")
         return eps
 
     def _public_facts(self, m: int):
         """``bounds`` for every numerical feature, ``categories`` for every categorical one."""
         cats = {} if self.categories is None else facts_by_index(self, "categories", self.categories, m)
         if not isinstance(cats, dict):
-            raise ValueError(f"categories must be a dict feature index -> category values, got {cats!r}")
+            raise ValueError(f"categories must be a dict feature index -> category values, got {shown(cats)}")
         categories = {}
         for j, values in cats.items():
             if isinstance(j, bool) or not isinstance(j, Integral) or not 0 <= j < m:
-                raise ValueError(f"categories has a key {j!r} that is not a feature index in [0, {m - 1}]")
+                raise ValueError(f"categories has a key {shown(j)} that is not a feature index in [0, {m - 1}]")
             vals = tuple(float(v) for v in values)
             if len(vals) < 1 or len(set(vals)) != len(vals):
-                raise ValueError(f"categories[{j}] must list distinct category values, got {values!r}")
+                raise ValueError(f"categories[{j}] must list distinct category values, got {shown(values)}")
             if len(vals) > MAX_CATEGORIES:
                 raise ValueError(f"categories[{j}] has {len(vals)} values; at most {MAX_CATEGORIES} are supported "
-                                 "(2^(m-1) - 1 candidate bipartitions, spec A9)")
+                                 "(2^(m-1) - 1 candidate bipartitions)")
             categories[int(j)] = vals
         numerical = [j for j in range(m) if j not in categories]
         if numerical and self.bounds is None:
@@ -178,11 +179,11 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
             raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
         if not np.all(np.isfinite(X)):
             i, j = np.argwhere(~np.isfinite(X))[0]
-            raise ValueError(f"X must be finite, found X[{i}, {j}] = {X[i, j]!r}")
+            raise ValueError(f"X must be finite, found X[{i}, {j}] = {shown(X[i, j])}")
         for j, vals in categories.items():
             bad = ~np.isin(X[:, j], vals)
             if bad.any():
-                raise ValueError(f"X[:, {j}] has the value {X[bad, j][0]!r}, not in categories[{j}] = {list(vals)}")
+                raise ValueError(f"X[:, {j}] has the value {shown(X[bad, j][0])}, not in categories[{j}] = {list(vals)}")
         clipped = 0
         for j, (lo, hi) in bounds.items():
             out = (X[:, j] < lo) | (X[:, j] > hi)
@@ -426,13 +427,13 @@ categories, random_state
             raise ValueError("classes is required: the public list of class labels")
         classes = np.asarray(list(self.classes))
         if classes.ndim != 1 or classes.size < 2 or np.unique(classes).size != classes.size:
-            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+            raise ValueError(f"classes must list at least two distinct labels, got {shown(self.classes)}")
         y = check_y(self, y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {y.shape}")
         unknown = ~np.isin(y, classes)
         if unknown.any():
-            raise ValueError(f"y contains the label {y[unknown][0]!r}, not in classes {classes.tolist()!r}")
+            raise ValueError(f"y contains the label {shown(y[unknown][0])}, not in classes {shown(classes.tolist())}")
         self.classes_ = classes
         self._n_classes = classes.size
         index = {c: i for i, c in enumerate(classes.tolist())}

@@ -227,12 +227,12 @@ class TreeGrower:
         if self.version == "v000":
             mech = IndexMedianV000(eps, (lo, hi))
             self._charge("median", "IndexMedianV000", math.inf, scope,
-                         f"{note} feature {j}: V000 index median, NOT DP (spec 2.4 (iii))")
+                         f"{note} feature {j}: V000 index median, NOT DP")
             return mech.sample(x, self.rng)
         if flip and self.accounting == "paper":
             mech = AuthorsFlipMedian(eps, (lo, hi))
             self._charge("median", "AuthorsFlipMedian", math.inf, scope,
-                         f"{note} feature {j}: PF with score 2ln|I|-|2i-N|, NOT DP (spec 2.4 (iv))")
+                         f"{note} feature {j}: PF with score 2ln|I|-|2i-N|, NOT DP")
             return mech.sample(x, self.rng)
         if flip:
             grid = lo + (hi - lo) * np.arange(1, FLIP_GRID + 1) / (FLIP_GRID + 1)
@@ -294,7 +294,7 @@ class TreeGrower:
         if self.accounting == "paper":
             s = (hi - lo) if self.version == "v000" else 2.0 * max(abs(lo), abs(hi))
             self._charge("leaf", "CountScaledLeafMean", math.inf, scope,
-                         f"{note}: Laplace scale S/(N eps) with the private N, NOT DP (spec 2.4 (ii))")
+                         f"{note}: Laplace scale S/(N eps) with the private N, NOT DP")
             return Node(value=CountScaledLeafMean(eps, (lo, hi), s).sample(y, self.rng))
         centre, half = (lo + hi) / 2.0, span_up(lo, hi) / 2.0
         # the centred sum on the lattice Laplace's public grid, the count with integer noise: both exact

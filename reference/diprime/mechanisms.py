@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 from reference.validation import check_generator, check_positive_finite
+from reference.validation import shown
 from reference.mechanisms import Mechanism, PermuteAndFlip, _BoundedMedian, _draw_index, _log_normalise
 
 __all__ = ["FloatGapMedian", "IndexMedianV000", "AuthorsFlipMedian", "CountScaledLeafMean"]
@@ -211,7 +212,7 @@ class CountScaledLeafMean(Mechanism):
         self.numerator = check_positive_finite("numerator", numerator)
         low, high = (float(b) for b in target_bounds)
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise ValueError(f"target_bounds must be finite with low < high, got {target_bounds!r}")
+            raise ValueError(f"target_bounds must be finite with low < high, got {shown(target_bounds)}")
         self.target_bounds = (low, high)
 
     def _params(self):

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_positive_finite, check_probability, check_X,
                                   check_y, facts_by_index)
+from reference.validation import shown
 from reference.ledger import PrivacyLedger, Scope
 from reference.lpdt.partition import TreePartition, grow_max_edge
 from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer, check_target_bounds
@@ -62,19 +63,19 @@ def check_bounds(bounds, X_pub: np.ndarray | None, d: int) -> np.ndarray:
                          "take it from the public data; it is never read from the private data")
     if isinstance(bounds, str):
         if bounds != "public":
-            raise ValueError(f"bounds must be a sequence of (low, high) pairs or 'public', got {bounds!r}")
+            raise ValueError(f"bounds must be a sequence of (low, high) pairs or 'public', got {shown(bounds)}")
         low, high = X_pub.min(axis=0), X_pub.max(axis=0)
         pad = np.where(high > low, 0.01 * (high - low), 0.5)  # the code's 1% widening (spec 2)
         return np.column_stack((low - pad, high + pad))
     try:
         arr = np.asarray(bounds, dtype=float).reshape(-1, 2)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}") from None
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {shown(bounds)}") from None
     if arr.shape[0] != d:
         raise ValueError(f"bounds has {arr.shape[0]} ranges but X has {d} features")
     bad = np.flatnonzero(~(np.isfinite(arr).all(axis=1) & (arr[:, 0] < arr[:, 1])))
     if bad.size:
-        raise ValueError(f"bounds[{bad[0]}] must be finite with low < high, got {tuple(arr[bad[0]])!r}")
+        raise ValueError(f"bounds[{bad[0]}] must be finite with low < high, got {shown(tuple(arr[bad[0]]))}")
     return arr
 
 
@@ -86,7 +87,7 @@ def _as_X(name: str, X) -> np.ndarray:
         raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
         i, j = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(f"{name} must be finite, found {name}[{i}, {j}] = {X[i, j]!r}")
+        raise ValueError(f"{name} must be finite, found {name}[{i}, {j}] = {shown(X[i, j])}")
     return X
 
 
@@ -95,7 +96,7 @@ def _as_y(name: str, y, n: int) -> np.ndarray:
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels for {n} rows")
     if not np.all(np.isfinite(y)):
-        raise ValueError(f"{name} must be finite, found {y[~np.isfinite(y)][0]!r}")
+        raise ValueError(f"{name} must be finite, found {shown(y[~np.isfinite(y)][0])}")
     return y
 
 
@@ -186,7 +187,7 @@ class _PartitionRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMi
     def _grow(self, Xp, yp, bounds) -> TreePartition:
         depth = check_int("max_depth", self.max_depth, 0)
         if depth > 20:
-            raise ValueError(f"max_depth must be at most 20 (up to 2**max_depth leaves), got {depth!r}")
+            raise ValueError(f"max_depth must be at most 20 (up to 2**max_depth leaves), got {shown(depth)}")
         leaf = check_int("min_samples_leaf", self.min_samples_leaf, 1)
         split = check_int("min_samples_split", self.min_samples_split, 2)
         part = grow_max_edge(Xp, yp, bounds, depth, leaf, split)
@@ -286,7 +287,7 @@ class LPDTRegressor(_PartitionRegressor):
         noise = check_choice("label_noise", self.label_noise, LABEL_NOISE)
         min_ratio = float(self.min_ratio)
         if not (np.isfinite(min_ratio) and min_ratio >= 0):
-            raise ValueError(f"min_ratio must be a finite number >= 0, got {self.min_ratio!r}")
+            raise ValueError(f"min_ratio must be a finite number >= 0, got {shown(self.min_ratio)}")
         X, y, Xp, yp, tb, bounds = self._public_facts(X, y, X_public, y_public)
         self.n_features_in_ = X.shape[1]
         self.target_bounds_, self.bounds_ = tb, bounds
@@ -328,11 +329,11 @@ class LPDTRegressor(_PartitionRegressor):
                                           "users differ in 2 coordinates")
         copies = r.n_leaves if noise == "per_leaf" else 1
         for j in range(copies):
-            ledger.charge("label Y~, mechanism (3)" + (f" (fresh copy for leaf {j}, spec 9 D1)" if copies > 1 else ""),
+            ledger.charge("label Y~, mechanism (3)" + (f" (fresh copy for leaf {j}, the authors' code)" if copies > 1 else ""),
                           "Laplace", r.label.epsilon, scope=root, sensitivity=r.label.sensitivity,
                           note=f"scale {r.label.scale:.6g} for labels in [{low:g}, {high:g}]")
         if copies > 1:
-            warnings.warn(f"label_noise='per_leaf' is the authors' code's flaw (spec 9 D1): the reports are "
+            warnings.warn(f"label_noise='per_leaf' is the authors' code's flaw: the reports are "
                           f"{ledger.total_epsilon():.4g}-LDP, not {self.epsilon}-LDP", RuntimeWarning, stacklevel=3)
         return ledger
 

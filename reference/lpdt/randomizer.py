@@ -42,6 +42,7 @@ import numpy as np
 
 from reference.mechanisms.base import span_up
 from reference.validation import check_generator, check_pair, check_positive_finite, check_probability
+from reference.validation import shown
 from reference.mechanisms import BitRandomizedResponse, Laplace, Mechanism, round_to_grid
 
 __all__ = ["LPDTRandomizer", "PerLeafNoiseRandomizer", "check_target_bounds", "CHUNK"]
@@ -54,8 +55,8 @@ def check_target_bounds(target_bounds) -> tuple[float, float]:
     """The public label range ``(low, high)``; a missing one is refused (spec 9, D2)."""
     if target_bounds is None or isinstance(target_bounds, str):
         raise ValueError(
-            f"target_bounds is required: the public (low, high) range of the labels, got {target_bounds!r}; "
-            "reading it from the private labels (the authors' code, spec 9 D2) breaks local privacy")
+            f"target_bounds is required: the public (low, high) range of the labels, got {shown(target_bounds)}; "
+            "reading it from the private labels (as the authors' code does) breaks local privacy")
     return check_pair("target_bounds", target_bounds)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from reference.validation import check_generator
+from reference.validation import shown
 
 __all__ = ['Mechanism', 'GRID_BITS', 'default_grid', 'check_lattice_step', 'round_to_grid', 'record_units', 'span_up']
 
@@ -78,7 +79,7 @@ def _draw_index(p: np.ndarray, n: int, rng) -> np.ndarray:
 
 def _check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise ValueError(f"n must be a positive integer, got {shown(n)}")
     return int(n)
 
 
@@ -99,10 +100,10 @@ def default_grid(epsilon: float, sensitivity: float) -> float:
 def check_lattice_step(grid) -> float:
     """A grid must be a positive power of two (so ``value / grid`` is exact in floating point)."""
     if isinstance(grid, bool) or not isinstance(grid, (int, float, np.integer, np.floating)):
-        raise ValueError(f"grid must be a positive power of two, got {grid!r}")
+        raise ValueError(f"grid must be a positive power of two, got {shown(grid)}")
     g = float(grid)
     if not (math.isfinite(g) and g > 0 and math.frexp(g)[0] == 0.5):
-        raise ValueError(f"grid must be a positive power of two, got {grid!r}")
+        raise ValueError(f"grid must be a positive power of two, got {shown(grid)}")
     return g
 
 
@@ -132,6 +133,6 @@ def round_to_grid(value, grid: float) -> np.ndarray:
     """
     y = np.asarray(value, dtype=float) / grid
     if not np.all(np.isfinite(y)) or np.any(np.abs(y) >= _MAX_UNITS):
-        raise ValueError(f"data must be finite with |data / grid| < 2**60, got {value!r} with grid {grid!r}")
+        raise ValueError(f"data must be finite with |data / grid| < 2**60, got {shown(value)} with grid {shown(grid)}")
     f = np.floor(y)
     return f.astype(np.int64) + (y - f >= 0.5)

@@ -41,6 +41,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from reference.validation import shown
+
 __all__ = ["rational_scale", "uniform_below", "bernoulli_exp", "geometric", "discrete_laplace", "discrete_laplace_cks",
            "DiscreteLaplaceLaw", "SCALE_BITS", "MARGIN_BITS"]
 
@@ -63,7 +65,7 @@ def rational_scale(scale) -> tuple[int, int]:
     """
     exact = Fraction(scale)
     if not exact > 0 or (isinstance(scale, float) and not math.isfinite(scale)):
-        raise ValueError(f"scale must be positive and finite, got {scale!r}")
+        raise ValueError(f"scale must be positive and finite, got {shown(scale)}")
     # s = 2^k with scale * s >= 2^SCALE_BITS, so rounding t up moves the scale by <= 2^-SCALE_BITS relative
     k = max(0, SCALE_BITS - math.floor(math.log2(exact.numerator) - math.log2(exact.denominator)) + 1)
     s = 1 << k
@@ -85,7 +87,7 @@ def uniform_below(high: int, size: int, rng) -> np.ndarray:
     """
     high = int(high)
     if not 1 <= high < _TWO64:
-        raise ValueError(f"high must be in [1, 2**64), got {high!r}")
+        raise ValueError(f"high must be in [1, 2**64), got {shown(high)}")
     x = rng.bit_generator.random_raw(size)
     if high & (high - 1) == 0:
         return (x & np.uint64(high - 1)).astype(np.int64)
@@ -158,7 +160,7 @@ def _arguments(t, s, size) -> tuple[int, int, tuple, int]:
     """The samplers' common arguments checked: ``(t, s, shape, number of draws)``."""
     t, s = int(t), int(s)
     if t < 1 or s < 1:
-        raise ValueError(f"t and s must be positive integers, got t={t!r}, s={s!r}")
+        raise ValueError(f"t and s must be positive integers, got t={shown(t)}, s={shown(s)}")
     shape = (size,) if np.ndim(size) == 0 else tuple(size)
     return t, s, shape, int(np.prod(shape, dtype=np.int64))
 
@@ -340,7 +342,7 @@ class DiscreteLaplaceLaw:
     def __init__(self, scale):
         self.t, self.s = rational_scale(scale)
         if self.t >= 1 << 56:
-            raise ValueError(f"scale must be below 2**{56 - SCALE_BITS} integer units, got {scale!r}")
+            raise ValueError(f"scale must be below 2**{56 - SCALE_BITS} integer units, got {shown(scale)}")
         self.rate_exact = Fraction(self.s, self.t)
         self.rate = float(self.rate_exact)
         # ln((1 - a) / (1 + a)) with a = exp(-rate), accurate for small and large rates

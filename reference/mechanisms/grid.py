@@ -49,6 +49,8 @@ import operator
 
 import numpy as np
 
+from reference.validation import shown
+
 __all__ = ["DEFAULT_GRID", "check_grid", "effective_grid", "grid_value", "grid_searchsorted", "grid_cuts", "grid_index",
            "selection_delta"]
 
@@ -62,12 +64,12 @@ def check_grid(grid, bounds=None) -> int:
     """Validate the grid size ``M`` (an integer >= 1); with ``bounds`` also that the grid points
     are strictly increasing in double precision (step well above the spacing of the bounds)."""
     if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or not 1 <= grid <= 2 ** 40:
-        raise ValueError(f"grid must be an integer in [1, 2**40], got {grid!r}")
+        raise ValueError(f"grid must be an integer in [1, 2**40], got {shown(grid)}")
     grid = int(grid)
     if bounds is not None:
         low, high = bounds
         if low < high and grid > 1 and (high - low) / grid <= 8.0 * math.ulp(max(abs(low), abs(high))):
-            raise ValueError(f"grid={grid} is too fine for bounds {bounds!r}: its points would not be distinct "
+            raise ValueError(f"grid={grid} is too fine for bounds {shown(bounds)}: its points would not be distinct "
                              "double-precision numbers")
     return grid
 

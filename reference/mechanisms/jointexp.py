@@ -110,7 +110,7 @@ from reference.mechanisms.grid import (
     grid_value,
     selection_delta,
 )
-from reference.validation import check_generator, check_positive_finite
+from reference.validation import check_generator, check_positive_finite, shown
 
 __all__ = ["JointExp", "joint_exp_quantiles", "joint_exp_batch"]
 
@@ -129,9 +129,9 @@ def _draw_split(log_weights: ls.Split, rng) -> int:
 def _check_levels(quantiles) -> np.ndarray:
     q = np.asarray(quantiles, dtype=float)
     if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
-        raise ValueError(f"quantiles must be a non-empty 1-D sequence of finite levels, got {quantiles!r}")
+        raise ValueError(f"quantiles must be a non-empty 1-D sequence of finite levels, got {shown(quantiles)}")
     if np.any(q <= 0) or np.any(q >= 1) or np.any(np.diff(q) <= 0):
-        raise ValueError(f"quantiles must be strictly increasing levels in (0, 1), got {quantiles!r}")
+        raise ValueError(f"quantiles must be strictly increasing levels in (0, 1), got {shown(quantiles)}")
     return q
 
 
@@ -139,9 +139,9 @@ def _check_bounds(bounds) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in bounds)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a (low, high) pair, got {bounds!r}") from None
+        raise ValueError(f"bounds must be a (low, high) pair, got {shown(bounds)}") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise ValueError(f"bounds must be finite with low <= high, got {bounds!r}")
+        raise ValueError(f"bounds must be finite with low <= high, got {shown(bounds)}")
     return lo, hi
 
 

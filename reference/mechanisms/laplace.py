@@ -16,6 +16,7 @@ from reference.mechanisms.base import (
 )
 from reference.mechanisms.discrete_noise import DiscreteLaplaceLaw
 from reference.validation import check_generator, check_positive_finite
+from reference.validation import shown
 
 __all__ = ['Laplace', 'TwoSidedGeometric']
 
@@ -174,7 +175,7 @@ class TwoSidedGeometric(Mechanism):
         value = np.asarray(data)
         if not np.issubdtype(value.dtype, np.integer):
             if not np.all(np.equal(np.mod(value, 1), 0)):
-                raise ValueError(f"data must be integer-valued for the geometric mechanism, got {data!r}")
+                raise ValueError(f"data must be integer-valued for the geometric mechanism, got {shown(data)}")
             value = value.astype(np.int64)
         return value
 

@@ -16,6 +16,7 @@ from reference.mechanisms.grid import (
     selection_delta,
 )
 from reference.validation import check_generator, check_positive_finite
+from reference.validation import shown
 
 __all__ = ['IntervalExponential']
 
@@ -29,9 +30,9 @@ class _BoundedMedian(Mechanism):
         try:
             low, high = (float(b) for b in bounds)
         except (TypeError, ValueError):
-            raise ValueError(f"bounds must be a pair (low, high), got {bounds!r}") from None
+            raise ValueError(f"bounds must be a pair (low, high), got {shown(bounds)}") from None
         if not (math.isfinite(low) and math.isfinite(high) and (low < high if strict else low <= high)):
-            raise ValueError(f"bounds must be finite with low {'<' if strict else '<='} high, got {bounds!r}")
+            raise ValueError(f"bounds must be finite with low {'<' if strict else '<='} high, got {shown(bounds)}")
         self.bounds = (low, high)
 
     def _params(self):

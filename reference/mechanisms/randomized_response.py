@@ -7,6 +7,7 @@ import numpy as np
 
 from reference.mechanisms.base import Mechanism, _check_n
 from reference.validation import check_generator, check_positive_finite
+from reference.validation import shown
 
 __all__ = ['RandomizedResponse', 'BitRandomizedResponse']
 
@@ -22,7 +23,7 @@ class RandomizedResponse(Mechanism):
     def __init__(self, epsilon: float, k: int = 2):
         self.epsilon = check_positive_finite("epsilon", epsilon)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-            raise ValueError(f"k must be an integer >= 2, got {k!r}")
+            raise ValueError(f"k must be an integer >= 2, got {shown(k)}")
         self.k = int(k)
         self.p_keep = math.exp(self.epsilon) / (math.exp(self.epsilon) + self.k - 1)
 
@@ -31,7 +32,7 @@ class RandomizedResponse(Mechanism):
 
     def _value(self, data) -> int:
         if isinstance(data, (bool, np.bool_)) or not isinstance(data, (int, np.integer)) or not 0 <= data < self.k:
-            raise ValueError(f"data must be an integer in [0, {self.k - 1}], got {data!r}")
+            raise ValueError(f"data must be an integer in [0, {self.k - 1}], got {shown(data)}")
         return int(data)
 
     def sample(self, data, rng):
@@ -91,7 +92,7 @@ class BitRandomizedResponse(Mechanism):
     def _bits(data) -> np.ndarray:
         bits = np.asarray(data)
         if bits.ndim != 1 or bits.size == 0 or not np.all((bits == 0) | (bits == 1)):
-            raise ValueError(f"data must be a non-empty 1-D vector of 0/1 values, got {data!r}")
+            raise ValueError(f"data must be a non-empty 1-D vector of 0/1 values, got {shown(data)}")
         return bits.astype(np.int8)
 
     def sample(self, data, rng):

@@ -8,6 +8,7 @@ import numpy as np
 from reference.mechanisms.base import Mechanism, _check_n, _draw_index, _log_normalise
 from reference.mechanisms.grid import selection_delta
 from reference.validation import check_generator, check_nonempty, check_positive_finite
+from reference.validation import shown
 
 __all__ = ['ExponentialMechanism', 'PermuteAndFlip']
 
@@ -19,7 +20,7 @@ class _Selection(Mechanism):
         self.epsilon = check_positive_finite("epsilon", epsilon)
         self.sensitivity = check_positive_finite("sensitivity", sensitivity)
         if not isinstance(monotonic, (bool, np.bool_)):
-            raise TypeError(f"monotonic must be a bool, got {monotonic!r}")
+            raise TypeError(f"monotonic must be a bool, got {shown(monotonic)}")
         self.monotonic = bool(monotonic)
 
     def _params(self):

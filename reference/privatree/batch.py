@@ -186,17 +186,17 @@ class PrivaTreeBatch:
 
     def __init__(self, *, edges=None, estimator=PrivaTreeClassifier, **params):
         if not (isinstance(estimator, type) and issubclass(estimator, PrivaTreeClassifier)):
-            raise ValueError(f"estimator must be PrivaTreeClassifier or a subclass of it, got {estimator!r}")
+            raise ValueError(f"estimator must be PrivaTreeClassifier or a subclass of it, got {shown(estimator)}")
         if "random_state" in params:
             raise ValueError("random_state is not a parameter of PrivaTreeBatch: every run draws from the rng "
-                             f"it is given (got random_state={params['random_state']!r})")
+                             f"it is given (got random_state={shown(params['random_state'])})")
         accepted = estimator().get_params(deep=False)
         unknown = sorted(k for k in params if k not in accepted)
         if unknown:
             raise ValueError(f"{estimator.__name__} takes no parameter(s) {unknown}; it accepts {sorted(accepted)}")
         if not (edges is None or edges == "exact"
                 or (isinstance(edges, Integral) and not isinstance(edges, bool) and edges >= 1)):
-            raise ValueError(f"edges must be None, 'exact' or a positive integer, got {edges!r}")
+            raise ValueError(f"edges must be None, 'exact' or a positive integer, got {shown(edges)}")
         self.edges = edges if edges is None or edges == "exact" else int(edges)
         self.estimator = estimator
         self.params = dict(params)
@@ -219,7 +219,7 @@ class PrivaTreeBatch:
         """``n`` independent releases of trees fitted on ``data = (X, y)``."""
         check_generator(rng)
         if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-            raise ValueError(f"n must be a positive integer, got {n!r}")
+            raise ValueError(f"n must be a positive integer, got {shown(n)}")
         n = int(n)
         if not self.vectorised:
             return [self._reference_release(data, rng) for _ in range(n)]

@@ -57,7 +57,7 @@ GRINSZTAJN_CAT_COLUMNS = {
 }
 
 _FACTS = ("feature ranges (min, max) and categorical sizes (largest code + 1) read from each training fold, as "
-          "the authors' code does (spec 5.2); not differentially private")
+          "the authors' code does; not differentially private")
 
 
 def _dataset(name: str, df: pd.DataFrame, target: str, categorical, notes) -> Dataset:

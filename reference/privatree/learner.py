@@ -87,7 +87,7 @@ def phi_K(K: int) -> float:
     maximisation refined from the best point of a grid.
     """
     if isinstance(K, bool) or not isinstance(K, Integral) or K < 2:
-        raise ValueError(f"K (number of classes) must be an integer >= 2, got {K!r}")
+        raise ValueError(f"K (number of classes) must be an integer >= 2, got {shown(K)}")
     if K == 2:
         return 1.0 / math.e
     grid = np.linspace(1e-6, 1.0, 2001)
@@ -238,15 +238,15 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         d = check_max_depth(self.max_depth)
         b = self.max_bins
         if isinstance(b, bool) or not isinstance(b, Integral) or not 2 <= b <= 255:
-            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {shown(b)}")
         check_probability("E_max", self.E_max, open_low=True, open_high=True)
         check_probability("max_leaf_share", self.max_leaf_share, open_low=True)
         if self.accounting not in ("strict", "paper"):
-            raise ValueError(f"accounting must be 'strict' or 'paper', got {self.accounting!r}")
+            raise ValueError(f"accounting must be 'strict' or 'paper', got {shown(self.accounting)}")
         if self.stopping not in (None, "depth", "paper"):
-            raise ValueError(f"stopping must be None, 'depth' or 'paper', got {self.stopping!r}")
+            raise ValueError(f"stopping must be None, 'depth' or 'paper', got {shown(self.stopping)}")
         if self.binning not in ("quantile", "uniform"):
-            raise ValueError(f"binning must be 'quantile' or 'uniform', got {self.binning!r}")
+            raise ValueError(f"binning must be 'quantile' or 'uniform', got {shown(self.binning)}")
         if self.accounting == "strict":  # strict accounting refuses every step that is not DP
             if self.stopping == "paper":
                 raise ValueError("stopping='paper' (Algorithm 1 line 7) is not differentially private: "
@@ -257,16 +257,16 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
                                  "binning='uniform' or accounting='paper'")
         msl = self.min_samples_leaf
         if isinstance(msl, bool) or not isinstance(msl, Integral) or msl < 0:
-            raise ValueError(f"min_samples_leaf must be a non-negative integer, got {msl!r}")
+            raise ValueError(f"min_samples_leaf must be a non-negative integer, got {shown(msl)}")
         if not (isinstance(self.epsilon_shares, str) and self.epsilon_shares == "auto"):
             try:
                 shares = [float(s) for s in self.epsilon_shares]
             except (TypeError, ValueError):
-                raise ValueError(f"epsilon_shares must be 'auto' or three shares, got {self.epsilon_shares!r}") from None
+                raise ValueError(f"epsilon_shares must be 'auto' or three shares, got {shown(self.epsilon_shares)}") from None
             if len(shares) != 3 or min(shares) < 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9) \
                     or (d > 0 and shares[1] + shares[0] <= 0) or shares[2] <= 0:
                 raise ValueError("epsilon_shares must be three non-negative shares (quantiles, nodes, leaves) "
-                                 f"summing to 1 with positive leaf and node shares, got {self.epsilon_shares!r}")
+                                 f"summing to 1 with positive leaf and node shares, got {shown(self.epsilon_shares)}")
         if self.n_public is not None:
             check_positive_finite("n_public", self.n_public)
         return eps, int(d)
@@ -276,13 +276,13 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("classes is required: the public class labels (never read from y)")
         classes = np.asarray(list(self.classes))
         if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
-            raise ValueError(f"classes must list at least two distinct labels, got {self.classes!r}")
+            raise ValueError(f"classes must list at least two distinct labels, got {shown(self.classes)}")
         cats = {} if self.categories is None else dict(facts_by_index(self, "categories", self.categories, m))
         for j, values in cats.items():
             if not (isinstance(j, Integral) and 0 <= j < m):
-                raise ValueError(f"categories has feature index {j!r} outside 0..{m - 1}")
+                raise ValueError(f"categories has feature index {shown(j)} outside 0..{m - 1}")
             if len(values) < 1 or len(set(values)) != len(values):
-                raise ValueError(f"categories[{j}] must list distinct category values, got {values!r}")
+                raise ValueError(f"categories[{j}] must list distinct category values, got {shown(values)}")
         num = [j for j in range(m) if j not in cats]
         if num and self.bounds is None:
             raise ValueError("bounds is required: the public (low, high) of every numerical feature "
@@ -298,9 +298,9 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             try:
                 lo, hi = (float(v) for v in src[j])
             except (TypeError, ValueError):
-                raise ValueError(f"bounds[{j}] must be a (low, high) pair, got {src[j]!r}") from None
+                raise ValueError(f"bounds[{j}] must be a (low, high) pair, got {shown(src[j])}") from None
             if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-                raise ValueError(f"bounds[{j}] must be finite with low <= high, got {src[j]!r}")
+                raise ValueError(f"bounds[{j}] must be finite with low <= high, got {shown(src[j])}")
             bounds[j] = (lo, hi)
         return classes, cats, bounds
 
@@ -363,7 +363,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             leaks.append("PrivaTree*: bin edges are exact quantiles of the data (not DP)")
         stopping = self.stopping or ("paper" if self.accounting == "paper" else "depth")
         if stopping == "paper" and d > 0:
-            leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon (spec 4.3, G2)")
+            leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon")
             charge_stopping(ledger)
         bins = np.empty(Z.shape, dtype=np.int64)
         n_bins = []

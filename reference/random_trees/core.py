@@ -13,6 +13,7 @@ from numbers import Integral
 import numpy as np
 
 from reference.validation import check_positive_finite
+from reference.validation import shown
 from reference.mechanisms import TwoSidedGeometric
 from reference.tree import route_heap as route
 
@@ -136,7 +137,7 @@ def aggregate(theta_at_x: np.ndarray, voting: str, rng: np.random.Generator | No
         u = rng.random(size=p.shape[:-1] + (1,))
         cdf = np.cumsum(p, axis=-1)
         return np.minimum((u >= cdf).sum(axis=-1), C - 1)
-    raise ValueError(f"voting must be one of {VOTING_RULES}, got {voting!r}")
+    raise ValueError(f"voting must be one of {VOTING_RULES}, got {shown(voting)}")
 
 
 def noise_scale(epsilon: float, n_estimators: int, neighbouring: str, accounting: str) -> float:
@@ -159,7 +160,7 @@ def logarithmic_n_estimators(n_records: int) -> int:
     Theorems 5.6 and 5.7); the constant is ours. ``n_records`` must be public.
     """
     if isinstance(n_records, bool) or not isinstance(n_records, Integral) or n_records < 1:
-        raise ValueError(f"n_records must be a positive integer, got {n_records!r}")
+        raise ValueError(f"n_records must be a positive integer, got {shown(n_records)}")
     k = max(1, math.ceil(math.log(n_records)))
     return k if k % 2 else k + 1
 
@@ -168,9 +169,9 @@ def theory_n_estimators(n_records: int, delta: float, C: float = 1.0) -> int:
     """``ceil(2 (1 + C) ln n / delta**2)``: the number of trees of Theorem 5.3 as
     reconstructed in spec 3.4 [RECON-H] (one-sided Azuma, natural log)."""
     if isinstance(n_records, bool) or not isinstance(n_records, Integral) or n_records < 1:
-        raise ValueError(f"n_records must be a positive integer, got {n_records!r}")
+        raise ValueError(f"n_records must be a positive integer, got {shown(n_records)}")
     if not 0.0 < delta < 0.5:
-        raise ValueError(f"delta must be in (0, 1/2), got {delta!r}")
+        raise ValueError(f"delta must be in (0, 1/2), got {shown(delta)}")
     check_positive_finite("C", C)
     return max(1, math.ceil(2.0 * (1.0 + C) * math.log(n_records) / delta ** 2))
 

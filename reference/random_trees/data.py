@@ -85,7 +85,7 @@ def _vote(d: Path) -> Dataset:
     return Dataset(name="CVR", X=X, y=y, task="classification", feature_names=feats,
                    bounds={j: (0.0, 1.0) for j in range(len(feats))}, classes=classes, facts_from_data=False,
                    facts_note="feature range [0, 1] declared by the coding n = 0, ? = 0.5, y = 1",
-                   notes=[f"votes coded n = 0, y = 1, ? = 0.5 ({n_missing} '?' cells; spec A11); "
+                   notes=[f"votes coded n = 0, y = 1, ? = 0.5 ({n_missing} '?' cells); "
                           "class democrat = 0, republican = 1"])
 
 
@@ -125,8 +125,8 @@ def _mushroom(d: Path) -> Dataset:
     ds = Dataset(name="Mushroom", X=X, y=y, task="classification", feature_names=feats, categories=cat_idx,
                  classes=classes, facts_from_data=True,
                  facts_note="category sets (hence code ranges [0, c-1]) read from the whole file",
-                 notes=[f"22 nominal attributes coded 0..c-1 (sorted values), used as numbers in [0, c-1] (spec "
-                        f"A11); stalk-root's {n_missing} '?' kept as a category; class e = 0, p = 1"])
+                 notes=[f"22 nominal attributes coded 0..c-1 (sorted values), used as numbers in [0, c-1]; "
+                        f"stalk-root's {n_missing} '?' kept as a category; class e = 0, p = 1"])
     ds.bounds = {j: (float(min(c)), float(max(c))) for j, c in cat_idx.items()}
     return ds
 

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from reference.randomness import PublishSafeMixin, check_random_state, predict_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
                                   check_X, check_y, facts_by_index)
+from reference.validation import shown
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import heap_tree
 from reference.random_trees.core import (
@@ -65,12 +66,12 @@ def _check_bounds(bounds, m=None) -> np.ndarray:
     try:
         arr = np.asarray(bounds, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}") from None
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {shown(bounds)}") from None
     if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
-        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
+        raise ValueError(f"bounds must be a sequence of (low, high) pairs, got {shown(bounds)}")
     if not np.all(np.isfinite(arr)) or np.any(arr[:, 1] < arr[:, 0]):
         bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1) | (arr[:, 1] < arr[:, 0]))[0])
-        raise ValueError(f"bounds[{bad}] must be finite with low <= high, got {tuple(arr[bad])!r}")
+        raise ValueError(f"bounds[{bad}] must be finite with low <= high, got {shown(tuple(arr[bad]))}")
     if m is not None and arr.shape[0] != m:
         raise ValueError(f"bounds has {arr.shape[0]} ranges but X has {m} features")
     return arr
@@ -81,9 +82,9 @@ def _check_classes(classes) -> np.ndarray:
         raise ValueError("classes is required: the public list of class labels")
     arr = np.asarray(classes)
     if arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"classes must list at least two labels, got {classes!r}")
+        raise ValueError(f"classes must list at least two labels, got {shown(classes)}")
     if len(set(arr.tolist())) != arr.size:
-        raise ValueError(f"classes must not repeat a label, got {classes!r}")
+        raise ValueError(f"classes must not repeat a label, got {shown(classes)}")
     return arr
 
 
@@ -177,7 +178,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
     def _resolve_n_estimators(self) -> int:
         if isinstance(self.n_estimators, str):
             if self.n_estimators != "log":
-                raise ValueError(f"n_estimators must be an integer >= 1 or 'log', got {self.n_estimators!r}")
+                raise ValueError(f"n_estimators must be an integer >= 1 or 'log', got {shown(self.n_estimators)}")
             if self.n_records is None:
                 raise ValueError("n_records is required with n_estimators='log': the public number of records "
                                  "(the rule never reads the private data's size)")
@@ -188,13 +189,13 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         k = self._resolve_n_estimators()
         h = check_int("max_depth", self.max_depth, 0)
         if h > 24:
-            raise ValueError(f"max_depth must be at most 24 (2**h leaves per tree), got {h!r}")
+            raise ValueError(f"max_depth must be at most 24 (2**h leaves per tree), got {shown(h)}")
         check_choice("voting", self.voting, VOTING_RULES)
         check_choice("accounting", self.accounting, ACCOUNTINGS)
         check_choice("invalid_rule", self.invalid_rule, INVALID_RULES)
         check_neighbouring(self.neighbouring)
         if not isinstance(self.private, (bool, np.bool_)):
-            raise ValueError(f"private must be True or False, got {self.private!r}")
+            raise ValueError(f"private must be True or False, got {shown(self.private)}")
         if self.private:
             check_positive_finite("epsilon", self.epsilon)
         return k, h
@@ -205,7 +206,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
             raise ValueError(f"X must be a 2-D array, got shape {X.shape}")
         if not np.all(np.isfinite(X)):
             i, j = np.argwhere(~np.isfinite(X))[0]
-            raise ValueError(f"X must be finite, found X[{i}, {j}] = {float(X[i, j])!r}")
+            raise ValueError(f"X must be finite, found X[{i}, {j}] = {shown(float(X[i, j]))}")
         if X.shape[1] != bounds.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features but bounds has {bounds.shape[0]} ranges")
         clipped = np.clip(X, bounds[:, 0], bounds[:, 1])
@@ -272,7 +273,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         y_index = order[pos]
         unknown = classes[y_index] != y
         if np.any(unknown):
-            raise ValueError(f"y contains a label not in classes {classes.tolist()!r}: {y[unknown][0]!r}")
+            raise ValueError(f"y contains a label not in classes {shown(classes.tolist())}: {shown(y[unknown][0])}")
         return k, h, bounds, classes, X, y_index, n_clipped
 
     def _noise_scale(self, k: int):
