@@ -245,7 +245,7 @@ def _fmt(x: float) -> str:
 def write_certificate(target: str, results: list[DomainResult], out: Path, elapsed: float, seed: int) -> Path:
     """``OUT/TARGET/certificate.md``, ``certificate.json`` and ``figures/certificate-*.png``, written
     whole (to temporary names, then renamed) or not at all."""
-    from audit.engine.figures import integer_ticks, pyplot
+    from audit.engine.figures import integer_ticks, legend_below, pyplot
 
     plt = pyplot()
     folder = out / target
@@ -277,17 +277,22 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
         a1.set_xlabel("exact loss (upper end)")
         a1.set_ylabel("pairs")
         integer_ticks(a1.yaxis)
-        a1.legend(loc="upper left", fontsize=8)
-        eps, dl = zip(*r.profile)
-        a2.semilogy(eps, np.maximum(dl, 1e-18), marker="o", color="#228833")
-        a2.axvline(d.epsilon_claimed, color="#cc3311", ls="--")
-        a2.set_title("worst pair: privacy profile δ(ε) (upper bound)")
+        eps, dl = np.array(r.profile, dtype=float).T
+        pos = dl > 0
+        a2.semilogy(eps[pos], dl[pos], marker="o", color="#228833", label="δ(ε) > 0 (upper bound)")
+        floor = float(dl[pos].min()) / 100 if pos.any() else 1e-12
+        if (~pos).any():  # a zero cannot sit on a log axis: an open marker on the floor instead
+            a2.plot(eps[~pos], np.full((~pos).sum(), floor), ls="none", marker="o", mfc="none", color="#228833",
+                    label=f"δ(ε) = 0 (drawn at {floor:.0e})")
+        a2.axvline(d.epsilon_claimed, color="#cc3311", ls="--", label=f"claim ε = {d.epsilon_claimed:g}")
+        a2.set_title("worst pair: privacy profile δ(ε)")
         a2.set_xlabel("ε")
-        a2.set_ylabel("δ(ε), floored at 1e-18")
+        a2.set_ylabel("δ(ε)")
         fig.suptitle(d.name)
         fig.tight_layout()
+        legend_below(fig, ncol=3)
         name = f"certificate-{k}.png"
-        fig.savefig(folder / "figures" / (name + ".tmp"), format="png", dpi=110)
+        fig.savefig(folder / "figures" / (name + ".tmp"), format="png", dpi=110, bbox_inches="tight")
         plt.close(fig)
         lines += [f"## {d.name}", "", d.description, "",
                   f"- parameters: `{json.dumps(d.params)}`",
