@@ -412,10 +412,18 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 tried = None
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
+    # announced when it joins the report, complete (its console line says what decided it)
     row = res.claim_row(id=subject.name, subject=f"{subject.target} {json.dumps(subject.params)} ({kind})",
-                        expected=subject.expect)
+                        expected=subject.expect, announce=False)
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
+        if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
+            row["decided_by"] = "float probe"
+            extra.insert(0, "violation through the floating-point probe: the outputs of the two inputs lie on "
+                            "different float lattices (Mironov 2012), so some bit patterns occur from one input "
+                            "only; --no-float-probe audits the claim in real arithmetic instead")
+        elif res.violation:
+            row["decided_by"] = "outputs"
     if kind == "estimator" and plan["exceptions"] != "off":
         extra.append("exceptions in fit are outcomes" if plan["exceptions"] == "fail" else
                      "exceptions in fit are reported, not decisive (--exceptions report): the verdict rests on "

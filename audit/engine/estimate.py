@@ -225,8 +225,9 @@ class AuditResult:
         progress.finished("mutant", row)
         return row
 
-    def claim_row(self, *, id: str, subject: str, expected: str, **extra) -> dict:
-        """A row for :attr:`audit.report.Report.claims`."""
+    def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, **extra) -> dict:
+        """A row for :attr:`audit.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
+        (``audit check`` completes the row first: power, kept state, what decided it)."""
         row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,
                "epsilon_claimed": self.claim.epsilon, "delta": self.claim.delta,
                "epsilon_lower": self.epsilon_lower, "epsilon_point": self.epsilon_point,
@@ -234,7 +235,8 @@ class AuditResult:
                "verdict": "violation" if self.violation else "pass", "expected": expected,
                "method": "sampled", "detail": self.evidence(), "evidence_data": self.evidence_fields()}
         row.update(extra)
-        progress.finished("claim", row)
+        if announce:
+            progress.finished("claim", row)
         return row
 
 

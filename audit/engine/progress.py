@@ -58,6 +58,16 @@ def as_expected(kind: str, row: dict) -> bool:
     return row["verdict"] == row["expected"]
 
 
+#: what a claim's console line says when a violation was decided by something other than its outputs
+DECIDED_BY = {
+    "float probe": "through the floating-point probe (float bit patterns only one input produces; "
+                   "--no-float-probe audits real arithmetic)",
+    "exception": "through an exception (fit refuses one dataset of the pair; --exceptions report decides on the "
+                 "outputs)",
+    "kept state": "through kept state (the fitted model keeps what replays its noise; --state warn reports it)",
+}
+
+
 def row_line(kind: str, row: dict) -> str:
     """One line for a finished row: whether it is as expected, its id, its verdict and its numbers."""
     mark = "✓" if as_expected(kind, row) else "✗"
@@ -75,6 +85,8 @@ def row_line(kind: str, row: dict) -> str:
         d = row.get("detectable_loss")
         what += (f" (inconclusive: only a loss of {_num(d)} or more would have been caught)" if d is not None
                  else " (inconclusive: no power on the winning pair)")
+    if kind == "claim" and row["verdict"] == "violation" and row.get("decided_by") in DECIDED_BY:
+        what += " " + DECIDED_BY[row["decided_by"]]
     if not as_expected(kind, row):
         what += f" (expected {'detected' if kind == 'mutant' else row['expected']})"
     elif kind == "claim" and row["verdict"] == "violation":

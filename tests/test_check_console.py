@@ -1,0 +1,48 @@
+"""The console explains itself (issue 27 item 5): what decided a verdict, progress, missing extras, help texts,
+claims-file lines, readable events and ``--params`` beyond JSON.
+
+Sampled verdicts use fixed seeds at alpha 0.05 and subjects that lose far more than their claim.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audit.__main__ import main
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def subjects_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def _claim_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if " claim " in line and ("✓" in line or "✗" in line)]
+
+
+def test_a_float_probe_violation_says_so_on_its_console_line(tmp_path, capsys):
+    assert main(["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1}', "--epsilon", "1",
+                 "--out", str(tmp_path)]) == 1
+    (line,) = _claim_lines(capsys.readouterr().out)
+    assert "violation" in line and "floating-point probe" in line and "--no-float-probe" in line
+    row = json.loads((tmp_path / "check-subjects.noise-MyLaplace" / "report.json").read_text())["claims"][0]
+    assert row["decided_by"] == "float probe" and "--no-float-probe" in row["detail"]
+    assert "(through the float probe)" in (tmp_path / "check-subjects.noise-MyLaplace" / "report.md").read_text()
+    # broken noise is flagged through the outputs: the line does not blame the probe
+    assert main(["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1, "broken": true}', "--epsilon", "1",
+                 "--no-float-probe", "--out", str(tmp_path)]) == 1
+    (line,) = _claim_lines(capsys.readouterr().out)
+    assert "violation" in line and "floating-point" not in line
+
+
+def test_the_console_line_is_the_final_verdict(tmp_path, capsys):
+    """A violation decided after the sampled bound (kept state) reads violation on its line, not pass."""
+    assert main(["check", "subjects.kept_state:NoisyCountModel", "--epsilon", "1", "--no-search", "--n-samples",
+                 "2000", "--bounds", "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path)]) == 1
+    (line,) = _claim_lines(capsys.readouterr().out)
+    assert line.split("] ", 1)[1].startswith("✗ claim subjects.kept_state:NoisyCountModel: violation")
+    assert "through kept state" in line and "--state warn" in line
