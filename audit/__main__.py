@@ -45,7 +45,8 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           help="what to do (python -m audit COMMAND --help for its options)")
     sub.add_parser("list", help="list the audit targets")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
@@ -55,7 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--claims", help="a dp-claims.toml file of several subjects")
     chk.add_argument("--epsilon", type=float, help="the claimed epsilon")
     chk.add_argument("--delta", type=float, default=0.0, help="the claimed delta (default 0)")
-    chk.add_argument("--neighbours", choices=("add-remove", "substitute"), default="add-remove")
+    chk.add_argument("--neighbours", choices=("add-remove", "substitute"), default="add-remove",
+                     help="the neighbouring relation of the claim: add-remove (the default: D' is D plus or minus "
+                          "one record) or substitute (D' is D with one record replaced); the searched and default "
+                          "pairs follow it")
     chk.add_argument("--params", default="{}", help="JSON object of constructor or factory arguments")
     chk.add_argument("--data", default=None,
                      help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
@@ -120,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
                           "with --noise off, the number of generated datasets (default 200)")
     _common(cmp, "quick")
     dat = sub.add_parser("data", help="list or fetch the public benchmark files the reproductions read")
-    dsub = dat.add_subparsers(dest="data_command", required=True)
+    dsub = dat.add_subparsers(dest="data_command", required=True, metavar="ACTION",
+                              help="list (what is known and present) or fetch (download and verify)")
     dl = dsub.add_parser("list", help="every known file, whether the data directory has it, and its source")
     dl.add_argument("--data-dir", default=None, help="the directory to check (default: where reproduce looks)")
     df = dsub.add_parser("fetch", help="download, verify (SHA-256) and place files where reproduce finds them")

@@ -46,3 +46,34 @@ def test_the_console_line_is_the_final_verdict(tmp_path, capsys):
     (line,) = _claim_lines(capsys.readouterr().out)
     assert line.split("] ", 1)[1].startswith("✗ claim subjects.kept_state:NoisyCountModel: violation")
     assert "through kept state" in line and "--state warn" in line
+
+
+def _parsers(parser, path="python -m audit"):
+    """Every parser of the command line, with its command path."""
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, f"{path} {name}")
+
+
+def test_every_flag_and_command_has_help_text():
+    import argparse
+
+    from audit.__main__ import _parser
+
+    missing = []
+    for path, parser in _parsers(_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
+                missing.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:  # each command's line in its parent's --help
+                    if not (choice.help or "").strip():
+                        missing.append(f"{path} {choice.dest}")
+    assert not missing, f"flags or commands without help text: {missing}"
+    assert len(list(_parsers(_parser()))) >= 9  # the walk reached every subcommand
