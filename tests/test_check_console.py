@@ -77,3 +77,29 @@ def test_every_flag_and_command_has_help_text():
                         missing.append(f"{path} {choice.dest}")
     assert not missing, f"flags or commands without help text: {missing}"
     assert len(list(_parsers(_parser()))) >= 9  # the walk reached every subcommand
+
+
+@pytest.mark.parametrize("body,message", [
+    ('budget = "quick"\n\n[[subjects]]\ncallable = "a:b"\nepsilon = 1\n',
+     ":3: unknown key 'subjects' (did you mean 'subject'?)"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\n\n[subject.extra]\nx = 1\n', ":5: unknown key 'extra'"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\nparmas.epsilon = 1\n',
+     ":4: unknown key 'parmas' in subject 1 (did you mean 'params'?)"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\n\n[[subject]]\ncallable = "c:d"\nepsilon = 1\n"colour" = "red"\n',
+     ":8: unknown key 'colour' in subject 2"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\nbounds = [[1, 0]]\n', ":4: subject 'a:b': --bounds needs"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\n\n[[subject]]\ncallable = "c:d"\nepsilon = 1\nstate = "loud"\n',
+     ":8: subject 'c:d': state must be"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\nneighbours = "swap"\n', ":4: subject 'a:b': neighbouring must be"),
+    ('[[subject]]\ncallable = "a:b"\nname = "x"\nepsilon = 1\n[[subject]]\ncallable = "c:d"\nepsilon = 2\n'
+     'name = "x"\n', ":8: subject name 'x' is used twice"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = = 1\n', ":3: not valid TOML"),
+    ('subject = [{ callable = "a:b", epsilon = 1, colour = 2 }]\n', ":1: unknown key 'colour'"),
+])
+def test_claims_file_errors_give_the_real_line(tmp_path, capsys, body, message):
+    claims = tmp_path / "bad.toml"
+    claims.write_text(body)
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{claims}{message}" in err, err
+    assert f"{claims}:0:" not in err
