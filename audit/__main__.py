@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import reference
-from audit import checkpoint, progress, sampling
+from audit import checkpoint, extras, progress, sampling
 from audit.engine.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
@@ -261,7 +261,7 @@ def _check(args) -> int:
         with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
             report = check_report(subjects, budget, seed, name)
     except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     violated = [c["id"] + (" (expected)" if c["expected"] == "violation" else "")
                 for c in report.claims if c["verdict"] == "violation"]
     if violated:
@@ -396,7 +396,7 @@ def _compare_noise_off(args) -> int:
         print(f"DIFFERENT (noise off, shrunk counterexample): {exc}")
         return 1
     except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     print(f"no difference found: {n} hypothesis-generated datasets, releases equal with the noise off "
           f"({json.dumps(ref.noise_off)})")
     return 0
@@ -440,7 +440,7 @@ def _compare(args) -> int:
         start = time.perf_counter()
         res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
     except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     name = "compare-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
     report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
@@ -474,7 +474,7 @@ def _reproduce(args) -> int:
         rep = reproduce(args.paper, names, data_dir=args.data_dir, jobs=args.jobs, smoke=args.smoke,
                         seed=args.seed, out=None, baseline=args.baseline)
     except ValueError as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     full = not args.smoke and names is None
     fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
     if not rep.cells:
@@ -526,6 +526,10 @@ def main(argv=None) -> int:
         return _dispatch(args)
     except KeyboardInterrupt:
         return _interrupted(argv)
+    except ImportError as exc:  # a module of an optional extra, wherever it was imported: say which extra
+        if extras.missing_extra(exc) is None:
+            raise
+        return _error(f"{type(exc).__name__}: {exc}{extras.hint(exc)}")
 
 
 def _dispatch(args) -> int:
@@ -539,6 +543,11 @@ def _dispatch(args) -> int:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
+    if getattr(args, "scheduler", None):
+        try:
+            import distributed  # noqa: F401
+        except ImportError as exc:
+            return _error(f"--scheduler needs distributed: {exc}{extras.hint(exc)}")
     checkpoint.set_progress(not args.quiet)
     if args.command == "reproduce":
         return _reproduce(args)

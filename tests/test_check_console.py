@@ -103,3 +103,27 @@ def test_claims_file_errors_give_the_real_line(tmp_path, capsys, body, message):
     err = capsys.readouterr().err
     assert f"{claims}{message}" in err, err
     assert f"{claims}:0:" not in err
+
+
+def test_a_missing_optional_dependency_names_the_extra(tmp_path, capsys, monkeypatch):
+    """diffprivlib (an adapter's mechanism, a factory, an estimator imported by name), distributed
+    (--scheduler) and hypothesis (compare --noise off) missing: exit 2 naming the extra to install."""
+    import sys
+
+    for name in ("diffprivlib", "distributed", "hypothesis"):
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError, installed or not
+    out = ["--out", str(tmp_path), "--quiet"]
+    cases = [
+        (["check", "audit.adapters.diffprivlib:Laplace", "--params", '{"epsilon": 1}', "--epsilon", "1"], "diffprivlib"),
+        (["check", "audit.adapters.diffprivlib:decision_tree", "--params",
+          '{"epsilon": 1, "max_depth": 1, "bounds": [[0, 0], [1, 1]], "classes": [0, 1]}', "--epsilon", "1"],
+         "diffprivlib"),
+        (["check", "diffprivlib.models:GaussianNB", "--epsilon", "1"], "diffprivlib"),
+        (["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1}', "--epsilon", "1", "--scheduler",
+          "tcp://127.0.0.1:1"], "distributed"),
+        (["compare", "reference.privatree:PrivaTreeClassifier", "--reference", "privatree", "--noise", "off"], "test"),
+    ]
+    for argv, extra in cases:
+        assert main(argv + out) == 2, argv
+        err = capsys.readouterr().err
+        assert f"pip install 'dptree-audit[{extra}]'" in err and err.count("dptree-audit[") == 1, err

@@ -50,8 +50,9 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
     """
     try:
         from hypothesis import HealthCheck, given, seed as hyp_seed, settings
-    except ImportError:  # pragma: no cover - the test extra installs it
-        raise ValueError("--noise off needs hypothesis: pip install hypothesis") from None
+    except ImportError as exc:  # the test extra installs it
+        raise ValueError(f"--noise off needs hypothesis, which is not installed ({exc}); it is in this project's "
+                         "optional extra 'test': pip install 'dptree-audit[test]'") from None
     ref_cls = ref.load()
     seen = []
 
