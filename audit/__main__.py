@@ -60,7 +60,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="the neighbouring relation of the claim: add-remove (the default: D' is D plus or minus "
                           "one record) or substitute (D' is D with one record replaced); the searched and default "
                           "pairs follow it")
-    chk.add_argument("--params", default="{}", help="JSON object of constructor or factory arguments")
+    chk.add_argument("--params", default="{}",
+                     help="constructor or factory arguments: a JSON object, a Python literal dict where JSON cannot "
+                          "say it (tuples: \"{'bounds': ((0, 0), (1, 1))}\", as diffprivlib wants), or "
+                          "MODULE:FUNCTION returning the dict (numpy arrays, objects)")
     chk.add_argument("--data", default=None,
                      help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
                           "mechanisms: scalar (default) or query:N")
@@ -106,8 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--reference", required=True,
                      help="a reference's short name or MODULE:CALLABLE of a reference learner (`--reference list`)")
     cmp.add_argument("--params", default=None,
-                     help="JSON object of parameters given to both (mechanisms: replaces the reference's defaults; "
-                          "learners: overrides them)")
+                     help="parameters given to both (mechanisms: replaces the reference's defaults; learners: "
+                          "overrides them): a JSON object, a Python literal dict (tuples allowed) or MODULE:FUNCTION "
+                          "returning the dict, as for check")
     cmp.add_argument("--param-map", default="{}",
                      help="JSON object renaming the reference's parameters to the candidate's names")
     cmp.add_argument("--noise", choices=("on", "off"), default="on",
@@ -244,13 +248,10 @@ def _check(args) -> int:
                 return _error("check needs MODULE:CALLABLE or --claims FILE")
             if args.epsilon is None:
                 return _error("check MODULE:CALLABLE needs --epsilon")
-            try:
-                params = json.loads(args.params)
-            except json.JSONDecodeError as exc:
-                return _error(f"--params must be a JSON object: {exc}")
-            if not isinstance(params, dict):
-                return _error(f"--params must be a JSON object, got {args.params!r}")
+            from audit.check import parse_params
             from audit.engine.estimate import Claim
+
+            params = parse_params(args.params)
 
             Claim(args.epsilon, args.delta, args.neighbours)
             subjects = [Subject(args.subject, args.subject, args.epsilon, args.delta, args.neighbours, params,
@@ -279,6 +280,12 @@ def _json_object(text: str, option: str) -> dict:
     return value
 
 
+def _params(text) -> dict:
+    from audit.check import parse_params
+
+    return parse_params(text)
+
+
 def _list_references() -> int:
     from audit.learner_references import LEARNERS
     from audit.oracle.cases import REFERENCES
@@ -304,7 +311,7 @@ def _compare_setup(args):
     from audit.oracle.cases import REFERENCES
     from audit.oracle.claims import N_LEARNER, N_SAMPLES
 
-    given = None if args.params is None else _json_object(args.params, "--params")
+    given = None if args.params is None else _params(args.params)
     param_map = _json_object(args.param_map, "--param-map")
     if args.reference == "self":
         return _self_setup(args, given, param_map)
@@ -387,7 +394,7 @@ def _compare_noise_off(args) -> int:
         if ref.noise_off is None:
             raise ValueError(f"--noise off: the reference {ref.name!r} has randomness beyond its privacy noise "
                              "(random structure or features), so its release is not a function of the data")
-        given = None if args.params is None else _json_object(args.params, "--params")
+        given = None if args.params is None else _params(args.params)
         params = dict(_learner_params(ref, given), **ref.noise_off)
         cls = resolve(args.subject)
         cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)

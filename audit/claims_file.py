@@ -8,7 +8,9 @@
     [[subject]]
     name = "my-laplace"                      # unique; names the report row
     callable = "mypkg.noise:make_laplace"    # MODULE:CALLABLE (see audit.check)
-    params = { epsilon = 1.0 }               # optional: constructor or factory arguments
+    params = { epsilon = 1.0 }               # optional: constructor or factory arguments (a table, or a string:
+                                             # a Python literal dict, "{'bounds': ((0, 0), (1, 1))}", or
+                                             # "MODULE:FUNCTION" returning the dict)
     epsilon = 1.0                            # the claim (required)
     delta = 0.0                              # optional
     neighbours = "add-remove"                # optional: add-remove | substitute
@@ -44,7 +46,7 @@ import tomllib
 from pathlib import Path
 
 from audit.engine.budget import BUDGETS
-from audit.check import CheckError, Subject, parse_bounds, parse_classes, parse_release
+from audit.check import CheckError, Subject, parse_bounds, parse_classes, parse_params, parse_release
 
 __all__ = ["load_claims"]
 
@@ -177,14 +179,15 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         options = {"pairs": entry.get("pairs"), "n_samples": entry.get("n_samples"),
                    **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale")},
                    "strict_power": bool(entry.get("strict_power", False))}
-        for key, parse in (("bounds", parse_bounds), ("classes", parse_classes), ("release", parse_release),
+        for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
+                           ("classes", parse_classes), ("release", parse_release),
                            ("exceptions", _exceptions), ("state", _state)):
             try:
                 options[key] = parse(entry[key]) if key in entry else \
-                    {"release": "auto", "exceptions": "fail", "state": "fail"}.get(key)
+                    {"release": "auto", "exceptions": "fail", "state": "fail", "params": {}}.get(key)
             except CheckError as exc:
                 raise CheckError(f"{at(key)}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),
-                                entry.get("neighbours", "add-remove"), dict(entry.get("params", {})),
+                                entry.get("neighbours", "add-remove"), options.pop("params"),
                                 entry.get("data"), expect=expected, note=str(entry.get("note", "")), **options))
     return subjects, settings

@@ -127,3 +127,48 @@ def test_a_missing_optional_dependency_names_the_extra(tmp_path, capsys, monkeyp
         assert main(argv + out) == 2, argv
         err = capsys.readouterr().err
         assert f"pip install 'dptree-audit[{extra}]'" in err and err.count("dptree-audit[") == 1, err
+
+
+PARAMS_BASE = ["check", "subjects.strict_params:TupleBounds", "--epsilon", "1", "--no-search", "--no-scale",
+               "--n-samples", "2000", "--bounds", "[[0, 1]]", "--classes", "0,1", "--quiet"]
+
+
+def test_params_accepts_a_python_literal_and_a_factory(tmp_path, capsys):
+    out = ["--out", str(tmp_path)]
+    assert main(PARAMS_BASE + ["--params", '{"epsilon": 1, "bounds": [[0], [1]]}'] + out) == 2  # JSON has no tuple
+    assert "bounds must be a tuple" in capsys.readouterr().err
+    assert main(PARAMS_BASE + ["--params", "{'epsilon': 1, 'bounds': ((0,), (1,))}"] + out) == 0
+    row = json.loads((tmp_path / "check-subjects.strict_params-TupleBounds" / "report.json").read_text())["claims"][0]
+    assert row["subject"].startswith("subjects.strict_params:TupleBounds {'epsilon': 1, 'bounds': ((0,), (1,))}")
+    assert main(PARAMS_BASE + ["--params", "subjects.strict_params:params"] + out) == 0  # numpy arrays
+    row = json.loads((tmp_path / "check-subjects.strict_params-TupleBounds" / "report.json").read_text())["claims"][0]
+    assert "'bounds': ([0.0], [1.0])" in row["subject"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("[1]", "--params must be a JSON object"),
+    ("{'a': open('x')}", "is neither"),
+    ("builtins:list", "--params builtins:list() must return a dict, got list"),
+    ("subjects.nope:params", "cannot import module 'subjects.nope'"),
+])
+def test_params_errors_name_the_forms(tmp_path, capsys, text, message):
+    assert main(PARAMS_BASE + ["--params", text, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+
+
+def test_claims_file_params_as_a_literal_string(tmp_path):
+    claims = tmp_path / "tuple.toml"
+    claims.write_text('[[subject]]\ncallable = "subjects.strict_params:TupleBounds"\n'
+                      "params = \"{'epsilon': 1.0, 'bounds': ((0,), (1,))}\"\nepsilon = 1\nsearch = false\n"
+                      'scale = false\nn_samples = 2000\nbounds = [[0, 1]]\nclasses = [0, 1]\n\n'
+                      '[[subject]]\nname = "bad"\ncallable = "subjects.strict_params:TupleBounds"\nepsilon = 1\n'
+                      'params = "[1]"\n')
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 2  # the bad one: line 15
+    from audit.check import CheckError
+    from audit.claims_file import load_claims
+
+    with pytest.raises(CheckError, match=r"tuple.toml:15: subject 'bad': params must be"):
+        load_claims(claims)
+    claims.write_text(claims.read_text().split("\n\n[[subject]]\nname")[0] + "\n")
+    assert main(["check", "--claims", str(claims), "--budget", "quick", "--out", str(tmp_path), "--quiet"]) == 0
