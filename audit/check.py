@@ -43,7 +43,7 @@ import numpy as np
 from audit.engine import checkpoint
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.events import float_probe
+from audit.engine.events import coordinates, float_probe
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
 from audit.engine.power import conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
@@ -443,7 +443,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
     n = subject.n_samples or SAMPLES[budget]
     extra = []
-    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe):
+    names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
+    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe), \
+            coordinates(names):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
                 scale = None
@@ -488,8 +490,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         crash = plan["crash_pairs"]
         row["exception_findings"] = [_crash_text(mech, p) for p in crash]
         worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
+        event = str(getattr(res.worst, "event", ""))
         through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and \
-            "x[0]" in str(getattr(res.worst, "event", ""))
+            ("raised" in event or "x[0]" in event)  # the event reads the exception flag
         row["decided_by"] = "exception" if through_crash else "outputs"
         if res.violation and through_crash:
             extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "

@@ -6,7 +6,10 @@ Sampled verdicts use fixed seeds at alpha 0.05 and subjects that lose far more t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 
@@ -172,3 +175,60 @@ def test_claims_file_params_as_a_literal_string(tmp_path):
         load_claims(claims)
     claims.write_text(claims.read_text().split("\n\n[[subject]]\nname")[0] + "\n")
     assert main(["check", "--claims", str(claims), "--budget", "quick", "--out", str(tmp_path), "--quiet"]) == 0
+
+
+class _Majority:
+    """Predicts the majority label, "yes" or "no" (no noise); refuses an empty dataset."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        if len(y) == 0:
+            raise ValueError("empty")
+        self.label_ = "yes" if np.mean(y) > 0.5 else "no"
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label_)
+
+
+def test_events_on_estimator_releases_name_their_coordinates():
+    from audit.engine.events import choose_event, coordinates
+    from audit.engine.release import EstimatorRelease
+    from audit.engine.sampling import Samples
+
+    mech = EstimatorRelease(_Majority, {}, bounds=[(0.0, 1.0)], classes=["no", "yes"], release="predictions")
+    zeros, ones, empty = (np.zeros((3, 1)), np.zeros(3)), (np.zeros((3, 1)), np.ones(3)), (np.zeros((0, 1)), np.zeros(0))
+    mech.calibrate([zeros, ones, empty])
+    assert mech.names == ["raised"] + [f"prediction at ({q})" for q in (0.125, 0.375, 0.625, 0.875)]
+    rng = np.random.default_rng(0)
+
+    def sample(d):
+        return Samples("vector", np.array([mech(d, rng) for _ in range(60)]), (5,))
+
+    with coordinates(mech.coordinates()):
+        by_prediction = choose_event(sample(ones), sample(zeros), delta=0.0, alpha=0.05).description
+        by_refusal = choose_event(sample(empty), sample(zeros), delta=0.0, alpha=0.05).description
+    assert "x[" not in by_prediction + by_refusal
+    assert by_prediction.startswith("prediction at (") and "is 'yes'" in by_prediction, by_prediction
+    assert re.match(r"fit (raised ValueError|succeeded) \[raised [<>]= ", by_refusal), by_refusal
+    # products, ratios and patterns of named coordinates
+    names = mech.coordinates()
+    assert names.operation(1, "*", 2) == "(prediction at (0.125)) * (prediction at (0.375))"
+    assert names.pattern([(0, 0.0), (1, 1.0), (2, None)]) == \
+        "pattern (fit succeeded; prediction at (0.125) is 'yes'; 1 other coordinate(s) free)"
+    # outside the block, vectors keep x[j]
+    assert choose_event(sample(ones), sample(zeros), delta=0.0, alpha=0.05).description.startswith("x[")
+
+
+def test_check_reports_events_in_words(tmp_path):
+    base = ["--epsilon", "1", "--quiet", "--n-samples", "2000", "--no-scale", "--state", "off", "--bounds",
+            "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path)]
+    assert main(["check", "subjects.crashing:OddSizeCrash", "--no-search", *base]) == 1
+    row = json.loads((tmp_path / "check-subjects.crashing-OddSizeCrash" / "report.json").read_text())["claims"][0]
+    assert re.match(r"fit (raised ValueError|succeeded) \[raised [<>]= ", row["evidence_data"]["event"])
+    assert row["decided_by"] == "exception"
+    assert main(["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", *base]) == 1
+    row = json.loads((tmp_path / "check-subjects.crashing-RefusesEmptyLeaky" / "report.json").read_text())["claims"][0]
+    assert row["evidence_data"]["event"].startswith("prediction at (0.") and "x[" not in row["detail"]
