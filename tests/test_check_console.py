@@ -232,3 +232,14 @@ def test_check_reports_events_in_words(tmp_path):
     assert main(["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", *base]) == 1
     row = json.loads((tmp_path / "check-subjects.crashing-RefusesEmptyLeaky" / "report.json").read_text())["claims"][0]
     assert row["evidence_data"]["event"].startswith("prediction at (0.") and "x[" not in row["detail"]
+
+
+def test_compare_report_is_named_after_both_and_takes_literal_params(tmp_path, capsys):
+    """A literal --params (the interval median's bounds as a tuple) for both sides; the report names the
+    candidate and the reference. An identical candidate: false-alarm rate 0.01 at a fixed seed."""
+    argv = ["compare", "reference.mechanisms.median:IntervalExponential", "--reference", "interval-median",
+            "--params", "{'epsilon': 1.0, 'bounds': (0.0, 1.0)}", "--samples", "500", "--out", str(tmp_path)]
+    assert main(argv + ["--quiet"]) == 0
+    folder = tmp_path / "compare-reference.mechanisms.median-IntervalExponential-vs-interval-median"
+    data = json.loads((folder / "report.json").read_text())
+    assert data["target"] == folder.name and "'bounds': (0.0, 1.0)" in data["notes"][0]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from audit.engine.render import compact
+
 __all__ = ["NoiseOffMismatch", "check_noise_off"]
 
 
@@ -70,7 +72,7 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
         seen.append(1)
         if c != r:
             raise NoiseOffMismatch(f"releases differ with the noise off on X = {X.tolist()}, y = {y.tolist()}:\n"
-                                   f"  reference: {r!r}\n  candidate: {c!r}")
+                                   f"  reference: {compact(r)}\n  candidate: {compact(c)}")
 
     same()
     return len(seen)
