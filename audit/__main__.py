@@ -387,7 +387,7 @@ def _dispatch(args) -> int:
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
         if args.command == "run":
             return _run(args)
-        console = progress.Console(lines=not args.quiet, bar=False,
+        console = progress.Console(lines=not args.quiet, bar=False, steps=True,
                                    stream=sys.stderr if args.format == "json" else sys.stdout)
         with progress.listening(console):
             return {"check": _check, "compare": _compare}[args.command](args)

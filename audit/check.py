@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audit.engine import checkpoint
+from audit.engine import checkpoint, progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import coordinates, float_probe
@@ -542,6 +542,9 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
     start = time.perf_counter()
     report = Report(name, budget, seed, title="Privacy claims of outside code, audited by `python -m audit check`.")
     for k, subject in enumerate(checkpoint.progress(subjects, desc="claims", unit="claim")):
+        what = subject.name if subject.name == subject.target else f"{subject.name}: {subject.target}"
+        progress.step(f"claim {k + 1}/{len(subjects)} {what}, claimed ε {subject.epsilon:g} ({subject.neighbours})",
+                      done=k, total=len(subjects), since=start)
         report.claims.append(audit_subject(subject, budget, seed + k))
     sizes = sorted({s.n_samples or SAMPLES[budget] for s in subjects})
     report.notes.append(f"{', '.join(f'{n:,}' for n in sizes)} outputs per input (20% pilot), alpha = {ALPHA} per claim "

@@ -243,3 +243,44 @@ def test_compare_report_is_named_after_both_and_takes_literal_params(tmp_path, c
     folder = tmp_path / "compare-reference.mechanisms.median-IntervalExponential-vs-interval-median"
     data = json.loads((folder / "report.json").read_text())
     assert data["target"] == folder.name and "'bounds': (0.0, 1.0)" in data["notes"][0]
+
+
+def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_terminal(tmp_path, capsys,
+                                                                                       monkeypatch):
+    from audit.engine import progress
+
+    argv = ["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", "--epsilon", "1",
+            "--n-samples", "2000", "--scale-seconds", "2", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
+            "0,1", "--out", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "screening 21 candidate pairs: 33 datasets at 200 outputs each" in out
+    assert "screened 21 candidate pairs in " in out and "best pilot scores: " in out
+    assert "scale pattern 4/4 [pure region plus one record of another class]" in out
+    assert "pair 1/2 confirmed at 2,000 outputs per input: [" in out and "pair 2/2 confirmed" in out
+    assert "confirming the scale family's pair" in out and " left" not in out  # not a terminal: no time left
+    lines = out.splitlines()
+    assert lines.index(next(line for line in lines if "✗ claim" in line)) > \
+        lines.index(next(line for line in lines if "pair 2/2 confirmed" in line))  # steps come before the row
+    monkeypatch.setattr(progress, "_terminal", lambda: True)
+    assert main(argv + ["--no-scale"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"pair 1/2 confirmed .*; about \d+ (s|min) left", out), out
+    assert main(argv + ["--quiet"]) == 1
+    assert "confirmed" not in capsys.readouterr().out  # --quiet: the closing summary only
+
+
+def test_claims_file_and_compare_show_progress(tmp_path, capsys):
+    claims = tmp_path / "two.toml"
+    claims.write_text("".join(
+        f'[[subject]]\nname = "s{i}"\ncallable = "subjects.noise:MyLaplace"\nparams = {{ epsilon = 1.0 }}\n'
+        f'epsilon = 1.0\nfloat_probe = false\nn_samples = 2000\n\n' for i in range(2)))
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "claim 1/2 s0: subjects.noise:MyLaplace, claimed ε 1 (add-remove)" in out and "claim 2/2 s1" in out
+    assert out.count("pair 1/1 confirmed at 2,000 outputs per input: answers 0 and 1: ε ≥ ") == 2
+    assert main(["compare", "reference.mechanisms.median:IntervalExponential", "--reference", "interval-median",
+                 "--samples", "300", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "input 1/2 'values {0.1, 0.2, 0.7}': 300 draws per side, Kolmogorov-Smirnov, p " in out
+    assert "input 2/2 " in out
