@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 
 import reference
-from audit import checkpoint, progress, sampling
+from audit import checkpoint, extras, progress, sampling
 from audit.engine.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
-from reference.validation import shown
 
 
 def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
@@ -46,7 +45,8 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           help="what to do (python -m audit COMMAND --help for its options)")
     sub.add_parser("list", help="list the audit targets")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
@@ -56,8 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--claims", help="a dp-claims.toml file of several subjects")
     chk.add_argument("--epsilon", type=float, help="the claimed epsilon")
     chk.add_argument("--delta", type=float, default=0.0, help="the claimed delta (default 0)")
-    chk.add_argument("--neighbours", choices=("add-remove", "substitute"), default="add-remove")
-    chk.add_argument("--params", default="{}", help="JSON object of constructor or factory arguments")
+    chk.add_argument("--neighbours", choices=("add-remove", "substitute"), default="add-remove",
+                     help="the neighbouring relation of the claim: add-remove (the default: D' is D plus or minus "
+                          "one record) or substitute (D' is D with one record replaced); the searched and default "
+                          "pairs follow it")
+    chk.add_argument("--params", default="{}",
+                     help="constructor or factory arguments: a JSON object, a Python literal dict where JSON cannot "
+                          "say it (tuples: \"{'bounds': ((0, 0), (1, 1))}\", as diffprivlib wants), or "
+                          "MODULE:FUNCTION returning the dict (numpy arrays, objects)")
     chk.add_argument("--data", default=None,
                      help="estimators: builtin:NAME or PATH.csv (default builtin:blobs); "
                           "mechanisms: scalar (default) or query:N")
@@ -103,8 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--reference", required=True,
                      help="a reference's short name or MODULE:CALLABLE of a reference learner (`--reference list`)")
     cmp.add_argument("--params", default=None,
-                     help="JSON object of parameters given to both (mechanisms: replaces the reference's defaults; "
-                          "learners: overrides them)")
+                     help="parameters given to both (mechanisms: replaces the reference's defaults; learners: "
+                          "overrides them): a JSON object, a Python literal dict (tuples allowed) or MODULE:FUNCTION "
+                          "returning the dict, as for check")
     cmp.add_argument("--param-map", default="{}",
                      help="JSON object renaming the reference's parameters to the candidate's names")
     cmp.add_argument("--noise", choices=("on", "off"), default="on",
@@ -121,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
                           "with --noise off, the number of generated datasets (default 200)")
     _common(cmp, "quick")
     dat = sub.add_parser("data", help="list or fetch the public benchmark files the reproductions read")
-    dsub = dat.add_subparsers(dest="data_command", required=True)
+    dsub = dat.add_subparsers(dest="data_command", required=True, metavar="ACTION",
+                              help="list (what is known and present) or fetch (download and verify)")
     dl = dsub.add_parser("list", help="every known file, whether the data directory has it, and its source")
     dl.add_argument("--data-dir", default=None, help="the directory to check (default: where reproduce looks)")
     df = dsub.add_parser("fetch", help="download, verify (SHA-256) and place files where reproduce finds them")
@@ -240,13 +248,10 @@ def _check(args) -> int:
                 return _error("check needs MODULE:CALLABLE or --claims FILE")
             if args.epsilon is None:
                 return _error("check MODULE:CALLABLE needs --epsilon")
-            try:
-                params = json.loads(args.params)
-            except json.JSONDecodeError as exc:
-                return _error(f"--params must be a JSON object: {exc}")
-            if not isinstance(params, dict):
-                return _error(f"--params must be a JSON object, got {args.params!r}")
+            from audit.check import parse_params
             from audit.engine.estimate import Claim
+
+            params = parse_params(args.params)
 
             Claim(args.epsilon, args.delta, args.neighbours)
             subjects = [Subject(args.subject, args.subject, args.epsilon, args.delta, args.neighbours, params,
@@ -257,145 +262,12 @@ def _check(args) -> int:
         with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
             report = check_report(subjects, budget, seed, name)
     except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     violated = [c["id"] + (" (expected)" if c["expected"] == "violation" else "")
                 for c in report.claims if c["verdict"] == "violation"]
     if violated:
         print(f"VIOLATED: {', '.join(violated)}", file=sys.stderr)
     return _finish(report, args.out, ckpt, report.ok)
-
-
-def _json_object(text: str, option: str) -> dict:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{option} must be a JSON object: {exc}") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{option} must be a JSON object, got {text!r}")
-    return value
-
-
-def _list_references() -> int:
-    from audit.learner_references import LEARNERS
-    from audit.oracle.cases import REFERENCES
-
-    print("learners (candidate: a class taking the reference's parameters; compared through release() or "
-          "predictions on a public probe grid):")
-    for r in LEARNERS.values():
-        print(f"  {r.name:24s} {r.target}  {r.description}")
-    print("  self                     the candidate's own batched_release_sampler against its one-fit-per-draw "
-          "path (inputs: --inputs-of NAME or the learner it subclasses)")
-    print("mechanisms (candidate: a mechanism m(data, rng) built from the reference's parameters):")
-    for name in REFERENCES:
-        if name not in LEARNERS:
-            print(f"  {name}")
-    return 0
-
-
-def _compare_setup(args):
-    """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
-    from audit.check import resolve
-    from audit.engine.compare import map_parameters
-    from audit.learner_references import learner_reference, resolve_reference
-    from audit.oracle.cases import REFERENCES
-    from audit.oracle.claims import N_LEARNER, N_SAMPLES
-
-    given = None if args.params is None else _json_object(args.params, "--params")
-    param_map = _json_object(args.param_map, "--param-map")
-    if args.reference == "self":
-        return _self_setup(args, given, param_map)
-    if args.inputs_of is not None:
-        raise ValueError("--inputs-of applies to --reference self only")
-    try:
-        ref = learner_reference(args.reference)
-    except KeyError:
-        ref = None
-    if ref is None:
-        if args.reference not in REFERENCES:
-            raise ValueError(f"unknown reference {args.reference!r}; `--reference list` lists them")
-        if param_map:
-            raise ValueError("--param-map applies to learner references only")
-        factory, params, inputs = REFERENCES[args.reference]
-        params = params if given is None else given
-        candidate_cls = resolve(args.subject)
-        candidate = candidate_cls(**map_parameters(candidate_cls, params))
-        return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs"
-    params = _learner_params(ref, given)
-    candidate, reference, how = resolve_reference(ref, resolve(args.subject), params, param_map)
-    return candidate, reference, params, ref.inputs, N_LEARNER[args.budget], how
-
-
-def _learner_params(ref, given):
-    """``ref``'s default parameters overridden by ``--params``; one it does not take is an error listing them."""
-    params = dict(ref.params)
-    if given is not None:
-        from inspect import signature
-
-        accepted = signature(ref.load()).parameters
-        unknown = sorted(k for k in given if k not in accepted or k == "random_state")
-        if unknown:
-            raise ValueError(f"--params: the reference {ref.name!r} takes no parameter(s) {unknown}; it accepts "
-                             f"{sorted(k for k in accepted if k != 'random_state')}")
-        params.update(given)
-    return params
-
-
-def _self_setup(args, given, param_map):
-    """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
-    from audit.check import resolve
-    from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
-    from audit.oracle.claims import N_LEARNER
-
-    cls = resolve(args.subject)
-    if args.inputs_of is not None:
-        if args.inputs_of not in LEARNERS:
-            raise ValueError(f"--inputs-of {args.inputs_of!r} is not a reference learner; `--reference list` "
-                             "lists them")
-        ref = LEARNERS[args.inputs_of]
-    else:
-        base = next((r for r in LEARNERS.values() if isinstance(cls, type) and issubclass(cls, r.load())), None)
-        if base is None:
-            raise ValueError(f"--reference self: {args.subject!r} subclasses no reference learner; name the one "
-                             "whose inputs to use with --inputs-of NAME")
-        ref = learner_reference(base.name)
-    params = rename_parameters(_learner_params(ref, given), param_map, cls)
-    fast = fitted_mechanism(cls, params, ref, True)
-    if fast._sampler() is None:
-        raise ValueError(f"{args.subject!r} declares no batched sampler for these parameters "
-                         "(batched_release_sampler returned None or is absent): nothing to compare")
-    slow = fitted_mechanism(cls, params, ref, True, fast=False)
-    return fast, slow, params, ref.inputs, N_LEARNER[args.budget], \
-        "release() through its batched sampler against one fit per draw"
-
-
-def _compare_noise_off(args) -> int:
-    """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
-    from audit.check import CheckError, resolve
-    from audit.engine.compare_noise_off import NoiseOffMismatch, check_noise_off
-    from audit.learner_references import learner_reference, rename_parameters
-
-    try:
-        try:
-            ref = learner_reference(args.reference)
-        except KeyError:
-            raise ValueError(f"--noise off compares learners; {args.reference!r} is not one "
-                             "(`--reference list`)") from None
-        if ref.noise_off is None:
-            raise ValueError(f"--noise off: the reference {ref.name!r} has randomness beyond its privacy noise "
-                             "(random structure or features), so its release is not a function of the data")
-        given = None if args.params is None else _json_object(args.params, "--params")
-        params = dict(_learner_params(ref, given), **ref.noise_off)
-        cls = resolve(args.subject)
-        cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
-        n = check_noise_off(cls, cand_params, ref, params, max_examples=args.samples or 200, seed=args.seed)
-    except NoiseOffMismatch as exc:
-        print(f"DIFFERENT (noise off, shrunk counterexample): {exc}")
-        return 1
-    except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
-    print(f"no difference found: {n} hypothesis-generated datasets, releases equal with the noise off "
-          f"({json.dumps(ref.noise_off)})")
-    return 0
 
 
 def _check_options(args) -> dict:
@@ -412,48 +284,9 @@ def _check_options(args) -> dict:
 
 
 def _compare(args) -> int:
-    import time
+    from audit.compare_command import command
 
-    from audit.check import CheckError
-    from audit.engine.compare import compare_distributions
-    from audit.report import Report
-    from audit.oracle.claims import ALPHA
-
-    if args.reference == "list":
-        return _list_references()
-    if not args.subject:
-        return _error("compare needs the candidate MODULE:CALLABLE")
-    if args.noise == "off":
-        return _compare_noise_off(args)
-    if args.samples is not None and args.samples < 2:
-        return _error(f"--samples must be an integer >= 2, got {args.samples}")
-    alpha = ALPHA if args.alpha is None else args.alpha
-    if not 0 < alpha < 1:
-        return _error(f"--alpha must be in (0, 1), got {args.alpha}")
-    try:
-        candidate, reference, params, inputs, n, how = _compare_setup(args)
-        n = args.samples or n
-        start = time.perf_counter()
-        res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
-    except (CheckError, ValueError, TypeError) as exc:
-        return _error(str(exc))
-    name = "compare-" + re.sub(r"[^A-Za-z0-9_-]", "_", args.subject.split(":")[-1])
-    report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
-    report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
-                               "expected": "same", "verdict": "different" if res.rejected else "same",
-                               "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
-                               "alpha": alpha, "detail": res.summary()})
-    report.notes.append(f"Parameters (both sides): {json.dumps(params, default=str)}; compared through {how}, "
-                        f"{len(inputs)} public inputs.")
-    for r in res.rows:
-        diffs = "; ".join(f"{shown(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
-            isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
-        report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
-                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different (reference vs candidate counts): "
-                                                                   f"{diffs}" if diffs else ""))
-    report.elapsed_s = time.perf_counter() - start
-    return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),
-                   not res.rejected)
+    return command(args, _error, _finish)
 
 
 def _reproduce(args) -> int:
@@ -470,7 +303,7 @@ def _reproduce(args) -> int:
         rep = reproduce(args.paper, names, data_dir=args.data_dir, jobs=args.jobs, smoke=args.smoke,
                         seed=args.seed, out=None, baseline=args.baseline)
     except ValueError as exc:
-        return _error(str(exc))
+        return _error(str(exc) + extras.hint(exc))
     full = not args.smoke and names is None
     fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
     if not rep.cells:
@@ -522,6 +355,10 @@ def main(argv=None) -> int:
         return _dispatch(args)
     except KeyboardInterrupt:
         return _interrupted(argv)
+    except ImportError as exc:  # a module of an optional extra, wherever it was imported: say which extra
+        if extras.missing_extra(exc) is None:
+            raise
+        return _error(f"{type(exc).__name__}: {exc}{extras.hint(exc)}")
 
 
 def _dispatch(args) -> int:
@@ -535,6 +372,11 @@ def _dispatch(args) -> int:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
+    if getattr(args, "scheduler", None):
+        try:
+            import distributed  # noqa: F401
+        except ImportError as exc:
+            return _error(f"--scheduler needs distributed: {exc}{extras.hint(exc)}")
     checkpoint.set_progress(not args.quiet)
     if args.command == "reproduce":
         return _reproduce(args)
@@ -545,7 +387,7 @@ def _dispatch(args) -> int:
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
         if args.command == "run":
             return _run(args)
-        console = progress.Console(lines=not args.quiet, bar=False,
+        console = progress.Console(lines=not args.quiet, bar=False, steps=True,
                                    stream=sys.stderr if args.format == "json" else sys.stdout)
         with progress.listening(console):
             return {"check": _check, "compare": _compare}[args.command](args)

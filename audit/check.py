@@ -28,20 +28,22 @@ A pass carries a power statement (:mod:`audit.engine.power`).
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from audit.engine import checkpoint
+from audit.engine import checkpoint, progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.events import float_probe
+from audit.engine.events import coordinates, float_probe
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
 from audit.engine.power import conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
@@ -50,7 +52,8 @@ from audit.engine.scale import scale_pairs
 from audit.engine.search import candidate_pairs, search_and_confirm
 from audit.engine.state_probe import probe_estimator
 
-__all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report"]
+__all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
+           "params_text"]
 
 ALPHA = 0.05
 #: records of the built-in datasets used as the base of the pairs (tiny data gives strong signals)
@@ -178,6 +181,59 @@ def mechanism_pairs(spec: str):
             raise CheckError(f"--data query:N needs an integer N, got {spec!r}") from None
         return query_pairs(n)
     raise CheckError(f"a mechanism's --data must be 'scalar' or 'query:N', got {spec!r}")
+
+
+def parse_params(value, option: str = "--params") -> dict:
+    """Constructor or factory arguments: a dict as is (a claims file's table), or text that is a JSON object, a
+    Python literal dict (``ast.literal_eval``: tuples, sets, None, True, e.g. diffprivlib's
+    ``{'bounds': ((0, 0), (1, 1))}``), or ``MODULE:FUNCTION`` whose call returns the dict (numpy arrays, objects:
+    whatever an outside constructor needs that neither JSON nor a literal can say)."""
+    if isinstance(value, dict):
+        return dict(value)
+    text = str(value).strip()
+    forms = (f"{option} must be a JSON object, a Python literal dict (tuples allowed: \"{{'bounds': ((0, 0), "
+             f"(1, 1))}}\") or MODULE:FUNCTION returning a dict")
+    if re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", text):
+        func = resolve(text)
+        try:
+            params = func()
+        except Exception as exc:
+            raise CheckError(f"{option} {text}() failed: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(params, dict):
+            raise CheckError(f"{option} {text}() must return a dict, got {type(params).__name__}")
+        return dict(params)
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as exc:
+        try:
+            params = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise CheckError(f"{forms}; {text!r} is neither (JSON: {exc})") from None
+    if not isinstance(params, dict):
+        raise CheckError(f"{forms}, got {text!r}")
+    return params
+
+
+def params_text(params: dict) -> str:
+    """Parameters as a report shows them: JSON when JSON says them exactly, else Python's notation (tuples
+    stay tuples, arrays are written as lists)."""
+    try:
+        text = json.dumps(params)
+        if json.loads(text) == params:
+            return text
+    except (TypeError, ValueError):
+        pass
+
+    def plain(v):
+        if isinstance(v, np.ndarray):
+            return v.tolist()
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return type(v)(plain(x) for x in v)
+        return v
+
+    return repr(plain(params))
 
 
 def parse_bounds(text):
@@ -322,7 +378,8 @@ def plan_subject(subject: Subject) -> dict:
         try:
             mech = obj(**subject.params)
         except Exception as exc:
-            raise CheckError(f"{subject.target}(**{subject.params!r}) failed: {type(exc).__name__}: {exc}") from exc
+            raise CheckError(f"{subject.target}(**{params_text(subject.params)}) failed: {type(exc).__name__}: "
+                             f"{exc}") from exc
         if not callable(mech):
             raise CheckError(f"{subject.target}(**params) returned {mech!r}, which is not a mechanism m(data, rng)")
     else:
@@ -386,7 +443,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
     n = subject.n_samples or SAMPLES[budget]
     extra = []
-    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe):
+    names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
+    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe), \
+            coordinates(names):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
                 scale = None
@@ -412,10 +471,18 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 tried = None
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
-    row = res.claim_row(id=subject.name, subject=f"{subject.target} {json.dumps(subject.params)} ({kind})",
-                        expected=subject.expect)
+    # announced when it joins the report, complete (its console line says what decided it)
+    row = res.claim_row(id=subject.name, subject=f"{subject.target} {params_text(subject.params)} ({kind})",
+                        expected=subject.expect, announce=False)
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
+        if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
+            row["decided_by"] = "float probe"
+            extra.insert(0, "violation through the floating-point probe: the outputs of the two inputs lie on "
+                            "different float lattices (Mironov 2012), so some bit patterns occur from one input "
+                            "only; --no-float-probe audits the claim in real arithmetic instead")
+        elif res.violation:
+            row["decided_by"] = "outputs"
     if kind == "estimator" and plan["exceptions"] != "off":
         extra.append("exceptions in fit are outcomes" if plan["exceptions"] == "fail" else
                      "exceptions in fit are reported, not decisive (--exceptions report): the verdict rests on "
@@ -423,8 +490,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         crash = plan["crash_pairs"]
         row["exception_findings"] = [_crash_text(mech, p) for p in crash]
         worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
+        event = str(getattr(res.worst, "event", ""))
         through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and \
-            "x[0]" in str(getattr(res.worst, "event", ""))
+            ("raised" in event or "x[0]" in event)  # the event reads the exception flag
         row["decided_by"] = "exception" if through_crash else "outputs"
         if res.violation and through_crash:
             extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
@@ -474,6 +542,9 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
     start = time.perf_counter()
     report = Report(name, budget, seed, title="Privacy claims of outside code, audited by `python -m audit check`.")
     for k, subject in enumerate(checkpoint.progress(subjects, desc="claims", unit="claim")):
+        what = subject.name if subject.name == subject.target else f"{subject.name}: {subject.target}"
+        progress.step(f"claim {k + 1}/{len(subjects)} {what}, claimed ε {subject.epsilon:g} ({subject.neighbours})",
+                      done=k, total=len(subjects), since=start)
         report.claims.append(audit_subject(subject, budget, seed + k))
     sizes = sorted({s.n_samples or SAMPLES[budget] for s in subjects})
     report.notes.append(f"{', '.join(f'{n:,}' for n in sizes)} outputs per input (20% pilot), alpha = {ALPHA} per claim "

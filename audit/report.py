@@ -212,8 +212,13 @@ class Report:
                 return f" (inconclusive: detects ε ≥ {_num(d)} only)" if d is not None else " (inconclusive: no power)"
             return f" (detects ε ≥ {_num(c['detectable_loss'])})" if c.get("detectable_loss") is not None else ""
 
+        def through(c):  # what decided a violation, when it is not the outputs themselves
+            by = c.get("decided_by")
+            return f" (through {'the ' if by == 'float probe' else ''}{by})" if c["verdict"] == "violation" and \
+                by not in (None, "outputs") else ""
+
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}",
-                 verdict(c["verdict"], c["expected"]) + power(c), _mark(c["verdict"] == c["expected"])]
+                 verdict(c["verdict"], c["expected"]) + through(c) + power(c), _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]

@@ -63,7 +63,7 @@ def test_compare_command(tmp_path, monkeypatch, capsys):
     # seeds 0 and 2-5 give p 0.11-0.93. Seed 2 is fixed here.
     assert main(["compare", "subjects.noise:FastLaplace", "--seed", "2"] + args) == 0
     assert main(["compare", "subjects.noise:FastLaplaceOff", "--budget", "standard"] + args) == 1
-    data = json.loads((tmp_path / "compare-FastLaplaceOff" / "report.json").read_text())
+    data = json.loads((tmp_path / "compare-subjects.noise-FastLaplaceOff-vs-laplace" / "report.json").read_text())
     assert data["comparisons"][0]["verdict"] == "different"
     assert main(["compare", "subjects.noise:NarrowSignature"] + args) == 2
     assert "takes no parameter(s) ['epsilon']" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from audit.engine import checkpoint, progress
 from audit.engine.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
@@ -191,11 +193,15 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
     # enough Monte Carlo draws that the smallest p-value, Holm-adjusted over the inputs, is alpha / 10
     n_permutations = max(999, math.ceil(10 * len(inputs) / alpha))
     rows = []
-    for k, (name, data) in enumerate(inputs):
+    start = time.perf_counter()
+    for k, (name, data) in enumerate(checkpoint.progress(inputs, desc="compare: inputs", unit="input")):
+        t = time.perf_counter()
         ref = collect(draw(reference, data, n_samples, seeds[2 * k]))
         cand = collect(draw(candidate, data, n_samples, seeds[2 * k + 1]))
         test, stat, p, diffs = two_sample_test(ref, cand, n_permutations)
         rows.append(InputComparison(name, ref.kind, test, stat, p, differences=diffs))
+        progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} draws per side, {test}, p {p:.3g} "
+                      f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)
     adjusted = multipletests([r.p_value for r in rows], alpha=alpha, method="holm")[1]
     for r, p in zip(rows, adjusted):
         r.p_adjusted = float(p)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from audit.engine.render import compact
+
 __all__ = ["NoiseOffMismatch", "check_noise_off"]
 
 
@@ -50,8 +52,9 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
     """
     try:
         from hypothesis import HealthCheck, given, seed as hyp_seed, settings
-    except ImportError:  # pragma: no cover - the test extra installs it
-        raise ValueError("--noise off needs hypothesis: pip install hypothesis") from None
+    except ImportError as exc:  # the test extra installs it
+        raise ValueError(f"--noise off needs hypothesis, which is not installed ({exc}); it is in this project's "
+                         "optional extra 'test': pip install 'dptree-audit[test]'") from None
     ref_cls = ref.load()
     seen = []
 
@@ -69,7 +72,7 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
         seen.append(1)
         if c != r:
             raise NoiseOffMismatch(f"releases differ with the noise off on X = {X.tolist()}, y = {y.tolist()}:\n"
-                                   f"  reference: {r!r}\n  candidate: {c!r}")
+                                   f"  reference: {compact(r)}\n  candidate: {compact(c)}")
 
     same()
     return len(seen)

@@ -22,6 +22,7 @@ Samples come in fixed-size blocks of independent streams spawned from ``seed``
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -225,8 +226,9 @@ class AuditResult:
         progress.finished("mutant", row)
         return row
 
-    def claim_row(self, *, id: str, subject: str, expected: str, **extra) -> dict:
-        """A row for :attr:`audit.report.Report.claims`."""
+    def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, **extra) -> dict:
+        """A row for :attr:`audit.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
+        (``audit check`` completes the row first: power, kept state, what decided it)."""
         row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,
                "epsilon_claimed": self.claim.epsilon, "delta": self.claim.delta,
                "epsilon_lower": self.epsilon_lower, "epsilon_point": self.epsilon_point,
@@ -234,7 +236,8 @@ class AuditResult:
                "verdict": "violation" if self.violation else "pass", "expected": expected,
                "method": "sampled", "detail": self.evidence(), "evidence_data": self.evidence_fields()}
         row.update(extra)
-        progress.finished("claim", row)
+        if announce:
+            progress.finished("claim", row)
         return row
 
 
@@ -262,10 +265,12 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
     a_pair = alpha / len(pairs)
     seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
     results, descriptions = [], []
+    start = time.perf_counter()
     for i, (pair, s) in enumerate(checkpoint.progress(list(zip(pairs, seeds)), desc="pairs", unit="pair")):
         d0, d1, desc = _unpack(pair)
         key = f"pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:pilot={pilot_fraction}"
         saved = checkpoint.lookup(key)
+        t = time.perf_counter()
         if saved is not None:
             results.append(EstimateResult.from_dict(saved))
         else:
@@ -273,6 +278,10 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
                                             alpha=a_pair, seed=s, pilot_fraction=pilot_fraction))
             checkpoint.store(key, results[-1].to_dict())
         descriptions.append(desc)
+        progress.step(f"pair {i + 1}/{len(pairs)} confirmed at {n_samples:,} outputs per input: "
+                      f"{desc or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g} "
+                      + ("(from the checkpoint)" if saved is not None else f"({time.perf_counter() - t:.1f} s)"),
+                      done=i + 1, total=len(pairs), since=start)
     worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
     lower = results[worst].epsilon_lower
     return AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,

@@ -38,7 +38,8 @@ from audit.engine.bounds import epsilon_lower_bound
 from audit.engine.render import compact
 from audit.engine.sampling import Samples
 
-__all__ = ["Event", "choose_event", "float_probe", "float_features", "FLOAT_MODULI"]
+__all__ = ["Event", "choose_event", "float_probe", "float_features", "FLOAT_MODULI", "Coordinates",
+           "NamedCoordinates", "coordinates"]
 
 _SCALAR_GRID = 257
 _INTERVAL_GRID = 33
@@ -55,6 +56,71 @@ class Event:
 
     def count(self, samples: Samples) -> int:
         return int(np.count_nonzero(self.member(samples)))
+
+
+# --------------------------------------------------------------------------- naming coordinates
+class Coordinates:
+    """How events word the coordinates of vector outputs: ``x[j]`` here; a mechanism whose coordinates mean
+    something (:class:`audit.engine.release.EstimatorRelease`: the exception flag, a prediction at a probe
+    point, a count of the fitted structure) gives a subclass through :func:`coordinates`."""
+
+    def name(self, j: int) -> str:
+        return f"x[{j}]"
+
+    def compare(self, j: int, op: str, t: float) -> str:
+        """The event ``x[j] op t`` (``op`` is ``>=`` or ``<=``)."""
+        return f"{self.name(j)} {op} {t:.6g}"
+
+    def value(self, j: int, v: float) -> str:
+        """The event ``x[j] == v``."""
+        return f"{self.name(j)} = {v:.6g}"
+
+    def operation(self, i: int, op: str, j: int) -> str:
+        return f"{self.name(i)} {op} {self.name(j)}"
+
+    def pattern(self, key) -> str:
+        """A discrete pattern: ``key`` lists ``(j, value or None for a free coordinate)``."""
+        return "pattern (" + ", ".join("x" if v is None else f"{v:.6g}" for _, v in key) + ")"
+
+
+class NamedCoordinates(Coordinates):
+    """Coordinates with names (``names[j]``), and words for their comparisons where ``words(j, op, t)`` (or
+    ``words(j, "=", v)``) returns one (else the name and the number)."""
+
+    def __init__(self, names, words=None):
+        self.names, self.words = list(names), words
+
+    def name(self, j: int) -> str:
+        return self.names[j] if j < len(self.names) else f"x[{j}]"
+
+    def compare(self, j: int, op: str, t: float) -> str:
+        said = self.words(j, op, t) if self.words else None
+        return said or super().compare(j, op, t)
+
+    def value(self, j: int, v: float) -> str:
+        said = self.words(j, "=", v) if self.words else None
+        return said or super().value(j, v)
+
+    def operation(self, i: int, op: str, j: int) -> str:
+        return f"({self.name(i)}) {op} ({self.name(j)})"
+
+    def pattern(self, key) -> str:
+        fixed = [self.value(j, v) for j, v in key if v is not None]
+        free = sum(v is None for _, v in key)
+        return "pattern (" + "; ".join(fixed) + (f"; {free} other coordinate(s) free" if free else "") + ")"
+
+
+_COORDINATES: contextvars.ContextVar[Coordinates] = contextvars.ContextVar("coordinates", default=Coordinates())
+
+
+@contextlib.contextmanager
+def coordinates(names: Coordinates | None):
+    """Word the events of vector outputs chosen inside this block with ``names`` (``None``: ``x[j]``)."""
+    token = _COORDINATES.set(names if names is not None else Coordinates())
+    try:
+        yield
+    finally:
+        _COORDINATES.reset(token)
 
 
 # --------------------------------------------------------------------------- discrete
@@ -112,8 +178,11 @@ def _discrete_candidates(a: Samples, b: Samples):
 
 # --------------------------------------------------------------------------- thresholds
 def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: Callable[[Samples], np.ndarray],
-                          grid: int, intervals: bool):
-    """Events on a real-valued score: one-sided thresholds and (optionally) intervals."""
+                          grid: int, intervals: bool, describe: Callable[[str, float], str] | None = None):
+    """Events on a real-valued score: one-sided thresholds and (optionally) intervals; ``describe(op, t)``
+    words a one-sided threshold (default ``f"{label} {op} {t:.6g}"``)."""
+    if describe is None:
+        describe = lambda op, t: f"{label} {op} {t:.6g}"  # noqa: E731
     pooled = np.concatenate((sa, sb))
     if not len(pooled):
         return
@@ -127,9 +196,9 @@ def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: 
         return len(sorted_s) - np.searchsorted(sorted_s, t, side="left")
 
     for t, ka, kb in zip(ts, ge(sa_sorted, ts), ge(sb_sorted, ts)):
-        yield ka, kb, lambda t=t: Event(f"{label} >= {t:.6g}", lambda s, t=t: score_of(s) >= t)
+        yield ka, kb, lambda t=t: Event(describe(">=", t), lambda s, t=t: score_of(s) >= t)
     for t, ka, kb in zip(ts, le(sa_sorted, ts), le(sb_sorted, ts)):
-        yield ka, kb, lambda t=t: Event(f"{label} <= {t:.6g}", lambda s, t=t: score_of(s) <= t)
+        yield ka, kb, lambda t=t: Event(describe("<=", t), lambda s, t=t: score_of(s) <= t)
     if intervals:
         coarse = np.unique(np.quantile(pooled, np.linspace(0, 1, _INTERVAL_GRID)))
         la, lb = le(sa_sorted, coarse), le(sb_sorted, coarse)
@@ -149,9 +218,11 @@ def _vector_candidates(a: Samples, b: Samples):
     xa, xb = a.values, b.values
     d = xa.shape[1]
     varying = [j for j in range(d) if not (np.all(xa[:, j] == xa[0, j]) and np.all(xb[:, j] == xa[0, j]))]
+    names = _COORDINATES.get()
     for j in varying:  # a coordinate constant on both pilots gives only empty or full events
-        yield from _threshold_candidates(xa[:, j], xb[:, j], f"x[{j}]", lambda s, j=j: s.values[:, j],
-                                         _VECTOR_GRID, intervals=False)
+        yield from _threshold_candidates(xa[:, j], xb[:, j], names.name(j), lambda s, j=j: s.values[:, j],
+                                         _VECTOR_GRID, intervals=False,
+                                         describe=lambda op, t, j=j: names.compare(j, op, t))
     if d > 1:
         pooled = np.concatenate((xa, xb))
         for q in np.linspace(0.02, 0.98, _VECTOR_GRID):
@@ -212,6 +283,7 @@ def _pattern_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
     if not varying:
         return
     code, atoms = _patterns(xa, xb, varying)
+    names = _COORDINATES.get()
     if not any(len(a) for a in atoms.values()):
         return  # no discrete part: the per-coordinate thresholds already cover it
     ca, cb = code(xa), code(xb)
@@ -223,7 +295,7 @@ def _pattern_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
             return np.all((c == key) | (np.isnan(c) & np.isnan(key)), axis=1)
 
         ma, mb = match(ca), match(cb)
-        label = "pattern (" + ", ".join("x" if np.isnan(v) else f"{v:.6g}" for v in key) + ")"
+        label = names.pattern([(j, None if np.isnan(v) else float(v)) for j, v in zip(varying, key)])
         yield int(ma.sum()), int(mb.sum()), lambda key=key, label=label: Event(
             label, lambda s, key=key: np.all((code(s.values) == key) | (np.isnan(code(s.values)) & np.isnan(key)),
                                              axis=1))
@@ -237,14 +309,17 @@ def _pattern_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
                 hit = np.all((c == key) | (np.isnan(c) & np.isnan(key)), axis=1)
                 return np.where(hit, s.values[:, j], np.nan)
 
-            yield from _threshold_candidates(xa[ma, j], xb[mb, j], f"{label} and x[{j}]", score, _VECTOR_GRID,
-                                             intervals=False)
+            yield from _threshold_candidates(xa[ma, j], xb[mb, j], f"{label} and {names.name(j)}", score,
+                                             _VECTOR_GRID, intervals=False,
+                                             describe=lambda op, t, j=j, label=label:
+                                             f"{label} and {names.compare(j, op, t)}")
 
 
 def _pair_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
     """Thresholds on ratios ``x[i] / x[j]`` and products ``x[i] * x[j]`` of two coordinates (a report
     ``(V, U)`` with ``V = (y + noise) U`` reveals ``y + noise`` only through ``V / U``)."""
     cols = varying[:_MAX_PAIR_COORDS]
+    names = _COORDINATES.get()
     for i in cols:
         for j in cols:
             if i == j:
@@ -258,10 +333,10 @@ def _pair_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
                         r = s.values[:, i] / s.values[:, j]
                     return np.where(np.isfinite(r), r, np.nan)
 
-                yield from _threshold_candidates(ra[fa], rb[fb], f"x[{i}] / x[{j}]", ratio, _VECTOR_GRID,
+                yield from _threshold_candidates(ra[fa], rb[fb], names.operation(i, "/", j), ratio, _VECTOR_GRID,
                                                  intervals=False)
             if i < j:
-                yield from _threshold_candidates(xa[:, i] * xa[:, j], xb[:, i] * xb[:, j], f"x[{i}] * x[{j}]",
+                yield from _threshold_candidates(xa[:, i] * xa[:, j], xb[:, i] * xb[:, j], names.operation(i, "*", j),
                                                  lambda s, i=i, j=j: s.values[:, i] * s.values[:, j],
                                                  _VECTOR_GRID, intervals=False)
 

@@ -6,6 +6,9 @@ claim, mutant, theorem or comparison) is announced with :func:`finished`, from w
 console prints one flushed line per row with its verdict (whether or not the output is a terminal),
 keeps an overall bar with the time left on a terminal (tqdm), and ends with :meth:`Console.summary`:
 the verdict counts and where the report is. A row is announced once, however many times it is passed on.
+A console with ``steps`` (``check``, ``compare``) also prints the steps inside a row announced with
+:func:`step`: the candidate pairs screened, each pair confirmed, each scale pattern, each input compared,
+with the time left on a terminal (where tqdm bars also count the datasets drawn).
 """
 from __future__ import annotations
 
@@ -17,11 +20,29 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["Console", "listening", "finished", "row_line", "summary_lines", "summary_json", "expected_rows"]
+__all__ = ["Console", "listening", "finished", "step", "row_line", "summary_lines", "summary_json", "expected_rows"]
 
 _LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
 
 KINDS = ("claim", "mutant", "theorem", "comparison")
+
+
+def step(text: str, *, done: int | None = None, total: int | None = None, since: float | None = None) -> None:
+    """Announce a step inside a row (a pair screened or confirmed, an input compared) to the listening console,
+    if it shows steps (``check`` and ``compare`` do, ``run`` does not); ``done`` of ``total`` steps since the
+    ``time.perf_counter()`` value ``since`` give the time left, shown when stderr is a terminal."""
+    console = _LISTENER.get()
+    if console is not None:
+        console.step(text, done=done, total=total, since=since)
+
+
+def _terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, float(seconds))
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def finished(kind: str, row: dict) -> None:
@@ -58,6 +79,16 @@ def as_expected(kind: str, row: dict) -> bool:
     return row["verdict"] == row["expected"]
 
 
+#: what a claim's console line says when a violation was decided by something other than its outputs
+DECIDED_BY = {
+    "float probe": "through the floating-point probe (float bit patterns only one input produces; "
+                   "--no-float-probe audits real arithmetic)",
+    "exception": "through an exception (fit refuses one dataset of the pair; --exceptions report decides on the "
+                 "outputs)",
+    "kept state": "through kept state (the fitted model keeps what replays its noise; --state warn reports it)",
+}
+
+
 def row_line(kind: str, row: dict) -> str:
     """One line for a finished row: whether it is as expected, its id, its verdict and its numbers."""
     mark = "✓" if as_expected(kind, row) else "✗"
@@ -77,6 +108,8 @@ def row_line(kind: str, row: dict) -> str:
         d = row.get("detectable_loss")
         what += (f" (inconclusive: only a loss of {_num(d)} or more would have been caught)" if d is not None
                  else " (inconclusive: no power on the winning pair)")
+    if kind == "claim" and row["verdict"] == "violation" and row.get("decided_by") in DECIDED_BY:
+        what += " " + DECIDED_BY[row["decided_by"]]
     if not as_expected(kind, row):
         what += f" (expected {'detected' if kind == 'mutant' else row['expected']})"
     elif kind == "claim" and row["verdict"] == "violation":
@@ -111,8 +144,9 @@ class Console:
     """
 
     def __init__(self, *, lines: bool = True, bar: bool = True, total: int | None = None, stream=None,
-                 desc: str = "audit"):
+                 desc: str = "audit", steps: bool = False):
         self.lines, self.stream = lines, stream if stream is not None else sys.stdout
+        self.steps = steps
         self.start = time.perf_counter()
         self.seen: set[tuple[str, str]] = set()
         self.counts: Counter = Counter()
@@ -137,8 +171,20 @@ class Console:
             pos = f"{n}/{self.total}" if self.total and n <= self.total else f"{n}"
             self.write(f"[{pos} {time.perf_counter() - self.start:5.0f} s] {row_line(kind, row)}")
 
+    def step(self, text: str, *, done: int | None = None, total: int | None = None,
+             since: float | None = None) -> None:
+        """One indented line for a step inside a row (with ``steps`` and ``lines`` on); on a terminal, the time
+        left from ``done`` of ``total`` steps since ``since``."""
+        if not (self.lines and self.steps):
+            return
+        left = ""
+        if done and total and since is not None and done < total and _terminal():
+            per = (time.perf_counter() - since) / done
+            left = f"; about {_duration(per * (total - done))} left"
+        self.write(f"[{time.perf_counter() - self.start:5.0f} s]   {text}{left}")
+
     def write(self, line: str) -> None:
-        if self._bar is not None:
+        if self._bar is not None or _terminal():  # above any progress bar on the terminal
             from tqdm import tqdm
 
             tqdm.write(line, file=self.stream)

@@ -167,6 +167,22 @@ def tree_nodes(est, hint: str | None = None):
     return None, []
 
 
+def _structure_names(d: int) -> list[str]:
+    """What each number of :func:`_structure_features` is, in its order."""
+    names = ["node count", "leaf count", "depth"]
+    for j in range(d):
+        names += [f"splits on x{j}", f"lowest threshold on x{j}", f"highest threshold on x{j}"]
+    for t in range(PER_TREE):
+        names += [f"tree {t} node count", f"tree {t} root value"]
+    for k in range(BFS_NODES):
+        names += [f"node {k} feature (breadth-first, tree 0; -1 leaf)", f"node {k} value (breadth-first, tree 0)"]
+    return names
+
+
+def _point(p) -> str:
+    return "(" + ", ".join(f"{float(v):.4g}" for v in p) + ")"
+
+
 def _structure_features(trees, d: int) -> list[float]:
     nodes = [n for t in trees for n in t]
     splits = [n for n in nodes if n[1] >= 0]
@@ -231,6 +247,14 @@ class EstimatorRelease:
         self.length = None
         self.description = ""
         self.discrete = False
+        #: what each coordinate of the released vector is (set by :meth:`calibrate`), and whether every
+        #: calibration fit's predictions were public classes (released as their index)
+        self.names = ["raised"]
+        self._as_classes = True
+        self._mapped = True
+        self._first_prediction = None
+        #: ``1 + exception_code`` -> the exception type's name, for every refusal seen in calibration
+        self.raised_types = {}
 
     # ------------------------------------------------------------------ fitting
     def fit(self, data, seed: int):
@@ -247,31 +271,41 @@ class EstimatorRelease:
     def _predictions(self, est) -> list[float]:
         pred = np.asarray(est.predict(self.grid)).ravel().tolist()
         index = {c: i for i, c in enumerate(self.classes)}
-        if all(p in index for p in pred):
+        self._mapped = all(p in index for p in pred)
+        if self._mapped:
             return [float(index[p]) for p in pred]
         return [_as_float(p) for p in pred]
 
     def features(self, est) -> list[float]:
         """The released numbers of a fitted estimator (without the ``raised`` flag)."""
+        return self._features(est)[0]
+
+    def _features(self, est) -> tuple[list[float], list[str]]:
+        """The released numbers and what each one is (``names``: the events' words for its coordinates)."""
         if isinstance(self.release, (list, tuple)):
-            out = []
+            out, names = [], []
             for name in self.release:
                 if not hasattr(est, name):
                     raise AttributeError(f"the fitted estimator has no attribute {name!r} (--release)")
                 vals = _numbers(getattr(est, name))
                 out += [float(len(vals))] + (vals + [0.0] * ATTR_VALUES)[:ATTR_VALUES]
-            return out
+                names += [f"len({name})"] + [f"{name}[{i}]" for i in range(ATTR_VALUES)]
+            return out, names
         if self.release == "auto" and callable(getattr(est, "release", None)):
-            return _numbers(est.release())
-        out = []
+            out = _numbers(est.release())
+            return out, [f"release()[{i}] (flattened)" for i in range(len(out))]
+        out, names = [], []
         if self.release in ("auto", "structure"):
             layout, trees = tree_nodes(est, self.layout)
             if trees:
                 self.layout = layout.split(" ")[0]
                 out += _structure_features(trees, len(self.bounds))
+                names += _structure_names(len(self.bounds))
         if self.release in ("auto", "predictions"):
+            self._first_prediction = len(out) + 1  # in the released vector, after the raised flag
             out += self._predictions(est)
-        return out
+            names += [f"prediction at {_point(p)}" for p in self.grid]
+        return out, names
 
     def describe(self, est) -> str:
         if isinstance(self.release, (list, tuple)):
@@ -296,15 +330,22 @@ class EstimatorRelease:
         rng = np.random.default_rng(seed)
         errors, lengths = [], []
         self.raised_on = {}
+        names = []
         for data in datasets:
             try:
                 est = self.fit(data, int(rng.integers(0, 2**31 - 1)))
-                lengths.append(len(self.features(est)))
+                self._mapped = True
+                values, these = self._features(est)
+                self._as_classes = self._as_classes and self._mapped  # read in calibration only
+                lengths.append(len(values))
+                names = these if len(these) > len(names) else names
                 if not self.description:
                     self.description = self.describe(est)
             except Exception as exc:
                 errors.append(exc)
                 self.raised_on[data_key(data)] = f"{type(exc).__name__}({str(exc)[:80]!r})"
+                self.raised_types[1 + exception_code(exc)] = type(exc).__name__
+        self.names = ["raised"] + names
         if not lengths:
             raise errors[0]
         if len(set(lengths)) > 1 and not isinstance(self.release, (list, tuple)):
@@ -312,6 +353,44 @@ class EstimatorRelease:
                              "name fixed-size fitted attributes with --release ATTR[,ATTR]")
         self.length = max(lengths)
         return errors
+
+    # ------------------------------------------------------------------ words for the events
+    def coordinates(self):
+        """How the events name this release's coordinates (:class:`audit.engine.events.NamedCoordinates`):
+        ``raised`` (the exception flag: "fit raised ValueError"), ``prediction at (0.125, 0.375)`` (a class
+        among the public ones when the predictions are classes), the fitted structure's counts, ..."""
+        from audit.engine.events import NamedCoordinates
+
+        return NamedCoordinates(self.names, self._words)
+
+    def _class_set(self, op: str, t: float) -> str | None:
+        chosen = [c for i, c in enumerate(self.classes) if (i >= t if op == ">=" else i <= t if op == "<=" else i == t)]
+        if not chosen:
+            return "no class"
+        return f"is {chosen[0]!r}" if len(chosen) == 1 else "in {" + ", ".join(map(repr, chosen)) + "}"
+
+    def _words(self, j: int, op: str, t: float) -> str | None:
+        if j == 0:  # 0: fit succeeded; 1 + code: it raised an exception of that type
+            def types(keep):
+                seen = sorted({name for code, name in self.raised_types.items() if keep(code)})
+                return " or ".join(seen)
+
+            if op == "=":
+                return "fit succeeded" if t == 0 else f"fit raised {types(lambda c: c == t) or 'an exception'}"
+            exact = f" [raised {op} {t:.6g}]"
+            if op == ">=":
+                if t <= 0:
+                    return None
+                named = types(lambda c: c >= t)
+                return ("fit raised" + (" (any exception)" if t <= 1 else f" {named or 'an exception'}") + exact)
+            if t < 1:
+                return "fit succeeded" + exact
+            named = types(lambda c: c <= t)
+            return f"fit succeeded or raised {named or 'an exception'}" + exact
+        first = self._first_prediction
+        if first is not None and self._as_classes and j >= first and j < first + len(self.grid):
+            return f"{self.names[j]} {self._class_set(op, t)}"
+        return None
 
     def __call__(self, data, rng):
         seed = int(rng.integers(0, 2**31 - 1))

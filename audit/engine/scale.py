@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import sampling
+from audit.engine import progress, sampling
 from audit.engine.estimate import estimate_from_samples
 from audit.engine.neighbours import NeighbourPair
 
@@ -167,7 +167,9 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                                      sampling.concat))
         return pilot, count
 
-    for pattern in patterns:
+    progress.step(f"scale family: {len(patterns)} patterns at {lo:,} to {n_max:,} records ({per_output:.3g} s per "
+                  f"output at {lo:,}; {budget_s:.0f} s allowed)")
+    for k_pattern, pattern in enumerate(patterns):
         t = time.perf_counter()
         sizes = [lo]
         while sizes[-1] * 2 <= n_max:
@@ -190,5 +192,8 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
         out.scores.append(score)
         out.sizes[pattern] = sorted(samples)
         out.seconds[pattern] = time.perf_counter() - t
+        progress.step(f"scale pattern {k_pattern + 1}/{len(patterns)} [{pattern}]: {n:,} records vs {n + 1:,} "
+                      f"(pilot ε ≥ {score[0]:.3g}; {len(samples)} sizes, {out.seconds[pattern]:.1f} s)",
+                      done=k_pattern + 1, total=len(patterns), since=start)
     out.seconds["total"] = time.perf_counter() - start
     return out

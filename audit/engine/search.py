@@ -21,11 +21,12 @@ with probability at most ``alpha`` however many candidates were screened.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import checkpoint
+from audit.engine import checkpoint, progress
 from audit.engine import sampling
 from audit.engine.estimate import AuditResult, Claim, _check_sizes, audit_pairs, estimate_from_samples
 from audit.engine.neighbours import NeighbourPair
@@ -199,6 +200,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     """
     _check_sizes(n_pilot, pilot_alpha, delta, 0.5)
     n_half = max(1, int(round(n_pilot * 0.5)))
+    start = time.perf_counter()
     keys = {}
     for pair in candidates:  # every candidate, so a dataset's seed does not depend on what is resumed
         for d in (pair.d0, pair.d1):
@@ -206,6 +208,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     seeds = dict(zip(keys, ss.spawn(max(1, len(keys)))))
     needed = list(dict.fromkeys(data_key(d) for k in todo for d in (candidates[k].d0, candidates[k].d1)))
     halves = {key: seeds[key].spawn(2) for key in needed}  # (pilot, counting) streams of each dataset
+    progress.step(f"screening {len(todo)} candidate pairs: {len(needed)} datasets at {n_pilot:,} outputs each")
     # every dataset's blocks in one pool under --jobs (sampling.draw_many), each with its own seed
     pilot_items = [(keys[key], n_half, halves[key][0]) for key in needed]
     pilots = list(checkpoint.progress(sampling.gather(sampling.draw_many(mechanism, pilot_items), sampling.collect),
@@ -220,6 +223,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
         (p0, c0), (p1, c1) = samples[data_key(candidates[k].d0)], samples[data_key(candidates[k].d1)]
         r = estimate_from_samples(p0, p1, [(0, c0), (1, c1)], delta=delta, alpha=pilot_alpha)
         scores.append([float(r.epsilon_lower), float(r.epsilon_point)])
+    progress.step(f"screened {len(todo)} candidate pairs in {time.perf_counter() - start:.1f} s")
     return scores
 
 
@@ -279,6 +283,11 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         if extra is not None:
             chosen.append(extra)
     chosen = list(fixed) + chosen
+    if tried and len(candidates) > confirm:
+        best = sorted(tried, key=lambda t: (-t[1], -t[2]))[:3]
+        progress.step("best pilot scores: " + "; ".join(f"{d} (ε ≥ {lo:.3g})" for d, lo, _ in best))
+    progress.step(f"confirming {len(chosen)} pair(s) on fresh samples at {n_samples:,} outputs per input"
+                  + (" (and the scale family's pair)" if scale is not None else ""))
     alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
     res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
                       seed=int(ss_confirm.generate_state(1)[0]))
@@ -286,6 +295,7 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
     out.pairs = chosen
     if scale is not None:
         pair, n_scale = scale
+        progress.step(f"confirming the scale family's pair at {n_scale:,} outputs per input: {pair.description}")
         # the scale family's best pair, chosen on its own pilot samples, confirmed on fresh ones with the rest of
         # alpha (Bonferroni: a correct mechanism is flagged by either confirmation with probability <= alpha)
         out.scale_audit = audit_pairs(mechanism, [pair], claim, n_samples=n_scale, alpha=alpha * scale_share,

@@ -49,7 +49,9 @@ def run(budget: str, seed: int) -> Report:
         try:
             case.make()
         except ImportError as exc:  # an outside candidate whose package is not installed
-            report.notes.append(f"`{case.id}` ({case.description}) not run: {exc}")
+            from audit.extras import hint
+
+            report.notes.append(f"`{case.id}` ({case.description}) not run: {exc}{hint(exc)}")
             continue
         with checkpoint.scope(case.id):
             res = compare_distributions(case.make(), factory(**params), inputs, n_samples=n, alpha=alpha,

@@ -1,0 +1,213 @@
+"""``python -m audit compare CANDIDATE --reference REFERENCE``: does the candidate release the same law?
+
+The candidate and the reference get the same parameters (``--params``, renamed by ``--param-map``) and
+the reference's public inputs; their releases are compared in distribution
+(:func:`audit.engine.compare.compare_distributions`), or, with ``--noise off``, for exact equality on
+generated datasets (:mod:`audit.engine.compare_noise_off`). The report is named after both,
+``compare-MODULE-CLASS-vs-REFERENCE``, and shows releases as ``run`` does (:func:`audit.engine.render.compact`).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from audit import checkpoint, extras
+from reference.validation import shown
+
+__all__ = ["command", "report_name"]
+
+
+def report_name(candidate: str, reference: str) -> str:
+    """``compare-MODULE-CLASS-vs-REFERENCE``: the candidate and the reference name the report (as ``check``'s
+    reports are named after module and class), so comparisons of one class with two references, or of two
+    modules' classes of one name, never overwrite each other."""
+    def part(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", text.replace(":", "-"))
+
+    return f"compare-{part(candidate)}-vs-{part(reference)}"
+
+
+def _json_object(text: str, option: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{option} must be a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{option} must be a JSON object, got {text!r}")
+    return value
+
+
+def _params(text) -> dict:
+    from audit.check import parse_params
+
+    return parse_params(text)
+
+
+def _list_references() -> int:
+    from audit.learner_references import LEARNERS
+    from audit.oracle.cases import REFERENCES
+
+    print("learners (candidate: a class taking the reference's parameters; compared through release() or "
+          "predictions on a public probe grid):")
+    for r in LEARNERS.values():
+        print(f"  {r.name:24s} {r.target}  {r.description}")
+    print("  self                     the candidate's own batched_release_sampler against its one-fit-per-draw "
+          "path (inputs: --inputs-of NAME or the learner it subclasses)")
+    print("mechanisms (candidate: a mechanism m(data, rng) built from the reference's parameters):")
+    for name in REFERENCES:
+        if name not in LEARNERS:
+            print(f"  {name}")
+    return 0
+
+
+def _compare_setup(args):
+    """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
+    from audit.check import resolve
+    from audit.engine.compare import map_parameters
+    from audit.learner_references import learner_reference, resolve_reference
+    from audit.oracle.cases import REFERENCES
+    from audit.oracle.claims import N_LEARNER, N_SAMPLES
+
+    given = None if args.params is None else _params(args.params)
+    param_map = _json_object(args.param_map, "--param-map")
+    if args.reference == "self":
+        return _self_setup(args, given, param_map)
+    if args.inputs_of is not None:
+        raise ValueError("--inputs-of applies to --reference self only")
+    try:
+        ref = learner_reference(args.reference)
+    except KeyError:
+        ref = None
+    if ref is None:
+        if args.reference not in REFERENCES:
+            raise ValueError(f"unknown reference {args.reference!r}; `--reference list` lists them")
+        if param_map:
+            raise ValueError("--param-map applies to learner references only")
+        factory, params, inputs = REFERENCES[args.reference]
+        params = params if given is None else given
+        candidate_cls = resolve(args.subject)
+        candidate = candidate_cls(**map_parameters(candidate_cls, params))
+        return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs"
+    params = _learner_params(ref, given)
+    candidate, reference, how = resolve_reference(ref, resolve(args.subject), params, param_map)
+    return candidate, reference, params, ref.inputs, N_LEARNER[args.budget], how
+
+
+def _learner_params(ref, given):
+    """``ref``'s default parameters overridden by ``--params``; one it does not take is an error listing them."""
+    params = dict(ref.params)
+    if given is not None:
+        from inspect import signature
+
+        accepted = signature(ref.load()).parameters
+        unknown = sorted(k for k in given if k not in accepted or k == "random_state")
+        if unknown:
+            raise ValueError(f"--params: the reference {ref.name!r} takes no parameter(s) {unknown}; it accepts "
+                             f"{sorted(k for k in accepted if k != 'random_state')}")
+        params.update(given)
+    return params
+
+
+def _self_setup(args, given, param_map):
+    """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
+    from audit.check import resolve
+    from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
+    from audit.oracle.claims import N_LEARNER
+
+    cls = resolve(args.subject)
+    if args.inputs_of is not None:
+        if args.inputs_of not in LEARNERS:
+            raise ValueError(f"--inputs-of {args.inputs_of!r} is not a reference learner; `--reference list` "
+                             "lists them")
+        ref = LEARNERS[args.inputs_of]
+    else:
+        base = next((r for r in LEARNERS.values() if isinstance(cls, type) and issubclass(cls, r.load())), None)
+        if base is None:
+            raise ValueError(f"--reference self: {args.subject!r} subclasses no reference learner; name the one "
+                             "whose inputs to use with --inputs-of NAME")
+        ref = learner_reference(base.name)
+    params = rename_parameters(_learner_params(ref, given), param_map, cls)
+    fast = fitted_mechanism(cls, params, ref, True)
+    if fast._sampler() is None:
+        raise ValueError(f"{args.subject!r} declares no batched sampler for these parameters "
+                         "(batched_release_sampler returned None or is absent): nothing to compare")
+    slow = fitted_mechanism(cls, params, ref, True, fast=False)
+    return fast, slow, params, ref.inputs, N_LEARNER[args.budget], \
+        "release() through its batched sampler against one fit per draw"
+
+
+def _compare_noise_off(args, _error) -> int:
+    """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
+    from audit.check import CheckError, resolve
+    from audit.engine.compare_noise_off import NoiseOffMismatch, check_noise_off
+    from audit.learner_references import learner_reference, rename_parameters
+
+    try:
+        try:
+            ref = learner_reference(args.reference)
+        except KeyError:
+            raise ValueError(f"--noise off compares learners; {args.reference!r} is not one "
+                             "(`--reference list`)") from None
+        if ref.noise_off is None:
+            raise ValueError(f"--noise off: the reference {ref.name!r} has randomness beyond its privacy noise "
+                             "(random structure or features), so its release is not a function of the data")
+        given = None if args.params is None else _params(args.params)
+        params = dict(_learner_params(ref, given), **ref.noise_off)
+        cls = resolve(args.subject)
+        cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
+        n = check_noise_off(cls, cand_params, ref, params, max_examples=args.samples or 200, seed=args.seed)
+    except NoiseOffMismatch as exc:
+        print(f"DIFFERENT (noise off, shrunk counterexample): {exc}")
+        return 1
+    except (CheckError, ValueError, TypeError) as exc:
+        return _error(str(exc) + extras.hint(exc))
+    print(f"no difference found: {n} hypothesis-generated datasets, releases equal with the noise off "
+          f"({json.dumps(ref.noise_off)})")
+    return 0
+
+
+def command(args, _error, _finish) -> int:
+    """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
+    from audit.check import CheckError, params_text
+    from audit.engine.compare import compare_distributions
+    from audit.engine.render import compact
+    from audit.report import Report
+    from audit.oracle.claims import ALPHA
+
+    if args.reference == "list":
+        return _list_references()
+    if not args.subject:
+        return _error("compare needs the candidate MODULE:CALLABLE")
+    if args.noise == "off":
+        return _compare_noise_off(args, _error)
+    if args.samples is not None and args.samples < 2:
+        return _error(f"--samples must be an integer >= 2, got {args.samples}")
+    alpha = ALPHA if args.alpha is None else args.alpha
+    if not 0 < alpha < 1:
+        return _error(f"--alpha must be in (0, 1), got {args.alpha}")
+    try:
+        candidate, reference, params, inputs, n, how = _compare_setup(args)
+        n = args.samples or n
+        start = time.perf_counter()
+        res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
+    except (CheckError, ValueError, TypeError) as exc:
+        return _error(str(exc) + extras.hint(exc))
+    name = report_name(args.subject, args.reference)
+    report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
+    report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
+                               "expected": "same", "verdict": "different" if res.rejected else "same",
+                               "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
+                               "alpha": alpha, "detail": res.summary()})
+    report.notes.append(f"Parameters (both sides): {params_text(params)}; compared through {how}, "
+                        f"{len(inputs)} public inputs.")
+    for r in res.rows:
+        diffs = "; ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
+            isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
+        report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
+                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different (reference vs candidate counts): "
+                                                                   f"{diffs}" if diffs else ""))
+    report.elapsed_s = time.perf_counter() - start
+    return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),
+                   not res.rejected)
