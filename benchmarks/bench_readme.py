@@ -46,6 +46,8 @@ COMMANDS = {
                           ["-m", "audit", "certify", "privatree", "--jobs", "2", "--out", "{out}"], "."),
     "certify-random-trees": ("`audit certify random-trees`",
                              ["-m", "audit", "certify", "random-trees", "--out", "{out}"], "."),
+    "certify-lpdt": ("`audit certify lpdt`", ["-m", "audit", "certify", "lpdt", "--out", "{out}"], "."),
+    "certify-diprime": ("`audit certify diprime`", ["-m", "audit", "certify", "diprime", "--out", "{out}"], "."),
     "check-underflow-standard": ("the scale family's worked example (standard budget)",
                                  ["-m", "audit", "check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree",
                                   "--epsilon", "2", "--params", _SCALE_PARAMS, "--bounds", "[[0, 1]]", "--classes",
@@ -70,9 +72,11 @@ def time_command(cid: str) -> dict:
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"label": label, "command": "python " + " ".join(argv).replace(out, "OUT"), "cwd": cwd,
-            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": proc.returncode,
-            "loadavg_start": round(load, 2)}
+    row = {"label": label, "command": "python " + " ".join(argv).replace(out, "OUT"), "cwd": cwd,
+           "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": proc.returncode, "loadavg_start": round(load, 2)}
+    if proc.returncode != 0:  # a violation found (check exits 1) or a failure: keep what it said
+        row["output_tail"] = (proc.stdout + proc.stderr).splitlines()[-30:]
+    return row
 
 
 def main(argv=None) -> int:
@@ -87,6 +91,8 @@ def main(argv=None) -> int:
         row = time_command(cid)
         print(f"   {row['wall_s']} s wall, {row['cpu_s']} s CPU, exit {row['exit']}, load {row['loadavg_start']}",
               flush=True)
+        for line in row.get("output_tail", []):
+            print(f"   | {line}", flush=True)
         data["commands"][cid] = row
     data["machine"] = machine()
     tmp = path.with_suffix(".json.tmp")
