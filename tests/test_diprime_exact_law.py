@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+
+from law_fit import pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.diprime.certificate import TripleLeafBudget, domains
@@ -61,15 +62,6 @@ def _observed(releases, probs):
     return counts
 
 
-def _pvalue(probs, counts):
-    keys = list(probs)
-    assert set(counts) <= set(keys), set(counts) - set(keys)
-    obs = np.array([counts.get(k, 0) for k in keys], dtype=float)
-    e = np.array([probs[k] for k in keys]) * obs.sum()
-    big = e >= 5
-    o, ex = np.append(obs[big], obs[~big].sum()), np.append(e[big], e[~big].sum())
-    keep = ex > 0
-    return stats.chisquare(o[keep], ex[keep] / ex[keep].sum() * o[keep].sum()).pvalue
 
 
 def test_law_matches_the_reference_and_the_batched_path():
@@ -78,9 +70,9 @@ def test_law_matches_the_reference_and_the_batched_path():
     ss = np.random.SeedSequence(20261125)
     fits = [DiPriMeForestClassifier(**PARAMS, random_state=np.random.default_rng(c)).fit(X, Y).release()
             for c in ss.spawn(3000)]
-    assert _pvalue(probs, _observed(fits, probs)) > 1e-3
+    assert pooled_pvalue(probs, _observed(fits, probs)) > 1e-3
     batch = DiPriMeForestClassifier(**PARAMS).batched_release_sampler()
-    assert _pvalue(probs, _observed(batch.batch((X, Y), 20_000, np.random.default_rng(3)), probs)) > 1e-3
+    assert pooled_pvalue(probs, _observed(batch.batch((X, Y), 20_000, np.random.default_rng(3)), probs)) > 1e-3
 
 
 def test_a_mutant_sampler_is_rejected():
@@ -88,7 +80,7 @@ def test_a_mutant_sampler_is_rejected():
     ss = np.random.SeedSequence(7)
     fits = [TripleLeafBudget(**PARAMS, random_state=np.random.default_rng(c)).fit(X, Y).release()
             for c in ss.spawn(3000)]
-    assert _pvalue(probs, _observed(fits, probs)) < 1e-6
+    assert pooled_pvalue(probs, _observed(fits, probs)) < 1e-6
 
 
 def test_pair_loss_properties():

@@ -15,7 +15,8 @@ import sys
 
 import numpy as np
 import pytest
-from scipy import stats
+
+from law_fit import pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.random_trees.certificate import domains
@@ -112,15 +113,6 @@ def _observed(releases, probs):
     return counts
 
 
-def _pvalue(probs, counts):
-    keys = list(probs)
-    assert set(counts) <= set(keys), set(counts) - set(keys)
-    obs = np.array([counts.get(k, 0) for k in keys], dtype=float)
-    e = np.array([probs[k] for k in keys]) * obs.sum()
-    big = e >= 5
-    o, ex = np.append(obs[big], obs[~big].sum()), np.append(e[big], e[~big].sum())
-    keep = ex > 0
-    return stats.chisquare(o[keep], ex[keep] / ex[keep].sum() * o[keep].sum()).pvalue
 
 
 @pytest.mark.parametrize("rule", ["paper", "clamp"])
@@ -130,11 +122,11 @@ def test_law_matches_the_batched_path_and_the_reference(rule):
     assert math.fsum(probs.values()) == pytest.approx(1.0, abs=1e-9)
     est = RandomDecisionForestClassifier(**params)
     batched = _ForestBatch(est).batch((X, Y), 20_000, np.random.default_rng(20261125))
-    assert _pvalue(probs, _observed(batched, probs)) > 1e-3
+    assert pooled_pvalue(probs, _observed(batched, probs)) > 1e-3
     ss = np.random.SeedSequence(20261126)
     fits = [RandomDecisionForestClassifier(**params, random_state=np.random.default_rng(s)).fit(X, Y).release()
             for s in ss.spawn(3000)]
-    assert _pvalue(probs, _observed(fits, probs)) > 1e-3
+    assert pooled_pvalue(probs, _observed(fits, probs)) > 1e-3
 
 
 class _AlteredNoise(RandomDecisionForestClassifier):
@@ -147,7 +139,7 @@ class _AlteredNoise(RandomDecisionForestClassifier):
 def test_an_altered_sampler_is_rejected():
     probs = _category_probs(PARAMS, X, Y)
     altered = _ForestBatch(_AlteredNoise(**PARAMS)).batch((X, Y), 20_000, np.random.default_rng(7))
-    assert _pvalue(probs, _observed(altered, probs)) < 1e-6
+    assert pooled_pvalue(probs, _observed(altered, probs)) < 1e-6
 
 
 def test_pair_loss_of_the_strict_forest_is_its_claim_and_the_gaps_exceed_it():
