@@ -166,6 +166,23 @@ def _law_worker(args):
     return d, domain.law(domain.params, *_data(domain, d))
 
 
+#: where the worst pair's privacy profile is reported
+PROFILE_EPSILONS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+
+
+def _map(worker, work: list, jobs: int, progress, desc: str, unit: str, chunksize: int) -> list:
+    """``[worker(w) for w in work]`` in order, over a spawn pool of ``jobs`` processes when ``jobs > 1``, shown
+    by ``progress`` (a tqdm-like wrapper) when given."""
+    if jobs > 1:
+        from multiprocessing import get_context
+
+        with get_context("spawn").Pool(jobs) as pool:
+            it = pool.imap(worker, work, chunksize=chunksize)
+            return list(progress(it, total=len(work), desc=desc, unit=unit) if progress else it)
+    it = map(worker, work)
+    return list(progress(it, total=len(work), desc=desc, unit=unit) if progress else it)
+
+
 def _pair_worker(args):
     domain, d0, d1 = args
     r = domain.pair_law(domain.params, _data(domain, d0), _data(domain, d1), grid=domain.grid)
@@ -174,25 +191,16 @@ def _pair_worker(args):
 
 def _certify_pairs(domain: Domain, pairs, start, jobs, progress) -> DomainResult:
     """:func:`certify_domain` through the domain's ``pair_law`` (one exact loss per pair)."""
-    work = [(domain, d0, d1) for d0, d1 in pairs]
-    desc = f"{domain.name}: pairs"
-    if jobs > 1:
-        from multiprocessing import get_context
-
-        with get_context("spawn").Pool(jobs) as pool:
-            it = pool.imap(_pair_worker, work, chunksize=8)
-            results = list(progress(it, total=len(work), desc=desc, unit="pair") if progress else it)
-    else:
-        it = map(_pair_worker, work)
-        results = list(progress(it, total=len(work), desc=desc, unit="pair") if progress else it)
+    results = _map(_pair_worker, [(domain, d0, d1) for d0, d1 in pairs], jobs, progress, f"{domain.name}: pairs",
+                   "pair", 8)
     losses = [(lo, hi) for lo, hi, _ in results]
     i = max(range(len(pairs)), key=lambda j: (results[j][1], results[j][0]))
     lo, hi, release = results[i]
     d0, d1 = pairs[i]
     worst = {"lower": lo, "upper": hi, "release": release, "d0": _describe(domain, d0), "d1": _describe(domain, d1)}
+    # the workers return plain numbers; the worst pair's law is built once more here for its profile
     best = domain.pair_law(domain.params, _data(domain, d0), _data(domain, d1), grid=domain.grid)
-    eps_grid = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
-    prof = [(e, best.delta(e)) for e in eps_grid]
+    prof = [(e, best.delta(e)) for e in PROFILE_EPSILONS]
     n_datasets = len({d for p in pairs for d in p})
     width = max(h - l for l, h in losses if math.isfinite(h)) if losses else 0.0
     return DomainResult(domain, len(pairs), n_datasets, losses, worst, width, time.perf_counter() - start, prof,
@@ -206,17 +214,8 @@ def certify_domain(domain: Domain, *, jobs: int = 1, progress=None) -> DomainRes
     if domain.pair_law is not None:
         return _certify_pairs(domain, pairs, start, jobs, progress)
     datasets = sorted({d for p in pairs for d in p}, key=lambda d: (len(d), d))
-    work = [(domain, d) for d in datasets]
-    if jobs > 1:
-        from multiprocessing import get_context
-
-        with get_context("spawn").Pool(jobs) as pool:
-            it = pool.imap(_law_worker, work, chunksize=4)
-            laws = dict(progress(it, total=len(work), desc=f"{domain.name}: laws", unit="dataset")
-                        if progress else it)
-    else:
-        it = map(_law_worker, work)
-        laws = dict(progress(it, total=len(work), desc=f"{domain.name}: laws", unit="dataset") if progress else it)
+    laws = dict(_map(_law_worker, [(domain, d) for d in datasets], jobs, progress, f"{domain.name}: laws",
+                     "dataset", 4))
     losses, worst = [], None
     for d0, d1 in pairs:
         lo, hi, r = pair_interval(laws[d0], laws[d1])
@@ -226,8 +225,7 @@ def certify_domain(domain: Domain, *, jobs: int = 1, progress=None) -> DomainRes
                      "d1": _describe(domain, d1), "pair": (d0, d1)}
     width = max(max(l.upper[r] - l.lower[r] for r in l.upper) for l in laws.values())
     d0, d1 = worst.pop("pair")
-    eps_grid = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
-    prof = list(zip(eps_grid, profile(laws[d0], laws[d1], eps_grid)))
+    prof = list(zip(PROFILE_EPSILONS, profile(laws[d0], laws[d1], PROFILE_EPSILONS)))
     return DomainResult(domain, len(pairs), len(datasets), losses, worst, width, time.perf_counter() - start, prof)
 
 
