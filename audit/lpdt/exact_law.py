@@ -46,9 +46,9 @@ def randomizer_of(params: dict) -> LPDTRandomizer:
     return cls(float(params["epsilon"]), part, params["target_bounds"], params.get("indicator_share", 0.5))
 
 
-def _label_terms(r: LPDTRandomizer, y0: float, y1: float):
-    """``(log-ratio at the worst label, LossHistogram of the label part)`` for one label report; the
-    log-ratio ``rate (|k - c1| - |k - c0|)`` is largest, ``rate |c0 - c1|``, at ``k = c0``."""
+def _label_hist(r: LPDTRandomizer, y0: float, y1: float) -> LossHistogram:
+    """The loss distribution of one label report: log-ratio ``rate (|k - c1| - |k - c0|)`` at grid unit ``k``
+    (largest, ``rate |c0 - c1|``, at ``k = c0``), the mass beyond ``TAIL`` at an infinite loss."""
     law = r.label.law(1)
     rate = law.rate
     c0, c1 = (int(round_to_grid(r.clip(v), r.label.grid)) for v in (y0, y1))
@@ -59,21 +59,21 @@ def _label_terms(r: LPDTRandomizer, y0: float, y1: float):
     loss = rate * (np.abs(k - c1) - np.abs(k - c0))
     p0 = np.exp(logp0)
     tail = max(0.0, 1.0 - math.fsum(p0.tolist()))
-    return d * rate, LossHistogram.of(p0, loss, tail)
+    return LossHistogram.of(p0, loss, tail)
 
 
-def _bits_terms(r: LPDTRandomizer, x0, x1):
-    """``(log-ratio at the worst bits, LossHistogram of the bits part)``."""
+def _bits_hist(r: LPDTRandomizer, x0, x1) -> LossHistogram:
+    """The loss distribution of the indicator bits (only the coordinates where the two users differ move it)."""
     u0, u1 = r.one_hot(x0), r.one_hot(x1)
     n_diff = int(np.count_nonzero(u0 != u1))
     if n_diff == 0:
-        return 0.0, LossHistogram.point()
+        return LossHistogram.point()
     e, q = r.bits.eps_bit, r.bits.p_flip
     one = LossHistogram.of([1 - q, q], [e, -e])  # a differing coordinate: kept (loss +e) or flipped (-e)
     hist = LossHistogram.point()
     for _ in range(n_diff):
         hist = hist.compose(one)
-    return n_diff * e, hist
+    return hist
 
 
 def report_logpmf(params: dict, output, record) -> float:
@@ -120,8 +120,8 @@ class ReportPairLoss:
 def _profile_hists(r, x0, v0, x1, v1, n_labels) -> tuple:
     hists = []
     for a, b in (((x0, v0), (x1, v1)), ((x1, v1), (x0, v0))):
-        hist = _bits_terms(r, a[0], b[0])[1]
-        lab_hist = _label_terms(r, a[1], b[1])[1]
+        hist = _bits_hist(r, a[0], b[0])
+        lab_hist = _label_hist(r, a[1], b[1])
         for _ in range(n_labels):
             hist = hist.compose(lab_hist)
         hists.append(hist)
