@@ -172,14 +172,15 @@ def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
     from audit.check import CheckError, params_text
     from audit.engine.compare import compare_distributions
-    from audit.engine.render import compact
-    from audit.report import Report
     from audit.oracle.claims import ALPHA
 
     if args.reference == "list":
         return _list_references()
     if not args.subject:
         return _error("compare needs the candidate MODULE:CALLABLE")
+    if args.exact and (args.noise == "off" or args.reference == "self"):
+        return _error("--exact tests a candidate against a reference's exact law; it takes neither --noise off nor "
+                      "--reference self")
     if args.noise == "off":
         return _compare_noise_off(args, _error)
     if args.samples is not None and args.samples < 2:
@@ -187,6 +188,8 @@ def command(args, _error, _finish) -> int:
     alpha = ALPHA if args.alpha is None else args.alpha
     if not 0 < alpha < 1:
         return _error(f"--alpha must be in (0, 1), got {args.alpha}")
+    if args.exact:
+        return _compare_exact(args, alpha, _error, _finish)
     try:
         candidate, reference, params, inputs, n, how = _compare_setup(args)
         n = args.samples or n
@@ -194,19 +197,57 @@ def command(args, _error, _finish) -> int:
         res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
-    name = report_name(args.subject, args.reference)
-    report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`.")
+    return _write(args, res, alpha, start, f"Parameters (both sides): {params_text(params)}; compared through "
+                  f"{how}, {len(inputs)} public inputs.", _finish)
+
+
+def _compare_exact(args, alpha, _error, _finish) -> int:
+    """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.exact_oracle`)."""
+    from audit.check import CheckError, params_text, resolve
+    from audit.engine.exact_oracle import compare_exact
+    from audit.learner_references import LEARNERS, rename_parameters, fitted_mechanism
+    from audit.oracle.claims import N_LEARNER
+    from audit.oracle.exact_laws import exact_reference
+
+    try:
+        ref = exact_reference(args.reference)
+        given = None if args.params is None else _params(args.params)
+        params = _learner_params(ref, given)
+        cls = resolve(args.subject)
+        if not callable(getattr(cls, "release", None)):
+            raise ValueError(f"--exact compares whole releases: the candidate {args.subject!r} has no release()")
+        cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
+        candidate = fitted_mechanism(cls, cand_params, LEARNERS[ref.name], True, output="discrete")
+        laws = [ref.law(params, *data) for _, data in ref.inputs]
+        start = time.perf_counter()
+        res = compare_exact(candidate, ref.inputs, laws, n_samples=args.samples or N_LEARNER[args.budget],
+                            alpha=alpha, seed=args.seed)
+    except (CheckError, ValueError, TypeError) as exc:
+        return _error(str(exc) + extras.hint(exc))
+    return _write(args, res, alpha, start, f"Parameters: {params_text(params)}; the candidate's release() against "
+                  f"the exact law of {ref.description}; {len(ref.inputs)} public inputs; one-sample test, no "
+                  "reference draws.", _finish)
+
+
+def _write(args, res, alpha, start, note, _finish) -> int:
+    """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``."""
+    from audit.engine.render import compact
+    from audit.report import Report
+
+    name = report_name(args.subject, args.reference) + ("-exact" if args.exact else "")
+    report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`"
+                    + (" (its exact law)." if args.exact else "."))
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
                                "expected": "same", "verdict": "different" if res.rejected else "same",
                                "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
-                               "alpha": alpha, "detail": res.summary()})
-    report.notes.append(f"Parameters (both sides): {params_text(params)}; compared through {how}, "
-                        f"{len(inputs)} public inputs.")
+                               "alpha": alpha, "test": "exact" if args.exact else "two-sample",
+                               "detail": res.summary()})
+    report.notes.append(note)
     for r in res.rows:
         diffs = "; ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
             isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
         report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
-                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different (reference vs candidate counts): "
+                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different ({'expected' if args.exact else 'reference'} vs candidate counts): "
                                                                    f"{diffs}" if diffs else ""))
     report.elapsed_s = time.perf_counter() - start
     return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),

@@ -161,8 +161,9 @@ def rename_parameters(params: dict, param_map: dict, candidate_cls) -> dict:
 class _Fitted(LearnerMechanism):
     """A learner fitted per draw; its ``release(**release_kwargs)`` or its predictions on the probe grid."""
 
-    def __init__(self, make, probe, use_release: bool, release_kwargs: dict, fast: bool = True):
-        super().__init__(make, probe)
+    def __init__(self, make, probe, use_release: bool, release_kwargs: dict, fast: bool = True,
+                 output: str = "auto"):
+        super().__init__(make, probe, output)
         self.use_release, self.release_kwargs = use_release, dict(release_kwargs)
         #: the declared batched sampler stands in for the fits (release only; ``fast=False``: never)
         self._fast_path_ok = use_release and fast
@@ -176,10 +177,13 @@ class _Fitted(LearnerMechanism):
         return f"_Fitted({self.make_estimator!r}, {'release' if self.use_release else 'probe predictions'})"
 
 
-def fitted_mechanism(cls, params: dict, ref: LearnerReference, use_release: bool, fast: bool = True) -> _Fitted:
+def fitted_mechanism(cls, params: dict, ref: LearnerReference, use_release: bool, fast: bool = True,
+                     output: str = "auto") -> _Fitted:
     """``cls(**params)`` as an oracle mechanism over ``(X, y)`` in ``ref``'s output format; ``fast=False``
-    fits once per draw even when the class declares a batched sampler."""
-    return _Fitted(lambda: cls(**params), ref.probe, use_release, ref.release_kwargs if use_release else {}, fast)
+    fits once per draw even when the class declares a batched sampler; ``output="discrete"`` keeps whole
+    releases (see :class:`audit.engine.learner.LearnerMechanism`)."""
+    return _Fitted(lambda: cls(**params), ref.probe, use_release, ref.release_kwargs if use_release else {}, fast,
+                   output)
 
 
 def resolve_reference(ref: LearnerReference, candidate_cls, params: dict, param_map: dict):

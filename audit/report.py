@@ -165,11 +165,14 @@ class Report:
             lines.append("")
         if self.comparisons:
             lines += ["## Comparisons with the reference (oracle)", "",
-                      "`same` means no two-sample test rejected equality of the released distributions "
-                      "(Holm-corrected over the inputs); `different` means one did.", ""]
+                      "`same` means no test rejected equality of the released distributions (Holm-corrected over "
+                      "the inputs); `different` means one did. A two-sample test draws n releases on each side; "
+                      "an `exact` comparison draws n of the candidate only and tests them against the "
+                      "reference's exact law.", ""]
             lines += _table(
-                ["id", "candidate", "reference", "n / side", "smallest adjusted p", "verdict", "expected", ""],
-                [[c["id"], c["candidate"], c["reference"], _count(c["n_samples"]), f"{c['p_min']:.3g}",
+                ["id", "candidate", "reference", "test", "n / side", "smallest adjusted p", "verdict", "expected", ""],
+                [[c["id"], c["candidate"], c["reference"], c.get("test", "two-sample"), _count(c["n_samples"]),
+                  f"{c['p_min']:.3g}",
                   c["verdict"], c["expected"], "✓" if c["verdict"] == c["expected"] else "✗"]
                  for c in self.comparisons])
             lines += _folded("Evidence of the comparisons", [(c["id"], c.get("detail")) for c in self.comparisons])

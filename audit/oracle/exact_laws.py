@@ -1,0 +1,124 @@
+"""The references ``python -m audit compare CANDIDATE --reference NAME --exact`` tests against, with their laws.
+
+Each entry is a reference learner whose whole ``release()`` has an exact law on small public inputs
+(issue 29), given as a :class:`audit.engine.exact_oracle.CellLaw`, with default parameters and inputs within
+the law's reach:
+
+* ``privatree``: :func:`audit.privatree.exact_law.release_law` (PrivaTree, 004_2521a6732a5af66c.txt,
+  Algorithm 1, strict accounting): every tree is a cell, the truncated tails one more. The oracle's learner
+  cases (:mod:`audit.oracle.learner_cases`) at two bins per feature: the noisy histograms of four bins are
+  out of the law's reach (6.9e9 states per feature), so the candidate that moves a threshold one bin (a no-op
+  with two bins) is left to the two-sample compare;
+* ``random-trees``: the random decision forest at depth 0 (001_de51f67f43120a4b.txt, Algorithm 2; the
+  structure is drawn from public bounds alone): each tree's leaf releases ``theta = n / sum(n)`` of its noisy
+  counts (:func:`audit.random_trees.exact_law.leaf_law`: atoms, and the uniform draw of an invalid leaf), the
+  trees independent. A cell is the tuple of each tree's atom (those of probability at least
+  :data:`ATOM_CELL`, interior values only), every other value in the tree's ``OTHER``.
+
+Limits: those of each law (an error names the parameter); deeper random forests release continuous
+thresholds, which no finite cell law covers.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from audit.engine.exact_oracle import OTHER, CellLaw
+from audit.learner_references import BINARY_INPUTS, LEARNERS
+from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
+
+__all__ = ["ExactReference", "EXACT_REFERENCES", "exact_reference", "privatree_cell_law", "forest_cell_law",
+           "ATOM_CELL"]
+
+#: smallest probability of a random-forest leaf atom that gets a cell of its own
+ATOM_CELL = 1e-3
+
+
+@dataclass
+class ExactReference:
+    """A reference learner with an exact release law: its class, parameters, inputs and law."""
+
+    name: str
+    target: str  # MODULE:CALLABLE
+    params: dict
+    inputs: list
+    law: Callable  # law(params, X, y) -> CellLaw
+    description: str
+
+    def load(self):
+        return LEARNERS[self.name].load() if self.name in LEARNERS else None
+
+
+def privatree_cell_law(params: dict, X, y) -> CellLaw:
+    """PrivaTree's release law (:func:`audit.privatree.exact_law.release_law`) as cells: each tree, and
+    :data:`OTHER` for the releases only the truncated noise tails reach (probability at most ``truncated``)."""
+    from audit.privatree.exact_law import release_law
+
+    law = release_law(params, X, y)
+    lower, upper = dict(law.lower), dict(law.upper)
+    if law.truncated > 0:
+        lower[OTHER], upper[OTHER] = 0.0, min(1.0, law.truncated)
+    known = set(upper)
+    return CellLaw(lower, upper, lambda r: r if r in known else OTHER)
+
+
+def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
+    """``(lower, upper)`` per cell of one depth-0 tree's released leaf value (module docstring)."""
+    from audit.random_trees.exact_law import UNIFORM_ON_ONE_VALUE, leaf_law
+
+    law = leaf_law(counts, rate, rule)
+    lo_u, hi_u = UNIFORM_ON_ONE_VALUE
+    lower, upper = {}, {}
+    for v, p in law.atoms.items():
+        if p >= ATOM_CELL and all(0.0 < t < 1.0 for t in v):
+            # an interior 6-decimal value: the atoms rounding to it, the enumeration's tail, and the rounded
+            # uniform of an invalid leaf, which puts between lo_u and hi_u of its mass on it
+            lower[(v,)] = p + lo_u * law.invalid
+            upper[(v,)] = min(1.0, p + law.tail + hi_u * law.invalid)
+    lower[OTHER] = max(0.0, 1.0 - sum(upper.values()))
+    upper[OTHER] = min(1.0, 1.0 - sum(lower[c] for c in upper))
+    return lower, upper
+
+
+def forest_cell_law(params: dict, X, y) -> CellLaw:
+    """The depth-0 random forest's release law as cells (module docstring)."""
+    from audit.random_trees.exact_law import _setup
+
+    k, h, _bounds, _X, y_index, rate, rule = _setup(params, X, y)
+    if h != 0:
+        raise ValueError(f"compare --exact covers the random forest at max_depth=0 (deeper trees release continuous "
+                         f"thresholds), got max_depth={h!r}")
+    counts = (y_index.count(0), y_index.count(1))
+    lo1, up1 = _tree_cells(counts, rate, rule)
+    lower, upper = {}, {}
+    for cells in itertools.product(list(up1), repeat=k):
+        lower[cells] = float(np.prod([lo1[c] for c in cells]))
+        upper[cells] = min(1.0, float(np.prod([up1[c] for c in cells])))
+    named = {c[0] for c in up1 if c != OTHER}
+
+    def cell(release):
+        _, (_, leaves) = release
+        return tuple((t[0],) if t[0] in named else OTHER for t in leaves)
+
+    return CellLaw(lower, upper, cell)
+
+
+EXACT_REFERENCES: dict[str, ExactReference] = {r.name: r for r in [
+    ExactReference("privatree", LEARNERS["privatree"].target, dict(PRIVATREE_PARAMS, max_bins=2), PRIVATREE_INPUTS,
+                   privatree_cell_law, "PrivaTree, Algorithm 1, strict accounting: depth 1, two features of two "
+                   "uniform bins, two classes, epsilon 8 (the law of audit.privatree.exact_law)"),
+    ExactReference("random-trees", LEARNERS["random-trees"].target, dict(LEARNERS["random-trees"].params),
+                   BINARY_INPUTS, forest_cell_law, "random decision forest, 2 trees of depth 0, epsilon 1 (the leaf "
+                   "law of audit.random_trees.exact_law)"),
+]}
+
+
+def exact_reference(name: str) -> ExactReference:
+    """The exact reference ``name``; a ``ValueError`` lists them."""
+    if name not in EXACT_REFERENCES:
+        raise ValueError(f"--exact: no exact law for the reference {name!r}; references with one: "
+                         f"{', '.join(EXACT_REFERENCES)}")
+    return EXACT_REFERENCES[name]
