@@ -236,6 +236,11 @@ def _run(args) -> int:
     return _finish(report, args.out, ckpt, report.ok, note)
 
 
+def _budget_given(argv) -> bool:
+    """Whether ``argv`` (the command line ``main`` parsed) sets ``--budget`` (``--budget X`` or ``--budget=X``)."""
+    return any(a == "--budget" or a.startswith("--budget=") for a in argv)
+
+
 def _check(args) -> int:
     from audit.check import CheckError, Subject, check_report
     from audit.claims_file import load_claims
@@ -245,7 +250,8 @@ def _check(args) -> int:
             if args.subject:
                 return _error("give either MODULE:CALLABLE or --claims FILE, not both")
             subjects, settings = load_claims(args.claims)
-            budget = settings["budget"] if "--budget" not in sys.argv else args.budget
+            # the claims file's budget unless --budget was given on this command line (main's argv)
+            budget = args.budget if _budget_given(args.argv) else settings["budget"]
             seed, name = settings["seed"], re.sub(r"[^A-Za-z0-9_-]", "_", Path(args.claims).stem)
         else:
             if not args.subject:
@@ -355,6 +361,7 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     _ARGS = args
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)
     except KeyboardInterrupt:

@@ -62,6 +62,21 @@ def test_claims_file_with_one_broken_and_one_correct_subject(tmp_path):
     assert data["seed"] == 3 and data["budget"] == "quick"
 
 
+def test_claims_file_budget_yields_only_to_this_command_lines_budget(tmp_path, monkeypatch):
+    """``--budget`` overrides the file's budget when main's own argv gives it (``--budget=X`` too), whatever
+    ``sys.argv`` holds (a caller's, e.g. pytest's)."""
+    subject = ('[[subject]]\nname = "good"\ncallable = "subjects.noise:MyLaplace"\nparams = { epsilon = 1.0 }\n'
+               'epsilon = 1.0\nfloat_probe = false\n')
+    claims = tmp_path / "budgets.toml"
+    claims.write_text('budget = "standard"\nseed = 3\n\n' + subject)
+    assert main(["check", "--claims", str(claims), "--budget=quick", "--out", str(tmp_path), "--quiet"]) == 0
+    assert json.loads((tmp_path / "budgets" / "report.json").read_text())["budget"] == "quick"
+    claims.write_text('budget = "quick"\nseed = 3\n\n' + subject)
+    monkeypatch.setattr("sys.argv", ["audit", "check", "--budget", "standard"])
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 0
+    assert json.loads((tmp_path / "budgets" / "report.json").read_text())["budget"] == "quick"
+
+
 def test_claims_file_records_a_known_violation(tmp_path, capsys):
     """`expected = "violation"` turns a known violation into an expected row (exit 0, the report says so),
     and a subject so marked that passes is a mismatch (exit 1): the known leak is gone or went unseen."""
