@@ -4,7 +4,7 @@
 
 For each of the oracle's wrong candidates within an exact law's reach (PrivaTree's budget off by one
 level and ties to the last feature, the random forest with one tree's noise scale), and for each test,
-the smallest number of candidate draws per input, on a ladder from 25 in steps of about sqrt(2), at which the test rejects
+the smallest number of candidate draws per input, on a ladder from 5 in steps of about sqrt(2), at which the test rejects
 in at least 90% of ``--seeds`` seeds (power 0.9 at level alpha). The two-sample compare draws as many
 reference releases again (the reference's batched path: the same law, faster); the one-sample test draws
 none. The issue's target: the one-sample test needs at most half the candidate draws.
@@ -28,7 +28,7 @@ from audit.random_trees.claims import OneTreeScaleForest  # noqa: E402
 from reference.privatree.batch import PrivaTreeBatch  # noqa: E402
 
 #: candidate draws per input tried, in steps of about sqrt(2)
-LADDER = [25, 35, 50, 70, 100, 140, 200, 280, 400, 560, 800, 1120, 1600, 2240, 3200]
+LADDER = [5, 7, 10, 14, 20, 28, 40, 56, 80, 112, 160, 224, 320, 448, 640, 900, 1280, 1800, 2560, 3600]
 
 
 def cases():

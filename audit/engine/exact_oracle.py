@@ -9,7 +9,8 @@ the known probabilities:
   is a cell, the rest (continuous leaf values, truncated tails) one cell ``OTHER``; each cell's probability
   is an interval ``[lower, upper]`` that contains the implementation's true probability;
 * the test is the G test (likelihood-ratio goodness of fit) on the cells, the cells of expected count below
-  5 pooled, with the p-value from the exact multinomial law under the null (sequential Monte Carlo, Besag and
+  5 grouped in order of probability (consecutive cells until a group expects 5 draws: a candidate that moves
+  mass between frequent and rare releases stays visible), with the p-value from the exact multinomial law under the null (sequential Monte Carlo, Besag and
   Clifford 1991, as :func:`audit.engine.compare.g_test_exact`): valid at every sample size, on sparse cells
   too;
 * the null probabilities are the intervals' midpoints, normalised. The true law differs from them by at most
@@ -128,13 +129,20 @@ def one_sample_test(law: CellLaw, counts: Counter, n_permutations: int | None = 
                    key=lambda t: -abs(t[1] - t[2]))[:5]
     if impossible:
         return f"impossible release ({cells[impossible[0]]} draws of a cell of probability 0)", math.inf, 0.0, diffs
-    big = [c for c in ranked if n * probs[c] >= MIN_EXPECTED]
-    small = [c for c in ranked if n * probs[c] < MIN_EXPECTED]
-    obs = [cells.get(c, 0) for c in big]
-    p = [probs[c] for c in big]
-    if small:
-        obs.append(sum(cells.get(c, 0) for c in small))
-        p.append(math.fsum(probs[c] for c in small))
+    obs, p = [], []
+    group_obs, group_p = 0, 0.0
+    for c in ranked:  # most probable first: the cells of expected count below 5 grouped with their neighbours
+        group_obs, group_p = group_obs + cells.get(c, 0), group_p + probs[c]
+        if n * group_p >= MIN_EXPECTED:
+            obs.append(group_obs)
+            p.append(group_p)
+            group_obs, group_p = 0, 0.0
+    if group_p > 0:  # the rarest cells' remainder joins the last group
+        if obs:
+            obs[-1] += group_obs
+            p[-1] += group_p
+        else:
+            obs, p = [group_obs], [group_p]
     if len(obs) < 2:
         return "G test (one cell)", 0.0, 1.0, diffs
     g, pv = g_test_one_sample(obs, p, n_permutations or N_PERMUTATIONS, seed)
