@@ -98,8 +98,12 @@ def test_pair_loss_properties():
 
 def test_limits_are_clear_errors():
     d = (np.array([[0.5]]), np.array([0]))
-    with pytest.raises(ValueError, match="flip"):
-        pair_loss(dict(PARAMS, variant="exp"), d, d)
+    with pytest.raises(ValueError, match="strict accounting"):
+        pair_loss(dict(PARAMS, accounting="paper"), d, d)
+    with pytest.raises(ValueError, match="max_depth=1"):
+        pair_loss(dict(PARAMS, variant="exp", max_depth=2), d, d)
+    with pytest.raises(ValueError, match="categories"):
+        pair_loss(dict(PARAMS, categories={0: [0.0, 1.0]}), d, d)
     with pytest.raises(ValueError, match="one tree"):
         pair_loss(dict(PARAMS, n_estimators=2), d, d)
     with pytest.raises(ValueError, match="two classes"):
