@@ -9,13 +9,12 @@ rejected at p < 1e-6.
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 import pytest
 
-from law_fit import pooled_pvalue
+from law_fit import depth_one_counts, pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.diprime.certificate import TripleLeafBudget, domains
@@ -50,18 +49,7 @@ def _probs():
 
 def _observed(releases, probs):
     grid = _grid(0.0, 1.0)
-    known = collections.defaultdict(set)
-    for ti, a, b in probs:
-        known[ti, 0].add(a)
-        known[ti, 1].add(b)
-    counts = collections.Counter()
-    for (tree,) in releases:
-        (_, _, thr), (_, left), (_, right) = tree
-        ti = int(np.argmin(np.abs(grid - thr)))
-        counts[(ti, left if left in known[ti, 0] else "other", right if right in known[ti, 1] else "other")] += 1
-    return counts
-
-
+    return depth_one_counts(releases, probs, lambda thr: int(np.argmin(np.abs(grid - thr))))
 
 
 def test_law_matches_the_reference_and_the_batched_path():

@@ -10,13 +10,12 @@ budget) must be rejected at p < 1e-6; the measured p-values are in the commit me
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 import pytest
 
-from law_fit import pooled_pvalue
+from law_fit import depth_one_counts, pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.diprime.certificate import (TripleLeafBudget, TripleLeafBudgetRegressor, TripleLeafERTClassifier,
@@ -104,18 +103,8 @@ def _eps_l(params, cls):
 
 def _observed(releases, probs):
     cuts = sorted({k[0] for k in probs})
-    known = collections.defaultdict(set)
-    for c, a, b in probs:
-        known[c, 0].add(a)
-        known[c, 1].add(b)
-    counts = collections.Counter()
-    for (tree,) in releases:
-        (_, _, thr), (_, left), (_, right) = tree
-        c = cuts[int(np.searchsorted(cuts, thr + 1e-9, side="right")) - 1]
-        if isinstance(left, float):
-            left, right = _reg_bin(left), _reg_bin(right)
-        counts[(c, left if left in known[c, 0] else "other", right if right in known[c, 1] else "other")] += 1
-    return counts
+    return depth_one_counts(releases, probs, lambda thr: cuts[int(np.searchsorted(cuts, thr + 1e-9, "right")) - 1],
+                            lambda v: _reg_bin(v) if isinstance(v, float) else v)
 
 
 def _fits(cls, params, seed, n=3000):
