@@ -10,6 +10,7 @@ budget) must be rejected at p < 1e-6; the measured p-values are in the commit me
 """
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -21,9 +22,10 @@ from audit.certify import certify_domain
 from audit.diprime.certificate import (TripleLeafBudget, TripleLeafBudgetRegressor, TripleLeafERTClassifier,
                                        domains)
 from audit.diprime.exact_law import _gaps, _ie_node, _ie_pieces, _setup, leaf_atoms, pair_loss
-from audit.diprime.regression_leaf import strict_window_prob
+from audit.diprime.regression_leaf import count_scaled_window_prob, strict_window_prob
 from reference.baselines.dp_ert import DPExtraTreesClassifier, DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
+from reference.diprime.mechanisms import CountScaledLeafMean
 from reference.mechanisms import Laplace, TwoSidedGeometric
 from reference.mechanisms.base import record_units, span_up
 
@@ -138,6 +140,25 @@ def test_law_matches_the_reference_and_the_batched_path(name):
     assert p_batch > 1e-3, p_batch
 
 
+@pytest.mark.parametrize("y", [np.array([]), np.array([-1.0, 0.4, 1.0])])
+def test_count_scaled_leaf_law_matches_its_sampler(y):
+    """The papers' leaf (the measured gap's law) against :class:`CountScaledLeafMean` itself: 20000 draws in the
+    six bins, false-alarm rate 1e-3."""
+    eps, lo, hi = 0.5, -1.0, 1.0
+    mech = CountScaledLeafMean(eps, (lo, hi), 2.0)
+    stats = (y.size, float(y.mean()) if y.size else 0.0)
+    ends = (-math.inf, lo) + EDGES + (hi, math.inf)
+    probs = {}
+    for k, (a, b) in enumerate(zip(ends[:-1], ends[1:])):
+        name = "low" if k == 0 else "high" if k == len(ends) - 2 else k - 1
+        a, b = (-math.inf, lo) if name == "low" else (hi, math.inf) if name == "high" else (a + 1e-12, b - 1e-12)
+        probs[name] = count_scaled_window_prob(stats, a, b, 2.0, eps, lo, hi)
+    assert math.fsum(probs.values()) == pytest.approx(1.0, abs=1e-9)
+    rng = np.random.default_rng(11)
+    counts = collections.Counter(_reg_bin(round(mech.sample(y, rng), 6)) for _ in range(20_000))
+    assert pooled_pvalue(probs, counts) > 1e-3
+
+
 MUTANTS = {
     "exp classifier": (TripleLeafBudget, DiPriMeForestClassifier, dict(CLS, variant="exp")),
     "exp regressor": (TripleLeafBudgetRegressor, DiPriMeForestRegressor, dict(REG, variant="exp")),
@@ -184,7 +205,8 @@ def test_limits_are_clear_errors():
 def test_certificate_domains_meet_the_issue():
     names = {"strict exp, depth 1", "strict base, depth 1", "strict regressor (exp), depth 1",
              "DP-ERT classifier, depth 2", "DP-ERT regressor, depth 2", "paper: count-scaled regression leaf",
-             "mutant: regressor, three times the leaf budget", "mutant: DP-ERT, three times the leaf budget"}
+             "mutant: regressor, three times the leaf budget", "mutant: DP-ERT, three times the leaf budget",
+             "paper: DP-ERT, count-scaled regression leaf"}
     for domain in domains():
         if domain.name not in names:
             continue

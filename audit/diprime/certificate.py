@@ -111,6 +111,10 @@ def domains() -> list[Domain]:
         Domain("DP-ERT regressor, depth 2", "DP-ERT regression: random splits and the strict regression leaf. "
                "Every add/remove pair of up to 6 records.", None, dict(_ERT, target_bounds=(-1.0, 1.0)), _G1, _T,
                6, "add-remove", 1.0, "certified", pair_law=partial(pair_loss, cls=DPExtraTreesRegressor)),
+        Domain("paper: DP-ERT, count-scaled regression leaf", "DP-ERT regression with the authors' leaf "
+               "(accounting='paper'): the same count-scaled Laplace leaf under random splits. Every add/remove "
+               "pair of up to 4 records.", None, dict(_ERT, target_bounds=(-1.0, 1.0), accounting="paper"), _G1,
+               _T, 4, "add-remove", 1.0, "gap", pair_law=partial(pair_loss, cls=DPExtraTreesRegressor)),
         Domain("mutant: DP-ERT, three times the leaf budget", "The seeded mutant TripleLeafERTClassifier.", None,
                dict(_ERT, classes=[0, 1]), _G1, [0, 1], 4, "add-remove", 1.0, "gap",
                pair_law=partial(pair_loss, cls=TripleLeafERTClassifier)),

@@ -135,8 +135,14 @@ def _strict_regression_leaf(eps_l: float, lo: float, hi: float):
     rate_n = TwoSidedGeometric(eps_l / 2.0, 1.0).noise_law.rate
     g, bound = mech.grid, mech.grid_sensitivity
 
+    units: dict = {}  # each record's whole grid units, by target value (record_units, a per-record function)
+
     def stats(y):
-        return int(record_units(np.asarray(y, dtype=float) - centre, g, bound).sum()), int(len(y))
+        vals = y.tolist()
+        for v in vals:
+            if v not in units:
+                units[v] = int(record_units(np.array([float(v) - centre]), g, bound)[0])
+        return sum(units[v] for v in vals), len(vals)
 
     return lambda y0, y1: strict_leaf_terms(stats(y0), stats(y1), rate_s, rate_n, g, centre, lo, hi)
 
@@ -313,11 +319,9 @@ def _ert_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
 def _flip_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
     f0 = node_factor(s, X0, y0, ranges, active)
     f1 = node_factor(s, X1, y1, ranges, active)
-    out = []
-    for key in sorted(f0.keys() | f1.keys()):
-        j, ti = key
-        out.append((j, float(_grid(*ranges[j])[ti]), f0.get(key, -math.inf), f1.get(key, -math.inf)))
-    return out
+    grids = {j: _grid(*ranges[j]).tolist() for j in active}
+    return [(j, grids[j][ti], f0.get((j, ti), -math.inf), f1.get((j, ti), -math.inf))
+            for j, ti in sorted(f0.keys() | f1.keys())]
 
 
 _NODES = {"flip": _flip_node, "exp": _ie_node, "base": _ie_node, "ert": _ert_node}
@@ -331,14 +335,23 @@ def _loss(s: _Setup, X0, y0, X1, y1, ranges: tuple, depth: int) -> tuple:
         return u, ul, d, dl, ("leaf",)
     best = [-math.inf, -math.inf, -math.inf, -math.inf]
     wit = [None, None]
+    leaves: dict = {}  # children that are leaves depend on the routing only
     for j, g, l0, l1 in _NODES[s.variant](s, X0, y0, X1, y1, ranges, active):
         if l0 == -math.inf and l1 == -math.inf:
             continue
         left_r = tuple((r[0], float(g)) if i == j else r for i, r in enumerate(ranges))
         right_r = tuple((float(g), r[1]) if i == j else r for i, r in enumerate(ranges))
         m0, m1 = X0[:, j] < g, X1[:, j] < g
-        left = _loss(s, X0[m0], y0[m0], X1[m1], y1[m1], left_r, depth + 1)
-        right = _loss(s, X0[~m0], y0[~m0], X1[~m1], y1[~m1], right_r, depth + 1)
+        key = (m0.tobytes(), m1.tobytes()) if depth + 1 >= s.max_depth else None
+        if key is None or key not in leaves:
+            children = (_loss(s, X0[m0], y0[m0], X1[m1], y1[m1], left_r, depth + 1),
+                        _loss(s, X0[~m0], y0[~m0], X1[~m1], y1[~m1], right_r, depth + 1))
+            if key is None:
+                left, right = children
+            else:
+                leaves[key] = children
+        if key is not None:
+            left, right = leaves[key]
         node = l0 - l1  # +inf / -inf when one side cannot choose it
         terms = (node + left[0] + right[0], node + left[1] + right[1],
                  -node + left[2] + right[2], -node + left[3] + right[3])
