@@ -23,7 +23,8 @@ nodes:
   and have one probability each: one representative per such *piece* carries the node's log-ratios, and a
   hidden median is summed over the pieces (size times the point's probability);
 * **a base DiPriMe node** (``variant="base"``): a uniform active attribute and its IntervalExponential median;
-* **a DP-ERT node** (:class:`reference.baselines.dp_ert.RandomSplitGrower`): a uniform attribute and a uniform
+* **a DP-ERT node** (:class:`reference.baselines.dp_ert.RandomSplitGrower`, V003 section 4, spec section 3.3
+  and A12, the whole budget on the leaves): a uniform attribute and a uniform
   threshold of the node range, data independent: its law is the same under both datasets, so a pair's loss is
   the worst over the gaps between the domain's values (``audit.random_trees.exact_law``'s structure classes);
 * **a classification leaf**: every class count gets two-sided geometric noise (``eps_l``), clamped at 0; the

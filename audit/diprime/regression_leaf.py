@@ -14,8 +14,8 @@ by the event ``{S g / max(N, 1) in W}`` with the rounding window ``W`` of ``r`` 
 to the upper probability. The interval is honest but not tight: the worst value of ``(S, N)`` need not be one
 released value.
 
-**Count-scaled leaf** (:class:`reference.diprime.mechanisms.CountScaledLeafMean`, the papers' accounting, not
-DP): ``clip(mean + Laplace(S / (N eps_l)), lo, hi)``, ``Uniform(lo, hi)`` for an empty leaf, rounded to 6
+**Count-scaled leaf** (:class:`reference.diprime.mechanisms.CountScaledLeafMean`, the papers' accounting, V003
+section 3 and V000 section 3, not DP: spec section 2.4 (ii) and A7): ``clip(mean + Laplace(S / (N eps_l)), lo, hi)``, ``Uniform(lo, hi)`` for an empty leaf, rounded to 6
 decimals. A released value's probability is that of its rounding window under the (real-valued) mixed law,
 closed form from the Laplace CDF. Upper end: a window inside ``(lo, hi)`` has probability ratio at most the
 density ratio's supremum there (its logarithm is piecewise linear: the supremum is at ``lo``, ``hi`` or a
