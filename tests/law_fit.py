@@ -1,6 +1,8 @@
 """The goodness-of-fit test the exact-law tests share: a sampler's releases against a law's probabilities."""
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 from scipy import stats
 
@@ -16,3 +18,20 @@ def pooled_pvalue(probs: dict, counts) -> float:
     o, ex = np.append(obs[big], obs[~big].sum()), np.append(e[big], e[~big].sum())
     keep = ex > 0
     return stats.chisquare(o[keep], ex[keep] / ex[keep].sum() * o[keep].sum()).pvalue
+
+
+def depth_one_counts(releases, probs: dict, node_cat, leaf_cat=lambda v: v) -> collections.Counter:
+    """Draws per category ``(node category, left leaf, right leaf)`` of one-tree, depth-1 releases: the threshold
+    mapped by ``node_cat``, each leaf value by ``leaf_cat``, a leaf category ``probs`` does not hold for that node
+    counted as ``"other"``."""
+    known = collections.defaultdict(set)
+    for c, a, b in probs:
+        known[c, 0].add(a)
+        known[c, 1].add(b)
+    counts = collections.Counter()
+    for (tree,) in releases:
+        (_, _, thr), (_, left), (_, right) = tree
+        c = node_cat(thr)
+        left, right = leaf_cat(left), leaf_cat(right)
+        counts[(c, left if left in known[c, 0] else "other", right if right in known[c, 1] else "other")] += 1
+    return counts

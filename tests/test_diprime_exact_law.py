@@ -9,13 +9,12 @@ rejected at p < 1e-6.
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
 import pytest
 
-from law_fit import pooled_pvalue
+from law_fit import depth_one_counts, pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.diprime.certificate import TripleLeafBudget, domains
@@ -50,18 +49,7 @@ def _probs():
 
 def _observed(releases, probs):
     grid = _grid(0.0, 1.0)
-    known = collections.defaultdict(set)
-    for ti, a, b in probs:
-        known[ti, 0].add(a)
-        known[ti, 1].add(b)
-    counts = collections.Counter()
-    for (tree,) in releases:
-        (_, _, thr), (_, left), (_, right) = tree
-        ti = int(np.argmin(np.abs(grid - thr)))
-        counts[(ti, left if left in known[ti, 0] else "other", right if right in known[ti, 1] else "other")] += 1
-    return counts
-
-
+    return depth_one_counts(releases, probs, lambda thr: int(np.argmin(np.abs(grid - thr))))
 
 
 def test_law_matches_the_reference_and_the_batched_path():
@@ -98,8 +86,12 @@ def test_pair_loss_properties():
 
 def test_limits_are_clear_errors():
     d = (np.array([[0.5]]), np.array([0]))
-    with pytest.raises(ValueError, match="flip"):
-        pair_loss(dict(PARAMS, variant="exp"), d, d)
+    with pytest.raises(ValueError, match="strict accounting"):
+        pair_loss(dict(PARAMS, accounting="paper"), d, d)
+    with pytest.raises(ValueError, match="max_depth=1"):
+        pair_loss(dict(PARAMS, variant="exp", max_depth=2), d, d)
+    with pytest.raises(ValueError, match="categories"):
+        pair_loss(dict(PARAMS, categories={0: [0.0, 1.0]}), d, d)
     with pytest.raises(ValueError, match="one tree"):
         pair_loss(dict(PARAMS, n_estimators=2), d, d)
     with pytest.raises(ValueError, match="two classes"):
@@ -107,8 +99,8 @@ def test_limits_are_clear_errors():
 
 
 def test_certificate_domains_meet_the_issue():
-    for domain in domains()[:1] + domains()[2:]:  # depth 2 (about 50 s) is in the committed certificate; its
-        # pair loss is tested in test_depth_two
+    for domain in domains()[:1] + domains()[2:5]:  # depth 2 (about 50 s) is in the committed certificate; its
+        # pair loss is tested in test_depth_two; the other learners' domains: tests/test_diprime_variants_exact_law.py
         res = certify_domain(domain)
         assert res.as_expected, (domain.name, res.worst)
         if domain.expected == "certified":

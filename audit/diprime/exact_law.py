@@ -1,33 +1,51 @@
-"""The exact privacy loss of a DiPriMeFlip classification tree's release on tiny inputs (issue 29).
+"""The exact privacy loss of a DiPriMe tree's release on tiny inputs (issue 29): DiPriMeFlip, DiPriMeExp and
+base DiPriMe, classifier and regressor, and DP-ERT.
 
-:class:`reference.diprime.DiPriMeForestClassifier` with ``variant="flip"`` (DiPriMeFlip, V003 section 3.1,
-Algorithm 1 FITTREE/FINDSPLIT with the strict median on public thresholds, spec A6), written a second time
-as a law composed from the mechanisms' own laws. Its release (``release()``: every node's feature and
-threshold in preorder, every leaf's class fractions rounded to 6 decimals) factorises over the nodes:
+:class:`reference.diprime.DiPriMeForestClassifier` / :class:`~reference.diprime.DiPriMeForestRegressor`
+(V003 section 3.1, Algorithm 1 FITTREE/FINDSPLIT, spec A6) and :mod:`reference.baselines.dp_ert` (V003
+section 4), written a second time as a law composed from the mechanisms' own laws. The release (``release()``:
+every node's feature and threshold in preorder, every leaf's value rounded to 6 decimals) factorises over the
+nodes:
 
-* **a split node** (FINDSPLIT): the ``min(K, |A|)`` candidate attributes are a uniform subset of the active
-  ones (public); each candidate's median is permute-and-flip (McKenna and Sheldon 2020, Algorithm 1) over
-  the node range's ``FLIP_GRID`` public thresholds with utility ``-|2 #{x < g} - N|`` (budget ``eps_s``;
-  :meth:`reference.mechanisms.PermuteAndFlip.logpmf_all` is its exact law); the attribute is
-  permute-and-flip over the candidates with utility ``-SSE`` of their splits (``eps_a``, sensitivity 2). The
-  release shows the chosen attribute and its threshold only: the other candidates' medians and the subset
-  are summed out, so a node's factor is ``A(j, t) = sum_S P(S) sum_{t_S} prod_i PF_i(t_i) PF_attr(j | t_S)``;
-* **a leaf**: every class count gets two-sided geometric noise (``eps_l``), clamped at 0; the leaf releases
-  ``noisy / total``, or ``1 / C`` per class when every noisy count is 0. Its law is the clamped lattice law
-  summed over the count vectors of each released value (atoms), as in
-  :func:`audit.random_trees.exact_law.leaf_law` (clamp rule, whose all-zero mass is here the atom
-  ``(1/2, 1/2)``).
+* **a DiPriMeFlip split node** (``variant="flip"``, FINDSPLIT): the ``min(K, |A|)`` candidate attributes are
+  a uniform subset of the active ones (public); each candidate's median is permute-and-flip (McKenna and
+  Sheldon 2020, Algorithm 1) over the node range's ``FLIP_GRID`` public thresholds with utility
+  ``-|2 #{x < g} - N|`` (budget ``eps_s``; :meth:`reference.mechanisms.PermuteAndFlip.logpmf_all` is its exact
+  law); the attribute is permute-and-flip over the candidates with utility ``-SSE`` of their splits
+  (``eps_a``, sensitivity 2 for classes, ``4 B^2`` for targets). The release shows the chosen attribute and
+  its threshold only: the other candidates' medians and the subset are summed out, so a node's factor is
+  ``A(j, t) = sum_S P(S) sum_{t_S} prod_i PF_i(t_i) PF_attr(j | t_S)``;
+* **a DiPriMeExp node** (``variant="exp"``, V003 section 3.1): the same with the median
+  :class:`reference.mechanisms.IntervalExponential` (V003 section 3.1, the proof of Theorem 3, on the public
+  grid ``effective_grid(DEFAULT_GRID, lo, hi)`` of the node range; its ``logpmf`` is the law of one grid point)
+  and the attribute :class:`reference.mechanisms.ExponentialMechanism` on ``-SSE``. The grid points between
+  consecutive cuts of the two datasets' values (``#{t_j < x}`` and ``#{t_j <= x}``) route both datasets alike
+  and have one probability each: one representative per such *piece* carries the node's log-ratios, and a
+  hidden median is summed over the pieces (size times the point's probability);
+* **a base DiPriMe node** (``variant="base"``): a uniform active attribute and its IntervalExponential median;
+* **a DP-ERT node** (:class:`reference.baselines.dp_ert.RandomSplitGrower`, V003 section 4, spec section 3.3
+  and A12, the whole budget on the leaves): a uniform attribute and a uniform
+  threshold of the node range, data independent: its law is the same under both datasets, so a pair's loss is
+  the worst over the gaps between the domain's values (``audit.random_trees.exact_law``'s structure classes);
+* **a classification leaf**: every class count gets two-sided geometric noise (``eps_l``), clamped at 0; the
+  leaf releases ``noisy / total``, or ``1 / C`` per class when every noisy count is 0. Its law is the clamped
+  lattice law summed over the count vectors of each released value (atoms), as in
+  :func:`audit.random_trees.exact_law.leaf_law` (clamp rule, whose all-zero mass is here the atom ``(1/2, 1/2)``);
+* **a regression leaf**: :mod:`audit.diprime.regression_leaf` (the strict noisy sum over noisy count, and the
+  papers' count-scaled leaf, a published gap).
 
 The thresholds are in the release, so a release's log-likelihood ratio is a sum over nodes, and the loss of
 a pair is the recursive maximum over each node's (attribute, threshold) of its node term plus its children's
 maxima. Every leaf term's upper end is analytic (``rate |c - c'|_1``: every count vector's probability ratio
-is within it, hence every atom's); its lower end comes from enumerated atoms (interval width below
-``1e-5``). The selections' residual delta (permute-and-flip's float flip probabilities) is accounted in the
-ledger, not here.
+is within it, hence every atom's); its lower end comes from enumerated atoms. The 6-decimal rounding of the
+thresholds is post-processing (upper end); it is one-to-one on the grids used here (step at least ``2e-6``,
+checked), so the lower end holds for the rounded release too. The selections' residual delta (float
+probabilities) is accounted in the ledger, not here.
 
-Limits: two classes, one tree (``n_estimators=1``), ``variant="flip"`` with strict accounting (the paper's
-flip median is a float mechanism with no lattice law), numerical features, at most ``MAX_NODE_COMBOS``
-hidden median combinations per node.
+Limits: two classes, one tree (``n_estimators=1``), numerical features; strict accounting, except the
+regressor's ``accounting="paper"`` with ``variant`` exp or base (the count-scaled leaf, measured as a gap);
+IntervalExponential medians (exp, base) at ``max_depth=1`` only (a child's grid depends on the exact parent
+threshold: 65537 of them); at most ``MAX_NODE_COMBOS`` hidden median combinations per node.
 """
 from __future__ import annotations
 
@@ -35,13 +53,18 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
-from audit.random_trees.exact_law import leaf_law
-from reference.diprime import DiPriMeForestClassifier
+from audit.diprime.regression_leaf import count_scaled_leaf_terms, strict_leaf_terms
+from audit.random_trees.exact_law import _gaps, leaf_law
+from reference.baselines.dp_ert import RandomSplitGrower
+from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.grower import FLIP_GRID
-from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
+from reference.mechanisms import ExponentialMechanism, IntervalExponential, Laplace, PermuteAndFlip, TwoSidedGeometric
+from reference.mechanisms.base import record_units, span_up
+from reference.mechanisms.grid import DEFAULT_GRID, effective_grid, grid_cuts
 
 __all__ = ["PairLoss", "pair_loss", "node_factor", "leaf_atoms", "MAX_NODE_COMBOS"]
 
@@ -51,30 +74,90 @@ MAX_NODE_COMBOS = 200_000
 
 @dataclass(frozen=True)
 class _Setup:
-    classes: list
+    classes: list  # class labels; empty for a regressor
     bounds: list
     max_depth: int
     k: int  # max_features, clipped to the number of features
     eps_s: float
     eps_a: float
-    rate: float  # the leaves' two-sided geometric rate
+    rate: float  # the classification leaves' two-sided geometric rate
+    variant: str = "flip"  # "flip", "exp", "base" or "ert" (data-independent splits)
+    score_sensitivity: float = 2.0  # the attribute score's (-SSE) sensitivity
+    leaf: Callable | None = None  # leaf(y0, y1) -> (up, up_lower, down, down_lower)
+
+    @property
+    def regression(self) -> bool:
+        return not self.classes
 
 
 def _setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
     est = cls(**params)
-    if est.variant != "flip" or est.accounting != "strict":
-        raise ValueError(f"the exact law covers strict DiPriMeFlip (variant='flip', accounting='strict'), got "
-                         f"variant={est.variant!r}, accounting={est.accounting!r}")
+    est._validate_params()
+    ert = issubclass(est._grower, RandomSplitGrower)
+    regression = isinstance(est, DiPriMeForestRegressor)
+    variant = "ert" if ert else est.variant
+    paper_leaf = regression and est.accounting == "paper" and variant != "flip"
+    if est.accounting != "strict" and not paper_leaf:
+        raise ValueError(f"the exact law covers strict accounting (and the regressor's count-scaled leaf with "
+                         f"variant 'exp' or 'base'), got variant={est.variant!r}, accounting={est.accounting!r}")
     if int(est.n_estimators) != 1:
         raise ValueError(f"the exact law covers one tree, got n_estimators={est.n_estimators!r}")
-    classes = list(est.classes)
-    if len(classes) != 2:
-        raise ValueError(f"the exact law covers two classes, got classes={classes!r}")
+    if est.categories:
+        raise ValueError(f"the exact law covers numerical features, got categories={est.categories!r}")
+    if variant in ("exp", "base") and int(est.max_depth) != 1:
+        raise ValueError(f"the exact law of IntervalExponential medians (variant {variant!r}) covers "
+                         f"max_depth=1, got max_depth={est.max_depth!r}")
     bounds = [tuple(map(float, b)) for b in est.bounds]
     k = min(int(est.max_features), len(bounds))
     b = est._budget(float(est.epsilon), k)  # the estimator's own budget rule (a seeded mutant may change it)
     rate = TwoSidedGeometric(b.eps_l, 1.0).noise_law.rate
-    return _Setup(classes, bounds, int(est.max_depth), k, b.eps_s, b.eps_a, rate)
+    if regression:
+        lo, hi = map(float, est.target_bounds)
+        if round(lo, 6) != lo or round(hi, 6) != hi:
+            raise ValueError(f"the regression leaf's law needs target_bounds on 6 decimals (the release's "
+                             f"rounding), got target_bounds={est.target_bounds!r}")
+        classes, sens = [], 4.0 * max(abs(lo), abs(hi)) ** 2
+        leaf = _count_scaled_leaf(b.eps_l, lo, hi) if paper_leaf else _strict_regression_leaf(b.eps_l, lo, hi)
+    else:
+        classes = list(est.classes)
+        if len(classes) != 2:
+            raise ValueError(f"the exact law covers two classes, got classes={classes!r}")
+        sens = 2.0
+        leaf = (lambda y0, y1: _leaf_terms(_counts(y0), _counts(y1), rate))
+    return _Setup(classes, bounds, int(est.max_depth), k, b.eps_s, b.eps_a, rate, variant, sens, leaf)
+
+
+def _strict_regression_leaf(eps_l: float, lo: float, hi: float):
+    """The strict regression leaf of :meth:`reference.diprime.grower.TreeGrower.leaf` as a leaf term: the
+    records' whole grid units and the count, through :func:`audit.diprime.regression_leaf.strict_leaf_terms`."""
+    centre, half = (lo + hi) / 2.0, span_up(lo, hi) / 2.0
+    mech = Laplace(eps_l / 2.0, half)
+    rate_s = mech.law(1).rate
+    rate_n = TwoSidedGeometric(eps_l / 2.0, 1.0).noise_law.rate
+    g, bound = mech.grid, mech.grid_sensitivity
+
+    units: dict = {}  # each record's whole grid units, by target value (record_units, a per-record function)
+
+    def stats(y):
+        vals = y.tolist()
+        for v in vals:
+            if v not in units:
+                units[v] = int(record_units(np.array([float(v) - centre]), g, bound)[0])
+        return sum(units[v] for v in vals), len(vals)
+
+    return lambda y0, y1: strict_leaf_terms(stats(y0), stats(y1), rate_s, rate_n, g, centre, lo, hi)
+
+
+def _count_scaled_leaf(eps_l: float, lo: float, hi: float):
+    """The papers' count-scaled leaf (V003 section 3: ``S = 2 max |B|``) as a leaf term
+    (:func:`audit.diprime.regression_leaf.count_scaled_leaf_terms`)."""
+    numerator = 2.0 * max(abs(lo), abs(hi))
+
+    def stats(y):
+        y = np.asarray(y, dtype=float)
+        return int(y.size), float(y.mean()) if y.size else 0.0
+
+    return lambda y0, y1: count_scaled_leaf_terms(stats(y0), stats(y1), numerator, eps_l, lo, hi)
 
 
 def _grid(lo: float, hi: float) -> np.ndarray:
@@ -82,11 +165,14 @@ def _grid(lo: float, hi: float) -> np.ndarray:
     return lo + (hi - lo) * np.arange(1, FLIP_GRID + 1) / (FLIP_GRID + 1)
 
 
-def _sse(y: np.ndarray) -> float:
-    """One-hot SSE (N times Gini) of class indices ``y`` (two classes)."""
+def _sse(y: np.ndarray, regression: bool = False) -> float:
+    """The attribute score's SSE (:func:`reference.diprime.grower._sse`, spec A4, A5): of the targets
+    (regression), of the one-hot labels (``N`` times Gini) of class indices ``y`` (two classes)."""
     n = y.size
     if n == 0:
         return 0.0
+    if regression:
+        return float(np.sum((y - y.mean()) ** 2))
     c1 = int(y.sum())
     return float(n - ((n - c1) ** 2 + c1 ** 2) / n)
 
@@ -125,10 +211,10 @@ def node_factor(s: _Setup, X: np.ndarray, y: np.ndarray, ranges: tuple, active: 
                 key = (j, ti)
                 out[key] = np.logaddexp(out.get(key, -math.inf), log_subset + logpf[j][ti])
             continue
-        sse = {j: np.array([_sse(y[X[:, j] < g]) + _sse(y[X[:, j] >= g]) for g in grids[j]]) for j in sub}
+        sse = {j: np.array([_split_sse(s, X, y, j, g) for g in grids[j]]) for j in sub}
         for tis in itertools.product(range(FLIP_GRID), repeat=k):
             base = log_subset + sum(logpf[j][ti] for j, ti in zip(sub, tis))
-            la = _pf_logpmf(s.eps_a, 2.0, _shifted([-sse[j][ti] for j, ti in zip(sub, tis)]))
+            la = _pf_logpmf(s.eps_a, s.score_sensitivity, _shifted([-sse[j][ti] for j, ti in zip(sub, tis)]))
             for c, (j, ti) in enumerate(zip(sub, tis)):
                 key = (j, ti)
                 out[key] = np.logaddexp(out.get(key, -math.inf), base + la[c])
@@ -164,27 +250,109 @@ def _counts(y: np.ndarray) -> tuple:
     return (int(np.count_nonzero(y == 0)), int(np.count_nonzero(y == 1)))
 
 
+def _split_sse(s: _Setup, X, y, j: int, g: float) -> float:
+    m = X[:, j] < g
+    return _sse(y[m], s.regression) + _sse(y[~m], s.regression)
+
+
+def _ie_pieces(eps: float, lo: float, hi: float, x0: np.ndarray, x1: np.ndarray) -> list:
+    """``(threshold, size, logp0, logp1)`` per piece of the node range's IntervalExponential grid (module
+    docstring): a representative grid point (computed as ``IntervalExponential.sample`` does), the number of
+    grid points, and one point's log-probability under each dataset (the mechanism's ``logpmf``)."""
+    M = effective_grid(DEFAULT_GRID, lo, hi)
+    if (hi - lo) / M < 2e-6:
+        raise ValueError(f"the exact law needs grid steps of at least 2e-6 (6-decimal thresholds one-to-one); the "
+                         f"range ({lo}, {hi}) of bounds gives {(hi - lo) / M:.3g}")
+    mech = IntervalExponential(eps, (lo, hi), 1.0, M)
+    vals = sorted(set(x0.tolist()) | set(x1.tolist()))
+    cuts = sorted({0, M + 1} | set(grid_cuts(vals, lo, hi, M, "left")) | set(grid_cuts(vals, lo, hi, M, "right")))
+    out = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b > a:
+            t = lo + (hi - lo) * (a / M)
+            out.append((t, b - a, mech.logpmf(t, x0), mech.logpmf(t, x1)))
+    return out
+
+
+def _ie_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+    """``[(j, threshold, log A0, log A1)]`` of a DiPriMeExp or base DiPriMe node (module docstring), the hidden
+    candidates' medians summed over their pieces (V003 Algorithm 1, FINDSPLIT)."""
+    pieces = {j: _ie_pieces(s.eps_s, *ranges[j], X0[:, j], X1[:, j]) for j in active}
+    if s.variant == "base":  # one uniform attribute, then its median
+        return [(j, t, -math.log(len(active)) + l0, -math.log(len(active)) + l1)
+                for j in active for t, _, l0, l1 in pieces[j]]
+    k = min(s.k, len(active))
+    subsets = list(itertools.combinations(active, k))
+    n_combos = len(subsets) * max(len(p) for p in pieces.values()) ** k
+    if n_combos > MAX_NODE_COMBOS:
+        raise ValueError(f"the exact law sums at most {MAX_NODE_COMBOS} hidden choices per node; max_features={k} "
+                         f"gives {n_combos}")
+    em = ExponentialMechanism(s.eps_a, s.score_sensitivity)
+    acc: dict = {}
+    log_subset = -math.log(len(subsets))
+    for sub in subsets:
+        for combo in itertools.product(*(range(len(pieces[j])) for j in sub)):
+            chosen = [pieces[j][p] for j, p in zip(sub, combo)]
+            for side, (X, y) in enumerate(((X0, y0), (X1, y1))):
+                # every candidate's piece: its size times one point's probability, except the released one's
+                logw = [math.log(size) + lp[side] for _, size, *lp in chosen]
+                la = em.logpmf_all(np.array([-_split_sse(s, X, y, j, t) for j, (t, *_) in zip(sub, chosen)]))
+                total = log_subset + sum(logw)
+                for c, (j, p) in enumerate(zip(sub, combo)):
+                    key = (j, p, side)
+                    term = total - math.log(chosen[c][1]) + la[c]
+                    acc[key] = np.logaddexp(acc.get(key, -math.inf), term)
+    return [(j, pieces[j][p][0], acc[j, p, 0], acc[j, p, 1]) for j in active for p in range(len(pieces[j]))
+            if (j, p, 0) in acc]
+
+
+def _ert_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+    """A DP-ERT node (:class:`reference.baselines.dp_ert.RandomSplitGrower`): a uniform attribute and a uniform
+    threshold of its range, the same law under both datasets (node term 0); one threshold per gap between the
+    two datasets' values (:func:`audit.random_trees.exact_law._gaps`) carries every routing."""
+    out = []
+    for j in active:
+        values = set(X0[:, j].tolist()) | set(X1[:, j].tolist())
+        out += [(j, t, 0.0, 0.0) for t, q in _gaps(*ranges[j], values) if q > 0]
+    return out
+
+
+def _flip_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+    f0 = node_factor(s, X0, y0, ranges, active)
+    f1 = node_factor(s, X1, y1, ranges, active)
+    grids = {j: _grid(*ranges[j]).tolist() for j in active}
+    return [(j, grids[j][ti], f0.get((j, ti), -math.inf), f1.get((j, ti), -math.inf))
+            for j, ti in sorted(f0.keys() | f1.keys())]
+
+
+_NODES = {"flip": _flip_node, "exp": _ie_node, "base": _ie_node, "ert": _ert_node}
+
+
 def _loss(s: _Setup, X0, y0, X1, y1, ranges: tuple, depth: int) -> tuple:
     """``(up, up_lower, down, down_lower, witness)`` of the subtree at this node."""
     active = [j for j, (lo, hi) in enumerate(ranges) if hi > lo]
     if depth >= s.max_depth or not active:
-        u, ul, d, dl = _leaf_terms(_counts(y0), _counts(y1), s.rate)
+        u, ul, d, dl = s.leaf(y0, y1)
         return u, ul, d, dl, ("leaf",)
-    f0 = node_factor(s, X0, y0, ranges, active)
-    f1 = node_factor(s, X1, y1, ranges, active)
     best = [-math.inf, -math.inf, -math.inf, -math.inf]
     wit = [None, None]
-    for key in f0.keys() | f1.keys():
-        l0, l1 = f0.get(key, -math.inf), f1.get(key, -math.inf)
+    leaves: dict = {}  # children that are leaves depend on the routing only
+    for j, g, l0, l1 in _NODES[s.variant](s, X0, y0, X1, y1, ranges, active):
         if l0 == -math.inf and l1 == -math.inf:
             continue
-        j, ti = key
-        g = _grid(*ranges[j])[ti]
         left_r = tuple((r[0], float(g)) if i == j else r for i, r in enumerate(ranges))
         right_r = tuple((float(g), r[1]) if i == j else r for i, r in enumerate(ranges))
         m0, m1 = X0[:, j] < g, X1[:, j] < g
-        left = _loss(s, X0[m0], y0[m0], X1[m1], y1[m1], left_r, depth + 1)
-        right = _loss(s, X0[~m0], y0[~m0], X1[~m1], y1[~m1], right_r, depth + 1)
+        key = (m0.tobytes(), m1.tobytes()) if depth + 1 >= s.max_depth else None
+        if key is None or key not in leaves:
+            children = (_loss(s, X0[m0], y0[m0], X1[m1], y1[m1], left_r, depth + 1),
+                        _loss(s, X0[~m0], y0[~m0], X1[~m1], y1[~m1], right_r, depth + 1))
+            if key is None:
+                left, right = children
+            else:
+                leaves[key] = children
+        if key is not None:
+            left, right = leaves[key]
         node = l0 - l1  # +inf / -inf when one side cannot choose it
         terms = (node + left[0] + right[0], node + left[1] + right[1],
                  -node + left[2] + right[2], -node + left[3] + right[3])
@@ -219,15 +387,20 @@ ROUNDING = 1e-9
 
 def pair_loss(params: dict, d0, d1, grid=None, cls=DiPriMeForestClassifier) -> PairLoss:
     """:class:`PairLoss` of ``d0 = (X0, y0)`` and ``d1 = (X1, y1)`` (``grid`` unused: the thresholds are
-    public grids of the node ranges)."""
+    public grids of the node ranges, or, for DP-ERT, the gaps between the two datasets' values). ``cls``: the
+    estimator class (DiPriMe's classifier or regressor, DP-ERT's, or a seeded mutant of one)."""
     s = _setup(params, cls)
     data = []
     for X, y in (d0, d1):
         X = np.clip(np.asarray(X, dtype=float).reshape(-1, len(s.bounds)), [b[0] for b in s.bounds],
                     [b[1] for b in s.bounds])
-        data += [X, np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)]
+        if s.regression:
+            data += [X, np.asarray(y, dtype=float).ravel()]  # clipped to target_bounds by the leaf's units
+        else:
+            data += [X, np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)]
     up, up_lo, down, down_lo, wit = _loss(s, *data, tuple(s.bounds), 0)
     hi = max(up, down)
     lo = max(up_lo, down_lo, 0.0)
-    slack = ROUNDING * max(1.0, abs(hi))
+    # DP-ERT has no node law: its loss is a sum of analytic leaf ends (a few float additions)
+    slack = (1e-15 if s.variant == "ert" else ROUNDING) * max(1.0, abs(hi))
     return PairLoss(max(0.0, lo - slack), hi + slack if math.isfinite(hi) else hi, repr(wit))
