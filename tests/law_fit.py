@@ -16,3 +16,20 @@ def pooled_pvalue(probs: dict, counts) -> float:
     o, ex = np.append(obs[big], obs[~big].sum()), np.append(e[big], e[~big].sum())
     keep = ex > 0
     return stats.chisquare(o[keep], ex[keep] / ex[keep].sum() * o[keep].sum()).pvalue
+
+
+def twice_epsilon(cls):
+    """A seeded mutant of the learner class ``cls``: its fit spends twice the stated epsilon (every mechanism
+    at twice its share), the rest unchanged; the unaltered learner's law must reject its releases."""
+
+    class TwiceEpsilon(cls):
+        def fit(self, X, y):
+            eps = self.epsilon
+            self.epsilon = 2 * eps
+            try:
+                return super().fit(X, y)
+            finally:
+                self.epsilon = eps
+
+    TwiceEpsilon.__name__ = TwiceEpsilon.__qualname__ = f"TwiceEpsilon{cls.__name__}"
+    return TwiceEpsilon
