@@ -3,10 +3,14 @@ children of each choice, and finished into a :class:`audit.privatree.exact_law.R
 from __future__ import annotations
 
 import itertools
+import math
+
+import numpy as np
 
 from audit.privatree.exact_law import ROUNDING, ReleaseLaw
 
-__all__ = ["add", "join", "finish", "leaf_law_of", "one_vs_rest_utility", "category_codes_of", "check_binary"]
+__all__ = ["add", "join", "finish", "leaf_law_of", "one_vs_rest_utility", "category_codes_of", "check_binary",
+           "learner_of"]
 
 
 def add(out: dict, r, lo: float, hi: float) -> None:
@@ -56,8 +60,6 @@ def one_vs_rest_utility(codes, y, idx, cand) -> list:
 
 def category_codes_of(X, categories: dict, m: int):
     """Each value's index among its feature's public categories (a value outside them: ValueError)."""
-    import numpy as np
-
     codes = np.empty((len(X), m), dtype=np.int64)
     for j in range(m):
         lookup = {v: c for c, v in enumerate(categories[j])}
@@ -73,3 +75,16 @@ def check_binary(name: str, classes) -> list:
     if classes is None or len(set(classes)) != 2:
         raise ValueError(f"classes={classes!r}: {name} is binary, its exact law needs exactly two classes")
     return list(classes)
+
+
+def learner_of(cls, params: dict, name: str, max_depth: int, why: str = ""):
+    """``(estimator, epsilon, max_depth)`` of ``cls(**params)`` (``random_state`` dropped), or a ValueError naming
+    the parameter beyond the law's limits (``epsilon`` positive and finite, ``max_depth`` in ``0..max_depth``)."""
+    est = cls(**{k: v for k, v in params.items() if k != "random_state"})
+    eps = float(est.epsilon)
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon={est.epsilon!r}: must be positive and finite")
+    d = est.max_depth
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= max_depth:
+        raise ValueError(f"max_depth={d!r}: {name}'s exact law covers max_depth in 0..{max_depth}{why}")
+    return est, eps, int(d)

@@ -32,7 +32,8 @@ from numbers import Integral
 
 import numpy as np
 
-from audit.baselines_law._compose import category_codes_of, check_binary, finish, join, one_vs_rest_utility
+from audit.baselines_law._compose import (category_codes_of, check_binary, finish, join, learner_of,
+                                          one_vs_rest_utility)
 from audit.privatree.exact_law import ReleaseLaw
 from reference.baselines.bdpt import BDPTClassifier, depth_budgets
 from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
@@ -106,13 +107,7 @@ def _codes(est, X, m: int):
 
 def release_law(params: dict, X, y) -> ReleaseLaw:
     """The law of ``BDPTClassifier(**params).fit(X, y).release()`` (module docstring)."""
-    est = BDPTClassifier(**{k: v for k, v in params.items() if k != "random_state"})
-    eps = float(est.epsilon)
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon={est.epsilon!r}: must be positive and finite")
-    d = est.max_depth
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= MAX_DEPTH:
-        raise ValueError(f"max_depth={d!r}: BDPT's exact law enumerates trees of depth 0..{MAX_DEPTH}")
+    est, eps, d = learner_of(BDPTClassifier, params, "BDPT", MAX_DEPTH)
     classes = check_binary("BDPT", est.classes)
     X = np.asarray(X, dtype=object)
     m = X.shape[1] if X.ndim == 2 and X.shape[1] else max(len(est.categories or {}), 1)

@@ -32,7 +32,8 @@ import math
 
 import numpy as np
 
-from audit.baselines_law._compose import category_codes_of, check_binary, finish, join, leaf_law_of, one_vs_rest_utility
+from audit.baselines_law._compose import (category_codes_of, check_binary, finish, join, leaf_law_of,
+                                          learner_of, one_vs_rest_utility)
 from audit.privatree.exact_law import ReleaseLaw
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.mechanisms import ExponentialMechanism, PermuteAndFlip
@@ -57,13 +58,7 @@ def leaf_probabilities(counts, eps_leaf: float) -> np.ndarray:
 
 def release_law(params: dict, X, y) -> ReleaseLaw:
     """The law of ``DPGDFClassifier(**params).fit(X, y).release()`` (module docstring)."""
-    est = DPGDFClassifier(**{k: v for k, v in params.items() if k != "random_state"})
-    eps = float(est.epsilon)
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon={est.epsilon!r}: must be positive and finite")
-    d = est.max_depth
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= MAX_DEPTH:
-        raise ValueError(f"max_depth={d!r}: DPGDF's exact law enumerates trees of depth 0..{MAX_DEPTH}")
+    est, eps, d = learner_of(DPGDFClassifier, params, "DPGDF", MAX_DEPTH)
     classes = check_binary("DPGDF", est.classes)
     cats = dict(est.categories or {})
     X = np.asarray(X, dtype=object)

@@ -49,7 +49,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from audit.baselines_law._compose import add, finish
+from audit.baselines_law._compose import add, finish, learner_of
 from audit.privatree.exact_law import PairLoss, ReleaseLaw, laws_pair_loss
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.mechanisms import PermuteAndFlip
@@ -155,14 +155,8 @@ class _Setup:
 
 
 def _setup(params: dict, X, y) -> _Setup:
-    est = RandomTreePFClassifier(**{k: v for k, v in params.items() if k != "random_state"})
-    eps = float(est.epsilon)
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be positive and finite, got {est.epsilon!r}")
-    d = est.max_depth
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= MAX_DEPTH:
-        raise ValueError(f"max_depth={d!r}: the DiffPrivLib tree's exact law covers max_depth in 0..{MAX_DEPTH} "
-                         "(the nested cells of deeper trees give iterated integrals not summed out here)")
+    est, eps, d = learner_of(RandomTreePFClassifier, params, "the DiffPrivLib tree", MAX_DEPTH,
+                             " (the nested cells of deeper trees give iterated integrals not summed out here)")
     if est.bounds is None or est.classes is None:
         raise ValueError("bounds and classes are required (public facts)")
     bounds = tuple((float(a), float(b)) for a, b in est.bounds)
@@ -170,7 +164,7 @@ def _setup(params: dict, X, y) -> _Setup:
     X = np.asarray(X, dtype=float).reshape(-1, len(bounds))
     X = np.clip(X, [b[0] for b in bounds], [b[1] for b in bounds])
     yk = np.array([classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)
-    return _Setup(bounds, len(classes), int(d), X, yk, PermuteAndFlip(eps, 1.0, monotonic=True))
+    return _Setup(bounds, len(classes), d, X, yk, PermuteAndFlip(eps, 1.0, monotonic=True))
 
 
 def _cuts(st: _Setup, grid, *more) -> tuple:
