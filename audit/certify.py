@@ -183,7 +183,7 @@ def _map(worker, work: list, jobs: int, progress, desc: str, unit: str, chunksiz
     head = []
     if jobs > 1:
         start = time.perf_counter()
-        while len(head) < len(work) and time.perf_counter() - start < POOL_PROBE_S:
+        while len(head) < len(work) and (not head or time.perf_counter() - start < POOL_PROBE_S):
             head.append(worker(work[len(head)]))
         rest = work[len(head):]
         if rest and (time.perf_counter() - start) / len(head) * len(rest) > POOL_WORTH_S:
