@@ -1,9 +1,10 @@
 """The exact law of DPGDF's release on tiny categorical inputs (issue 29).
 
-:class:`reference.baselines.dpgdf.DPGDFClassifier` (Xin et al. 2019 as re-implemented by the PrivaTree
-authors: 004_2521a6732a5af66c.txt Table I and section VI; spec/privatree.md section 3.4 and A15) written a
-second time, as a law composed from the mechanisms' laws, independently of the sampling code. The release
-is ``("node", feature, category, left, right)`` / ``("leaf", class)``.
+The release ``("node", feature, category, left, right)`` / ``("leaf", class)`` of
+:class:`reference.baselines.dpgdf.DPGDFClassifier`, which follows Xin et al. (2019) as the PrivaTree authors
+re-implemented it (004_2521a6732a5af66c.txt Table I and section VI; spec/privatree.md section 3.4 and A15),
+is written here as a law: each probability is composed from the mechanisms' own laws, not from the
+learner's sampling code.
 
 Composition (spec 3.4, GROW and LEAF)
 -------------------------------------
