@@ -170,17 +170,30 @@ def _law_worker(args):
 PROFILE_EPSILONS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 
 
-def _map(worker, work: list, jobs: int, progress, desc: str, unit: str, chunksize: int) -> list:
-    """``[worker(w) for w in work]`` in order, over a spawn pool of ``jobs`` processes when ``jobs > 1``, shown
-    by ``progress`` (a tqdm-like wrapper) when given."""
-    if jobs > 1:
-        from multiprocessing import get_context
+#: with ``jobs > 1``, the work is first run here for this long; a pool is started for the rest only when the
+#: rest would take longer than :data:`POOL_WORTH_S` (spawned interpreters importing the audit take a second or
+#: two each, more than many small domains need in all)
+POOL_PROBE_S = 0.5
+POOL_WORTH_S = 4.0
 
-        with get_context("spawn").Pool(jobs) as pool:
-            it = pool.imap(worker, work, chunksize=chunksize)
-            return list(progress(it, total=len(work), desc=desc, unit=unit) if progress else it)
-    it = map(worker, work)
-    return list(progress(it, total=len(work), desc=desc, unit=unit) if progress else it)
+
+def _map(worker, work: list, jobs: int, progress, desc: str, unit: str, chunksize: int) -> list:
+    """``[worker(w) for w in work]`` in order, over a spawn pool of ``jobs`` processes when ``jobs > 1`` and the
+    work is worth one (:data:`POOL_PROBE_S`), shown by ``progress`` (a tqdm-like wrapper) when given."""
+    head = []
+    if jobs > 1:
+        start = time.perf_counter()
+        while len(head) < len(work) and (not head or time.perf_counter() - start < POOL_PROBE_S):
+            head.append(worker(work[len(head)]))
+        rest = work[len(head):]
+        if rest and (time.perf_counter() - start) / len(head) * len(rest) > POOL_WORTH_S:
+            from multiprocessing import get_context
+
+            with get_context("spawn").Pool(jobs) as pool:
+                it = pool.imap(worker, rest, chunksize=chunksize)
+                return head + list(progress(it, total=len(rest), desc=desc, unit=unit) if progress else it)
+    it = map(worker, work[len(head):])
+    return head + list(progress(it, total=len(work) - len(head), desc=desc, unit=unit) if progress else it)
 
 
 def _pair_worker(args):

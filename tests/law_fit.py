@@ -35,3 +35,20 @@ def depth_one_counts(releases, probs: dict, node_cat, leaf_cat=lambda v: v) -> c
         left, right = leaf_cat(left), leaf_cat(right)
         counts[(c, left if left in known[c, 0] else "other", right if right in known[c, 1] else "other")] += 1
     return counts
+
+
+def twice_epsilon(cls):
+    """A seeded mutant of the learner class ``cls``: its fit spends twice the stated epsilon (every mechanism
+    at twice its share), the rest unchanged; the unaltered learner's law must reject its releases."""
+
+    class TwiceEpsilon(cls):
+        def fit(self, X, y):
+            eps = self.epsilon
+            self.epsilon = 2 * eps
+            try:
+                return super().fit(X, y)
+            finally:
+                self.epsilon = eps
+
+    TwiceEpsilon.__name__ = TwiceEpsilon.__qualname__ = f"TwiceEpsilon{cls.__name__}"
+    return TwiceEpsilon

@@ -5,9 +5,14 @@ domain enumerates every pair of one-record datasets on a public grid of features
 (substitution of the one record). The report's law is exact (:mod:`audit.lpdt.exact_law`); what the
 curator publishes is computed from the reports alone, so the report's certificate covers it. The
 authors' code's fresh label noise per leaf is measured exactly.
+
+LPDT's baseline PHIST (Berrett, Györfi and Walk 2021; spec/lpdt.md section 7.1) claims the same local
+privacy on a regular grid: its report is certified with LPDT's randomiser and with Berrett et al.'s
+Laplace mechanism (on lattices, as implemented; :mod:`audit.baselines_law.phist_report`).
 """
 from __future__ import annotations
 
+from audit.baselines_law import phist_report
 from audit.certify import Domain
 from audit.lpdt.exact_law import report_pair_loss
 
@@ -31,4 +36,16 @@ def domains() -> list[Domain]:
                "leaf (one noisy label per leaf recoverable from the report): expected loss (L + 1) epsilon / 2.",
                None, dict(_BASE, per_leaf_noise=True), _X, _Y, 1, "substitute", 1.0, "gap",
                pair_law=report_pair_loss),
+        Domain("PHIST report, LPDT randomiser", "PHIST (randomizer='lpdt', epsilon 1, a regular grid of 4 bins, "
+               "labels in [0, 1]): LPDT's randomiser on PHIST's grid; every pair of user records on 5 feature "
+               "values and 9 labels.", None, dict(_PHIST, randomizer="lpdt"), _X, _Y, 1, "substitute", 1.0,
+               "certified", pair_law=phist_report.pair_loss),
+        Domain("PHIST report, lattice Laplace", "PHIST (randomizer='laplace', Berrett et al.'s mechanism: per "
+               "cell Z = y 1{x in A_j} + lattice Laplace and W = 1{x in A_j} + two-sided geometric, half of "
+               "epsilon 1 each): every pair of user records on 5 feature values and 9 labels.", None,
+               dict(_PHIST, randomizer="laplace"), _X, _Y, 1, "substitute", 1.0, "certified",
+               pair_law=phist_report.pair_loss),
     ]
+
+
+_PHIST = dict(epsilon=1.0, bounds=[(0.0, 1.0)], n_bins=4, target_bounds=(0.0, 1.0))

@@ -30,7 +30,7 @@ from reference.lpdt.partition import GridPartition
 from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer
 from reference.mechanisms import round_to_grid
 
-__all__ = ["ReportPairLoss", "report_pair_loss", "report_logpmf", "randomizer_of", "TAIL"]
+__all__ = ["ReportPairLoss", "report_pair_loss", "report_logpmf", "randomizer_of", "lattice_hist", "TAIL"]
 
 #: label mass left out of the profile on each side (at an infinite loss)
 TAIL = 1e-14
@@ -49,9 +49,15 @@ def randomizer_of(params: dict) -> LPDTRandomizer:
 def _label_hist(r: LPDTRandomizer, y0: float, y1: float) -> LossHistogram:
     """The loss distribution of one label report: log-ratio ``rate (|k - c1| - |k - c0|)`` at grid unit ``k``
     (largest, ``rate |c0 - c1|``, at ``k = c0``), the mass beyond ``TAIL`` at an infinite loss."""
-    law = r.label.law(1)
-    rate = law.rate
     c0, c1 = (int(round_to_grid(r.clip(v), r.label.grid)) for v in (y0, y1))
+    return lattice_hist(r.label.law(1), c0, c1)
+
+
+def lattice_hist(law, c0: int, c1: int) -> LossHistogram:
+    """The loss distribution of one discrete-Laplace release (``law``: rate and log_norm) centred at grid
+    unit ``c0`` against ``c1``, the mass beyond ``TAIL`` at an infinite loss (PHIST's per-cell reports reuse
+    it, :mod:`audit.baselines_law.phist_report`)."""
+    rate = law.rate
     d = abs(c0 - c1)
     t = d + math.ceil(-math.log(TAIL) / rate) + 1
     k = np.arange(min(c0, c1) - t, max(c0, c1) + t + 1)

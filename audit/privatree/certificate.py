@@ -5,9 +5,17 @@ truncation: the filter of the only candidate is a finite sum); the published gap
 exactly: the data-dependent stopping of Algorithm 1 line 7 (G2: infinite loss), PrivaTree*'s
 exact quantile edges (not DP: infinite loss), and Theorem 3's per-feature node budget (G1: every
 record is in every feature's histogram, so two features spend twice the level's budget).
+
+PrivaTree's baselines (section VI of the paper, spec/privatree.md section 3; laws in
+:mod:`audit.baselines_law`): the DiffPrivLib-style random tree (strict, epsilon-DP under add/remove) is
+certified on one feature at depth 2 and on two features at depth 1; DPGDF and BDPT, documented as not DP,
+have their published gaps measured exactly: the data-dependent stopping rules (infinite loss), DPGDF's
+smooth-sensitivity leaves (a finite loss far above the claim) and BDPT's merge of the data's own numerical
+values (infinite loss).
 """
 from __future__ import annotations
 
+from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
 from audit.certify import Domain
 from audit.privatree.exact_law import release_law
 
@@ -43,4 +51,48 @@ def domains() -> list[Domain]:
                                  epsilon_shares=(0.0, 0.5, 0.5), epsilon=2.0, max_depth=1, accounting="paper",
                                  stopping="depth"), [[0.25, 0.75]] * 2, [0, 1], 2, "add-remove", 2.0, "gap",
                note="the noisy counts are summed out up to a cut-off; the truncated mass is in the interval width"),
+    ] + baseline_domains()
+
+
+_BIN = dict(categories={0: [0, 1]}, classes=[0, 1])
+
+
+def baseline_domains() -> list[Domain]:
+    """The baselines' domains (module docstring)."""
+    rt = dict(epsilon=1.0, bounds=[(0.0, 1.0)], classes=[0, 1])
+    return [
+        Domain("DiffPrivLib tree, one feature, depth 2", "DiffPrivLib-style random tree (spec 3.2: uniform "
+               "feature, threshold uniform in the node's cell, monotone permute-and-flip leaves with the whole "
+               "epsilon 1), release without thresholds: every add/remove pair of up to 6 records; the structure "
+               "is summed out over its classes (a feature and a gap between grid values per node).",
+               None, dict(rt, max_depth=2), [[0.25, 0.75]], [0, 1], 6, "add-remove", 1.0, "certified",
+               pair_law=random_tree_pf.pair_loss,
+               note="upper end: the largest ratio over the structure classes (their law is the same under both "
+                    "datasets); lower end: the mixture's intervals (class probabilities closed-form, slack 1e-9)"),
+        Domain("DiffPrivLib tree, two features, depth 1", "The same learner with two features of two grid values "
+               "each, depth 1: every add/remove pair of up to 3 records.",
+               None, dict(rt, bounds=[(0.0, 1.0)] * 2, max_depth=1), [[0.25, 0.75]] * 2, [0, 1], 3, "add-remove",
+               1.0, "certified", pair_law=random_tree_pf.pair_loss),
+        Domain("DPGDF stopping", "DPGDF (spec 3.4; epsilon 1, depth 1, min_samples_split 2, one binary "
+               "categorical feature): a pure node, or one of fewer than min_samples_split records, is a leaf, a "
+               "deterministic function of the data.",
+               dpgdf_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=1, min_samples_split=2), [[0, 1]],
+               [0, 1], 4, "add-remove", 1.0, "gap"),
+        Domain("DPGDF smooth-sensitivity leaf", "DPGDF at depth 0 (one leaf, epsilon 1 on the leaf): the "
+               "exponential mechanism with smooth sensitivity exp(-epsilon gap) has rate epsilon e^(epsilon gap), "
+               "so adding a record to a majority of 5 costs about e^6 - e^5 (spec A15).",
+               dpgdf_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=0), [[0, 1]], [0, 1], 6, "add-remove",
+               1.0, "gap"),
+        Domain("BDPT stopping", "BDPT (spec 3.3; epsilon 1, depth 1, one binary categorical feature): pure nodes "
+               "and nodes of fewer than 2 records are leaves, a deterministic function of the data.",
+               bdpt_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=1), [[0, 1]], [0, 1], 4, "add-remove",
+               1.0, "gap", note="the hidden noisy count and the leaves' noise are summed out up to a cut-off; "
+                                "the truncated mass is in the interval width"),
+        Domain("BDPT numerical merge", "BDPT with one numerical feature merged from the data's own unique values "
+               "in runs of merge_samples = 2 (spec A16): a third distinct value creates a group index that other "
+               "datasets cannot release.",
+               bdpt_tree.release_law, dict(epsilon=1.0, max_depth=1, classes=[0, 1], merge_samples=2),
+               [[0.25, 0.5, 0.75]], [0, 1], 3, "add-remove", 1.0, "gap",
+               note="the stopping rule also gives infinite losses here; tests/test_baselines_law_trees.py isolates "
+                    "the merge on a pair where both datasets split"),
     ]

@@ -57,7 +57,7 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
 
-__all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "MAX_CELLS_STATES", "TAIL"]
+__all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "MAX_CELLS_STATES", "TAIL"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
@@ -352,7 +352,12 @@ class PairLoss:
 
 def pair_loss(params: dict, d0, d1) -> PairLoss:
     """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``."""
-    law0, law1 = release_law(params, *d0), release_law(params, *d1)
+    return laws_pair_loss(release_law(params, *d0), release_law(params, *d1))
+
+
+def laws_pair_loss(law0: ReleaseLaw, law1: ReleaseLaw) -> PairLoss:
+    """:class:`PairLoss` of two interval laws of one learner's release (any learner's: the baselines' laws,
+    :mod:`audit.baselines_law`, reuse it)."""
     lo_best, hi_best, arg = 0.0, 0.0, None
     for r in set(law0.upper) | set(law1.upper):
         l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
