@@ -9,8 +9,9 @@ the known probabilities:
   is a cell, the rest (continuous leaf values, truncated tails) one cell ``OTHER``; each cell's probability
   is an interval ``[lower, upper]`` that contains the implementation's true probability;
 * the test is the G test (likelihood-ratio goodness of fit) on the cells, the cells of expected count below
-  5 grouped in order of probability (consecutive cells until a group expects 5 draws: a candidate that moves
-  mass between frequent and rare releases stays visible), with the p-value from the exact multinomial law under the null (sequential Monte Carlo, Besag and
+  5 grouped in order of probability (consecutive cells until a group expects 5 draws, the rarest remainder a
+  group of its own: a candidate that moves mass between frequent and rare releases stays visible), with the
+  p-value from the exact multinomial law under the null (sequential Monte Carlo, Besag and
   Clifford 1991, as :func:`audit.engine.compare.g_test_exact`): valid at every sample size, on sparse cells
   too;
 * the null probabilities are the intervals' midpoints, normalised. The true law differs from them by at most
@@ -137,12 +138,9 @@ def one_sample_test(law: CellLaw, counts: Counter, n_permutations: int | None = 
             obs.append(group_obs)
             p.append(group_p)
             group_obs, group_p = 0, 0.0
-    if group_p > 0:  # the rarest cells' remainder joins the last group
-        if obs:
-            obs[-1] += group_obs
-            p[-1] += group_p
-        else:
-            obs, p = [group_obs], [group_p]
+    if group_p > 0:  # the rarest cells' remainder is a cell too (the Monte Carlo p-value needs no minimum count)
+        obs.append(group_obs)
+        p.append(group_p)
     if len(obs) < 2:
         return "G test (one cell)", 0.0, 1.0, diffs
     g, pv = g_test_one_sample(obs, p, n_permutations or N_PERMUTATIONS, seed)
