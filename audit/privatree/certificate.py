@@ -61,8 +61,8 @@ def baseline_domains() -> list[Domain]:
     """The baselines' domains (module docstring)."""
     rt = dict(epsilon=1.0, bounds=[(0.0, 1.0)], classes=[0, 1])
     return [
-        Domain("DiffPrivLib tree, one feature, depth 2", "DiffPrivLib-style random tree (spec 3.2: uniform "
-               "feature, threshold uniform in the node's cell, monotone permute-and-flip leaves with the whole "
+        Domain("DiffPrivLib tree, one feature, depth 2", "DiffPrivLib-style random tree (PrivaTree section III-A: "
+               "uniform feature, threshold uniform in the node's cell, monotone permute-and-flip leaves with the whole "
                "epsilon 1), release without thresholds: every add/remove pair of up to 6 records; the structure "
                "is summed out over its classes (a feature and a gap between grid values per node).",
                None, dict(rt, max_depth=2), [[0.25, 0.75]], [0, 1], 6, "add-remove", 1.0, "certified",
@@ -73,23 +73,24 @@ def baseline_domains() -> list[Domain]:
                "each, depth 1: every add/remove pair of up to 3 records.",
                None, dict(rt, bounds=[(0.0, 1.0)] * 2, max_depth=1), [[0.25, 0.75]] * 2, [0, 1], 3, "add-remove",
                1.0, "certified", pair_law=random_tree_pf.pair_loss),
-        Domain("DPGDF stopping", "DPGDF (spec 3.4; epsilon 1, depth 1, min_samples_split 2, one binary "
-               "categorical feature): a pure node, or one of fewer than min_samples_split records, is a leaf, a "
-               "deterministic function of the data.",
+        Domain("DPGDF stopping", "DPGDF (Xin et al. 2019 as the PrivaTree authors re-implemented it; epsilon 1, "
+               "depth 1, min_samples_split 2, one binary categorical feature): a pure node, or one of fewer than "
+               "min_samples_split records, is a leaf, a deterministic function of the data.",
                dpgdf_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=1, min_samples_split=2), [[0, 1]],
                [0, 1], 4, "add-remove", 1.0, "gap"),
         Domain("DPGDF smooth-sensitivity leaf", "DPGDF at depth 0 (one leaf, epsilon 1 on the leaf): the "
                "exponential mechanism with smooth sensitivity exp(-epsilon gap) has rate epsilon e^(epsilon gap), "
-               "so adding a record to a majority of 5 costs about e^6 - e^5 (spec A15).",
+               "so adding a record to a majority of 5 costs about e^6 - e^5 (not epsilon-DP).",
                dpgdf_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=0), [[0, 1]], [0, 1], 6, "add-remove",
                1.0, "gap"),
-        Domain("BDPT stopping", "BDPT (spec 3.3; epsilon 1, depth 1, one binary categorical feature): pure nodes "
-               "and nodes of fewer than 2 records are leaves, a deterministic function of the data.",
+        Domain("BDPT stopping", "BDPT (Guan et al. 2020 as the PrivaTree authors re-implemented it; epsilon 1, "
+               "depth 1, one binary categorical feature): pure nodes and nodes of fewer than 2 records are leaves, a "
+               "deterministic function of the data.",
                bdpt_tree.release_law, dict(_BIN, epsilon=1.0, max_depth=1), [[0, 1]], [0, 1], 4, "add-remove",
                1.0, "gap", note="the hidden noisy count and the leaves' noise are summed out up to a cut-off; "
                                 "the truncated mass is in the interval width"),
         Domain("BDPT numerical merge", "BDPT with one numerical feature merged from the data's own unique values "
-               "in runs of merge_samples = 2 (spec A16): a third distinct value creates a group index that other "
+               "in runs of merge_samples = 2: a third distinct value creates a group index that other "
                "datasets cannot release.",
                bdpt_tree.release_law, dict(epsilon=1.0, max_depth=1, classes=[0, 1], merge_samples=2),
                [[0.25, 0.5, 0.75]], [0, 1], 3, "add-remove", 1.0, "gap",
