@@ -119,8 +119,8 @@ def _parser() -> argparse.ArgumentParser:
                           "datasets (learners whose only randomness is their noise: privatree)")
     cmp.add_argument("--exact", action="store_true",
                      help="test the candidate's releases against the reference's exact law (no reference draws; "
-                          "references with one: privatree, random-trees; their inputs and default parameters are "
-                          "those within the law's reach)")
+                          "references with one: privatree, random-trees, diprime-flip-classifier; their inputs and "
+                          "default parameters are those within the law's reach)")
     cmp.add_argument("--inputs-of", default=None,
                      help="with --reference self: the reference learner whose public inputs and default parameters "
                           "are used (default: the one the candidate subclasses)")

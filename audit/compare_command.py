@@ -205,7 +205,7 @@ def _compare_exact(args, alpha, _error, _finish) -> int:
     """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.exact_oracle`)."""
     from audit.check import CheckError, params_text, resolve
     from audit.engine.exact_oracle import compare_exact
-    from audit.learner_references import LEARNERS, rename_parameters, fitted_mechanism
+    from audit.learner_references import rename_parameters, fitted_mechanism
     from audit.oracle.claims import N_LEARNER
     from audit.oracle.exact_laws import exact_reference
 
@@ -217,7 +217,7 @@ def _compare_exact(args, alpha, _error, _finish) -> int:
         if not callable(getattr(cls, "release", None)):
             raise ValueError(f"--exact compares whole releases: the candidate {args.subject!r} has no release()")
         cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
-        candidate = fitted_mechanism(cls, cand_params, LEARNERS[ref.name], True, output="discrete")
+        candidate = fitted_mechanism(cls, cand_params, ref.learner_reference(), True, output="discrete")
         laws = [ref.law(params, *data) for _, data in ref.inputs]
         start = time.perf_counter()
         res = compare_exact(candidate, ref.inputs, laws, n_samples=args.samples or N_LEARNER[args.budget],

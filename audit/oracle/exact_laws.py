@@ -15,12 +15,20 @@ the law's reach:
   trees independent. A cell is the tuple of each tree's atom (those of probability at least
   :data:`ATOM_CELL`, interior values only), every other value in the tree's ``OTHER``.
 
+* ``diprime-flip-classifier``: the strict DiPriMeFlip classifier (003_9d9c0c8370f39611.txt, Algorithm 1 with
+  the strict median on public thresholds), one tree of depth 1: the node's (feature, threshold) law with the
+  hidden medians summed out, each leaf's clamped geometric counts summed into the atoms ``n / sum(n)``
+  (:mod:`audit.diprime.exact_law`). A cell is the node with each leaf's atom of probability at least
+  :data:`ATOM_CELL`, or the leaf's ``OTHER``.
+
 Limits: those of each law (an error names the parameter); deeper random forests release continuous
 thresholds, which no finite cell law covers.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,23 +41,29 @@ from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
 __all__ = ["ExactReference", "EXACT_REFERENCES", "exact_reference", "privatree_cell_law", "forest_cell_law",
            "ATOM_CELL"]
 
-#: smallest probability of a random-forest leaf atom that gets a cell of its own
+#: smallest probability of a leaf atom (random forest, DiPriMe) that gets a cell of its own
 ATOM_CELL = 1e-3
+_B2 = [(0.0, 1.0), (0.0, 1.0)]
 
 
 @dataclass
 class ExactReference:
-    """A reference learner with an exact release law: its class, parameters, inputs and law."""
+    """A reference learner with an exact release law: its learner (a name of
+    :data:`audit.learner_references.LEARNERS`), parameters, inputs and law."""
 
     name: str
-    target: str  # MODULE:CALLABLE
+    learner: str
     params: dict
     inputs: list
     law: Callable  # law(params, X, y) -> CellLaw
     description: str
 
     def load(self):
-        return LEARNERS[self.name].load() if self.name in LEARNERS else None
+        return LEARNERS[self.learner].load()
+
+    def learner_reference(self):
+        """The learner's oracle entry, releasing ``release()`` whole (the law's support)."""
+        return dataclasses.replace(LEARNERS[self.learner], release_kwargs={})
 
 
 def privatree_cell_law(params: dict, X, y) -> CellLaw:
@@ -106,13 +120,63 @@ def forest_cell_law(params: dict, X, y) -> CellLaw:
     return CellLaw(lower, upper, cell)
 
 
+def diprime_cell_law(params: dict, X, y) -> CellLaw:
+    """The depth-1 strict DiPriMeFlip classifier's release law as cells (module docstring): the node's
+    (feature, threshold) from :func:`audit.diprime.exact_law.node_factor`, each leaf's value among its atoms of
+    probability at least :data:`ATOM_CELL` (:func:`audit.diprime.exact_law.leaf_atoms`), or the leaf's
+    ``OTHER``."""
+    from audit.diprime.exact_law import ROUNDING, _grid, _setup, leaf_atoms, node_factor
+
+    s = _setup(params)
+    if s.variant != "flip" or s.regression or s.max_depth != 1:
+        raise ValueError(f"compare --exact covers the strict DiPriMeFlip classifier at max_depth=1, got "
+                         f"variant={params.get('variant')!r}, max_depth={params.get('max_depth')!r}")
+    lo_b, hi_b = np.array(s.bounds).T
+    X = np.clip(np.asarray(X, dtype=float).reshape(-1, len(s.bounds)), lo_b, hi_b)
+    y = np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)
+    ranges = tuple(s.bounds)
+    lower, upper, named = {}, {}, {}
+    for (j, ti), logp in node_factor(s, X, y, ranges, [j for j, (a, b) in enumerate(ranges) if b > a]).items():
+        g = float(_grid(*ranges[j])[ti])
+        node = (j, round(g, 6))
+        sides = []
+        for side, mask in enumerate((X[:, j] < g, X[:, j] >= g)):
+            atoms, tail = leaf_atoms((int(np.count_nonzero(y[mask] == 0)), int(np.count_nonzero(y[mask] == 1))),
+                                     s.rate)
+            lo_, up_ = {v: p for v, p in atoms.items() if p >= ATOM_CELL}, {}
+            for v, p in lo_.items():
+                up_[v] = min(1.0, p + tail)  # the count vectors not enumerated may round to v too
+            lo_[OTHER] = max(0.0, 1.0 - sum(up_.values()))
+            up_[OTHER] = min(1.0, 1.0 - sum(lo_[v] for v in up_ if v != OTHER))
+            named[node, side] = set(up_) - {OTHER}
+            sides.append((lo_, up_))
+        p = math.exp(logp)
+        for a, b in itertools.product(sides[0][0], sides[1][0]):
+            lower[node, a, b] = max(0.0, p * (1 - ROUNDING) * sides[0][0][a] * sides[1][0][b])
+            upper[node, a, b] = min(1.0, p * (1 + ROUNDING) * sides[0][1][a] * sides[1][1][b])
+
+    def cell(release):
+        ((_, j, thr), (_, left), (_, right)), = release
+        node = (j, thr)
+        if (node, 0) not in named:
+            return OTHER
+        return (node, left if left in named[node, 0] else OTHER, right if right in named[node, 1] else OTHER)
+
+    return CellLaw(lower, upper, cell)
+
+
 EXACT_REFERENCES: dict[str, ExactReference] = {r.name: r for r in [
-    ExactReference("privatree", LEARNERS["privatree"].target, dict(PRIVATREE_PARAMS, max_bins=2), PRIVATREE_INPUTS,
+    ExactReference("privatree", "privatree", dict(PRIVATREE_PARAMS, max_bins=2), PRIVATREE_INPUTS,
                    privatree_cell_law, "PrivaTree, Algorithm 1, strict accounting: depth 1, two features of two "
                    "uniform bins, two classes, epsilon 8 (the law of audit.privatree.exact_law)"),
-    ExactReference("random-trees", LEARNERS["random-trees"].target, dict(LEARNERS["random-trees"].params),
+    ExactReference("random-trees", "random-trees", dict(LEARNERS["random-trees"].params),
                    BINARY_INPUTS, forest_cell_law, "random decision forest, 2 trees of depth 0, epsilon 1 (the leaf "
                    "law of audit.random_trees.exact_law)"),
+    ExactReference("diprime-flip-classifier", "diprime-classifier",
+                   dict(n_estimators=1, max_depth=1, max_features=2, epsilon=4.0, variant="flip", bounds=_B2,
+                        classes=[0, 1]), BINARY_INPUTS, diprime_cell_law,
+                   "strict DiPriMeFlip classifier, one tree of depth 1, two candidate attributes, epsilon 4 (the "
+                   "node and leaf laws of audit.diprime.exact_law)"),
 ]}
 
 
