@@ -23,7 +23,6 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +34,7 @@ from audit.engine.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
 __all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
-           "detectable_difference"]
+           "detectable_difference", "sequential_pvalue", "holm_adjust"]
 
 MIN_EXPECTED = 5.0
 #: Monte Carlo draws of the G test's null law: the smallest p-value is 1 / (N_PERMUTATIONS + 1)
@@ -66,8 +65,13 @@ class Comparison:
     n_samples: int
 
     @property
+    def level(self) -> float:
+        """The level each Holm-adjusted p-value is held against (``alpha`` here)."""
+        return self.alpha
+
+    @property
     def rejected(self) -> bool:
-        return any(r.p_adjusted < self.alpha for r in self.rows)
+        return any(r.p_adjusted < self.level for r in self.rows)
 
     def summary(self) -> str:
         worst = min(self.rows, key=lambda r: r.p_adjusted)
@@ -95,14 +99,9 @@ def detectable_difference(n: int, alpha: float, k: int = 1, power: float = 0.9) 
     return float((stats.norm.ppf(1 - alpha / (2 * k)) + stats.norm.ppf(power)) * np.sqrt(1.0 / (2 * n)))
 
 
-def _counts(s) -> Counter:
-    if isinstance(s.values, Counter):
-        return s.values
-    return Counter(s.values.tolist() if isinstance(s.values, np.ndarray) else s.values)
-
 
 def _g_test(ref, cand, n_permutations: int | None = None):
-    cr, cc = _counts(ref), _counts(cand)
+    cr, cc = ref.counts(), cand.counts()
     outcomes = sorted(dict.fromkeys([*cr, *cc]), key=lambda o: -(cr[o] + cc[o]))
     n_r, n_c = len(ref), len(cand)
     table, pooled = [], [0, 0]
@@ -149,17 +148,29 @@ def g_test_exact(a, b, n_permutations: int = N_PERMUTATIONS, seed: int = 0,
     """
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     g = float(_g_statistic(a, b))
-    rng = np.random.default_rng(seed)
     total, n_a = a + b, int(a.sum())
+
+    def null_statistics(m, rng):
+        null_a = rng.multivariate_hypergeometric(total, n_a, size=m, method="marginals")
+        return _g_statistic(null_a, total - null_a)
+
+    return g, sequential_pvalue(g, null_statistics, np.random.default_rng(seed), n_permutations, exceedances)
+
+
+def sequential_pvalue(g: float, null_statistics, rng, n_permutations: int = N_PERMUTATIONS,
+                      exceedances: int = EXCEEDANCES) -> float:
+    """Besag and Clifford's (1991) sequential Monte Carlo p-value of the observed statistic ``g``:
+    ``null_statistics(m, rng)`` draws ``m`` statistics under the null, in chunks, until the ``exceedances``-th
+    one at least as large (after ``L`` draws: ``p = exceedances / L``) or ``n_permutations`` draws with ``k``
+    exceedances (``p = (k + 1) / (n_permutations + 1)``)."""
     done, exceed, chunk = 0, 0, 64
     while done < n_permutations:
         m = min(chunk, n_permutations - done)
-        null_a = rng.multivariate_hypergeometric(total, n_a, size=m, method="marginals")
-        cum = exceed + np.cumsum(_g_statistic(null_a, total - null_a) >= g * (1 - 1e-12))
+        cum = exceed + np.cumsum(null_statistics(m, rng) >= g * (1 - 1e-12))
         if cum[-1] >= exceedances:
-            return g, exceedances / (done + int(np.argmax(cum >= exceedances)) + 1)
+            return exceedances / (done + int(np.argmax(cum >= exceedances)) + 1)
         exceed, done, chunk = int(cum[-1]), done + m, min(4 * chunk, 4096)
-    return g, (exceed + 1) / (n_permutations + 1)
+    return (exceed + 1) / (n_permutations + 1)
 
 
 def two_sample_test(ref, cand, n_permutations: int | None = None):
@@ -202,10 +213,15 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
         rows.append(InputComparison(name, ref.kind, test, stat, p, differences=diffs))
         progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} draws per side, {test}, p {p:.3g} "
                       f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)
+    holm_adjust(rows, alpha)
+    return Comparison(rows, alpha, n_samples)
+
+
+def holm_adjust(rows: list, alpha: float) -> None:
+    """Set each row's ``p_adjusted``: its ``p_value`` Holm-corrected over ``rows`` (statsmodels)."""
     adjusted = multipletests([r.p_value for r in rows], alpha=alpha, method="holm")[1]
     for r, p in zip(rows, adjusted):
         r.p_adjusted = float(p)
-    return Comparison(rows, alpha, n_samples)
 
 
 def map_parameters(candidate_cls, params: dict, hint: str = " of the reference") -> dict:

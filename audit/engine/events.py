@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -143,17 +142,12 @@ def _short(outcomes) -> str:
     return "{" + text + (f", ... ({len(items)} outcomes)" if len(items) > 4 else "") + "}"
 
 
-def _counts(s: Samples) -> Counter:
-    if isinstance(s.values, Counter):
-        return s.values
-    return Counter(s.values.tolist() if isinstance(s.values, np.ndarray) else s.values)
-
 
 def _discrete_candidates(a: Samples, b: Samples):
     """Prefixes of two rankings of the outcomes: by the smoothed pilot ratio, and by a
     pessimistic ratio (minus two standard errors of its log) that keeps rare outcomes,
     whose ratios are mostly noise, out of the front."""
-    ca, cb = _counts(a), _counts(b)
+    ca, cb = a.counts(), b.counts()
     # first-seen order, never a set's hash order: ties in the ranking below keep this order, and
     # strings (inside tree outcomes) hash differently in every process (PYTHONHASHSEED)
     outcomes = list(dict.fromkeys([*ca, *cb]))

@@ -36,11 +36,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from audit.engine import checkpoint, progress
-from audit.engine.compare import EXCEEDANCES, MIN_EXPECTED, N_PERMUTATIONS, InputComparison
+from audit.engine.compare import EXCEEDANCES, MIN_EXPECTED, N_PERMUTATIONS, Comparison, InputComparison, \
+    detectable_difference, holm_adjust, sequential_pvalue
 from audit.engine.sampling import collect, draw
 from reference.validation import shown
 
@@ -104,16 +103,8 @@ def g_test_one_sample(counts, probs, n_permutations: int = N_PERMUTATIONS, seed:
     n = int(counts.sum())
     e = n * p
     g = float(_g(counts, e))
-    rng = np.random.default_rng(seed)
-    done, exceed, chunk = 0, 0, 64
-    while done < n_permutations:
-        m = min(chunk, n_permutations - done)
-        null = rng.multinomial(n, p, size=m)
-        cum = exceed + np.cumsum(_g(null, e) >= g * (1 - 1e-12))
-        if cum[-1] >= exceedances:
-            return g, exceedances / (done + int(np.argmax(cum >= exceedances)) + 1)
-        exceed, done, chunk = int(cum[-1]), done + m, min(4 * chunk, 4096)
-    return g, (exceed + 1) / (n_permutations + 1)
+    return g, sequential_pvalue(g, lambda m, rng: _g(rng.multinomial(n, p, size=m), e),
+                                np.random.default_rng(seed), n_permutations, exceedances)
 
 
 def one_sample_test(law: CellLaw, counts: Counter, n_permutations: int | None = None, seed: int = 0):
@@ -151,29 +142,22 @@ def detectable_difference_one_sample(n: int, alpha: float, k: int = 1, power: fl
     """The smallest difference in one event's probability the one-sample test detects at level ``alpha / k``
     with probability ``power`` from ``n`` candidate draws (normal approximation, worst case p = 1/2; module
     docstring)."""
-    if n < 1 or not 0 < alpha < 1 or k < 1 or not 0 < power < 1:
-        raise ValueError(f"need n >= 1, 0 < alpha < 1, k >= 1 and 0 < power < 1; got n={n}, alpha={alpha}, "
-                         f"k={k}, power={power}")
-    return float((stats.norm.ppf(1 - alpha / (2 * k)) + stats.norm.ppf(power)) * 0.5 / math.sqrt(n))
+    # (z + z) sqrt(1/4 / n) is the two-sample difference at 2n draws per side, sqrt(1 / (2 * 2n))
+    if n < 1:
+        raise ValueError(f"need n >= 1, got n={n}")
+    return detectable_difference(2 * n, alpha, k, power)
 
 
 @dataclass
-class ExactComparison:
+class ExactComparison(Comparison):
     """All inputs' one-sample tests, the verdict and the false-alarm rate they guarantee."""
 
-    rows: list
-    alpha: float
-    n_samples: int
     slack: float  # n * the largest total-variation slack of an input's law
 
     @property
     def level(self) -> float:
         """The tests' level ``alpha - n w`` (module docstring)."""
         return self.alpha - self.slack
-
-    @property
-    def rejected(self) -> bool:
-        return any(r.p_adjusted < self.level for r in self.rows)
 
     def summary(self) -> str:
         worst = min(self.rows, key=lambda r: r.p_adjusted)
@@ -207,12 +191,9 @@ def compare_exact(candidate, inputs, laws, *, n_samples: int = 8_000, alpha: flo
         sample = collect(draw(candidate, data, n_samples, seeds[k]))
         if sample.kind != "discrete":
             raise ValueError(f"compare --exact needs discrete (hashable) releases; the candidate's are {sample.kind}")
-        counts = sample.values if isinstance(sample.values, Counter) else Counter(sample.values.tolist())
-        test, stat, p, diffs = one_sample_test(law, counts, n_permutations, seed=k)
+        test, stat, p, diffs = one_sample_test(law, sample.counts(), n_permutations, seed=k)
         rows.append(InputComparison(name, "discrete", test, stat, p, differences=diffs))
         progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} candidate draws, {test}, p {p:.3g} "
                       f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)
-    adjusted = multipletests([r.p_value for r in rows], alpha=alpha, method="holm")[1]
-    for r, p in zip(rows, adjusted):
-        r.p_adjusted = float(p)
+    holm_adjust(rows, alpha)
     return ExactComparison(rows, alpha, n_samples, slack)

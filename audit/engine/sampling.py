@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import random
 import signal
+from collections import Counter
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -58,6 +59,13 @@ class Samples:
 
     def __len__(self) -> int:
         return self.n if self.n is not None else len(self.values)
+
+    def counts(self):
+        """Discrete outcomes as a ``Counter`` (outcome -> draws), whether they were counted as they arrived
+        (:func:`collect`) or kept in order."""
+        if isinstance(self.values, Counter):
+            return self.values
+        return Counter(self.values.tolist() if isinstance(self.values, np.ndarray) else self.values)
 
 
 def block_generators(seed_seq: np.random.SeedSequence, n: int):
@@ -344,8 +352,6 @@ def gather(stream, combine):
 def collect(blocks) -> Samples:
     """Gather a pilot batch: discrete outcomes are counted as they arrive (memory grows
     with the number of distinct outcomes), scalars and vectors are kept."""
-    from collections import Counter
-
     blocks = iter(blocks)
     first = next(blocks)
     if first.kind != "discrete":

@@ -79,6 +79,14 @@ def privatree_cell_law(params: dict, X, y) -> CellLaw:
     return CellLaw(lower, upper, lambda r: r if r in known else OTHER)
 
 
+def _with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
+    """The named cells' ``(lower, upper)`` with :data:`OTHER`, the rest of the law, added: its probability is
+    between one minus the named upper ends and one minus the named lower ends."""
+    lo_named, up_named = sum(lower.values()), sum(upper.values())
+    lower[OTHER], upper[OTHER] = max(0.0, 1.0 - up_named), min(1.0, 1.0 - lo_named)
+    return lower, upper
+
+
 def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
     """``(lower, upper)`` per cell of one depth-0 tree's released leaf value (module docstring)."""
     from audit.random_trees.exact_law import UNIFORM_ON_ONE_VALUE, leaf_law
@@ -92,9 +100,7 @@ def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
             # uniform of an invalid leaf, which puts between lo_u and hi_u of its mass on it
             lower[(v,)] = p + lo_u * law.invalid
             upper[(v,)] = min(1.0, p + law.tail + hi_u * law.invalid)
-    lower[OTHER] = max(0.0, 1.0 - sum(upper.values()))
-    upper[OTHER] = min(1.0, 1.0 - sum(lower[c] for c in upper))
-    return lower, upper
+    return _with_other(lower, upper)
 
 
 def forest_cell_law(params: dict, X, y) -> CellLaw:
@@ -143,13 +149,10 @@ def diprime_cell_law(params: dict, X, y) -> CellLaw:
         for side, mask in enumerate((X[:, j] < g, X[:, j] >= g)):
             atoms, tail = leaf_atoms((int(np.count_nonzero(y[mask] == 0)), int(np.count_nonzero(y[mask] == 1))),
                                      s.rate)
-            lo_, up_ = {v: p for v, p in atoms.items() if p >= ATOM_CELL}, {}
-            for v, p in lo_.items():
-                up_[v] = min(1.0, p + tail)  # the count vectors not enumerated may round to v too
-            lo_[OTHER] = max(0.0, 1.0 - sum(up_.values()))
-            up_[OTHER] = min(1.0, 1.0 - sum(lo_[v] for v in up_ if v != OTHER))
-            named[node, side] = set(up_) - {OTHER}
-            sides.append((lo_, up_))
+            big = {v: p for v, p in atoms.items() if p >= ATOM_CELL}
+            named[node, side] = set(big)
+            # the count vectors not enumerated (mass at most tail) may round to a named value too
+            sides.append(_with_other(big, {v: min(1.0, p + tail) for v, p in big.items()}))
         p = math.exp(logp)
         for a, b in itertools.product(sides[0][0], sides[1][0]):
             lower[node, a, b] = max(0.0, p * (1 - ROUNDING) * sides[0][0][a] * sides[1][0][b])
