@@ -1,43 +1,21 @@
-"""What the baselines' tree laws share: a node's law as ``{release: (lower, upper)}``, joined over the
-children of each choice, and finished into a :class:`audit.privatree.exact_law.ReleaseLaw`."""
+"""What the baselines' tree laws share beyond PrivaTree's law's own pieces (a node's law as ``{release:
+(lower, upper)}``, joined over the children of each choice by
+:func:`audit.privatree.exact_law.join_children` and finished by
+:meth:`audit.privatree.exact_law.ReleaseLaw.from_intervals`): leaf laws, utilities, codes and checks."""
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 
-from audit.privatree.exact_law import ROUNDING, ReleaseLaw
 
-__all__ = ["add", "join", "finish", "leaf_law_of", "one_vs_rest_utility", "category_codes_of", "check_binary",
+__all__ = ["leaf_law_of", "one_vs_rest_utility", "category_codes_of", "check_binary",
            "learner_of"]
-
-
-def add(out: dict, r, lo: float, hi: float) -> None:
-    """``out[r] += (lo, hi)``."""
-    a, b = out.get(r, (0.0, 0.0))
-    out[r] = (a + lo, b + hi)
-
-
-def join(out: dict, w: tuple, left: dict, right: dict, make) -> None:
-    """Add to ``out`` the releases ``make(left release, right release)`` of a choice of probability in
-    ``w = (lower, upper)`` whose children are independent given the choice."""
-    for (rl, (l0, u0)), (rr, (l1, u1)) in itertools.product(left.items(), right.items()):
-        add(out, make(rl, rr), w[0] * l0 * l1, min(1.0, w[1]) * u0 * u1)
 
 
 def leaf_law_of(probs) -> dict:
     """``{("leaf", k): (p_k, p_k)}`` of a leaf's label law (probabilities; zeros dropped)."""
     return {("leaf", k): (float(p), float(p)) for k, p in enumerate(probs) if p > 0}
-
-
-def finish(law: dict, truncated: float = 0.0) -> ReleaseLaw:
-    """The interval law, widened by the relative rounding slack of the products and sums."""
-    res = ReleaseLaw(truncated=truncated)
-    for r, (lo, hi) in law.items():
-        res.lower[r] = max(0.0, lo * (1.0 - ROUNDING))
-        res.upper[r] = min(1.0, hi * (1.0 + ROUNDING) + 1e-300)
-    return res
 
 
 def one_vs_rest_utility(codes, y, idx, cand) -> list:

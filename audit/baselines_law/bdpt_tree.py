@@ -32,9 +32,8 @@ from numbers import Integral
 
 import numpy as np
 
-from audit.baselines_law._compose import (category_codes_of, check_binary, finish, join, learner_of,
-                                          one_vs_rest_utility)
-from audit.privatree.exact_law import ReleaseLaw
+from audit.baselines_law._compose import category_codes_of, check_binary, learner_of, one_vs_rest_utility
+from audit.privatree.exact_law import ReleaseLaw, join_children
 from reference.baselines.bdpt import BDPTClassifier, depth_budgets
 from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
 
@@ -129,7 +128,8 @@ def release_law(params: dict, X, y) -> ReleaseLaw:
         for (j, c), w in zip(cand, choice_law(util, int(idx.size), alphas[t], eps_node)):
             truncated[0] = max(truncated[0], w[1] - w[0])
             go = codes[idx, j] == c
-            join(out, w, node(idx[go], t + 1), node(idx[~go], t + 1), lambda left, right: ("node", j, c, left, right))
+            join_children(out, w, node(idx[go], t + 1), node(idx[~go], t + 1),
+                          lambda left, right: ("node", j, c, left, right))
         return out
 
-    return finish(node(np.arange(yk.size), 0), truncated[0])
+    return ReleaseLaw.from_intervals(node(np.arange(yk.size), 0), truncated[0])

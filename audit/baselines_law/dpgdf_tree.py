@@ -33,9 +33,9 @@ import math
 
 import numpy as np
 
-from audit.baselines_law._compose import (category_codes_of, check_binary, finish, join, leaf_law_of,
-                                          learner_of, one_vs_rest_utility)
-from audit.privatree.exact_law import ReleaseLaw
+from audit.baselines_law._compose import (category_codes_of, check_binary, leaf_law_of, learner_of,
+                                          one_vs_rest_utility)
+from audit.privatree.exact_law import ReleaseLaw, join_children
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.mechanisms import ExponentialMechanism, PermuteAndFlip
 
@@ -84,8 +84,9 @@ def release_law(params: dict, X, y) -> ReleaseLaw:
             if p <= 0:
                 continue
             go = codes[idx, j] == c
-            join(out, (p, p), node(idx[go], depth + 1, used | {(j, c)}), node(idx[~go], depth + 1, used | {(j, c)}),
-                 lambda left, right: ("node", j, c, left, right))
+            used_here = used | {(j, c)}
+            join_children(out, (p, p), node(idx[go], depth + 1, used_here), node(idx[~go], depth + 1, used_here),
+                          lambda left, right: ("node", j, c, left, right))
         return out
 
-    return finish(node(np.arange(yk.size), 0, frozenset()))
+    return ReleaseLaw.from_intervals(node(np.arange(yk.size), 0, frozenset()))

@@ -49,8 +49,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from audit.baselines_law._compose import add, finish, learner_of
-from audit.privatree.exact_law import PairLoss, ReleaseLaw, laws_pair_loss
+from audit.baselines_law._compose import learner_of
+from audit.privatree.exact_law import PairLoss, ReleaseLaw, add_interval, laws_pair_loss
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.mechanisms import PermuteAndFlip
 
@@ -196,8 +196,8 @@ def _law(st: _Setup, cuts: tuple) -> ReleaseLaw:
         logs = _leaf_logs(st, nodes)
         for labels in itertools.product(range(st.K), repeat=len(logs)):
             p = math.exp(sum(lg[k] for lg, k in zip(logs, labels)))
-            add(out, _shape(nodes, labels), w * (1.0 - WEIGHT_SLACK) * p, w * (1.0 + WEIGHT_SLACK) * p)
-    return finish(out)
+            add_interval(out, _shape(nodes, labels), w * (1.0 - WEIGHT_SLACK) * p, w * (1.0 + WEIGHT_SLACK) * p)
+    return ReleaseLaw.from_intervals(out)
 
 
 def release_law(params: dict, X, y, grid=None) -> ReleaseLaw:

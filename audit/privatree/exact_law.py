@@ -57,7 +57,8 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
 
-__all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "MAX_CELLS_STATES", "TAIL"]
+__all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval", "join_children",
+           "MAX_CELLS_STATES", "TAIL"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
@@ -80,6 +81,29 @@ class ReleaseLaw:
     @property
     def width(self) -> float:
         return max((self.upper[r] - self.lower[r] for r in self.upper), default=0.0)
+
+    @classmethod
+    def from_intervals(cls, law: dict, truncated: float = 0.0) -> "ReleaseLaw":
+        """``{release: (lower, upper)}`` as a law, widened by the relative rounding slack :data:`ROUNDING` of
+        the products and sums that computed it."""
+        res = cls(truncated=truncated)
+        for r, (lo, hi) in law.items():
+            res.lower[r] = max(0.0, lo * (1.0 - ROUNDING))
+            res.upper[r] = min(1.0, hi * (1.0 + ROUNDING) + 1e-300)
+        return res
+
+
+def add_interval(out: dict, r, lo: float, hi: float) -> None:
+    """``out[r] += (lo, hi)``."""
+    a, b = out.get(r, (0.0, 0.0))
+    out[r] = (a + lo, b + hi)
+
+
+def join_children(out: dict, w: tuple, left: dict, right: dict, make) -> None:
+    """Add to ``out`` the releases ``make(left release, right release)`` of a choice of probability in
+    ``w = (lower, upper)`` whose children's laws ``left`` and ``right`` are independent given the choice."""
+    for (rl, (l0, u0)), (rr, (l1, u1)) in itertools.product(left.items(), right.items()):
+        add_interval(out, make(rl, rr), w[0] * l0 * l1, min(1.0, w[1]) * u0 * u1)
 
 
 # ------------------------------------------------------------------ the laws of one node
@@ -295,25 +319,15 @@ def release_law(params: dict, X, y) -> ReleaseLaw:
                     continue
                 j, s = choice
                 go_left = st.bins[idx, j] <= s
-                left, right = node(idx[go_left], depth + 1), node(idx[~go_left], depth + 1)
-                for (rl, (l0, u0)), (rr, (l1, u1)) in itertools.product(left.items(), right.items()):
-                    r = nested(bin_split(j, s, _as_node(rl), _as_node(rr)))
-                    lo_, hi_ = out.get(r, (0.0, 0.0))
-                    out[r] = (lo_ + w * l0 * l1, hi_ + min(1.0, w + tr) * u0 * u1)
+                join_children(out, (w, w + tr), node(idx[go_left], depth + 1), node(idx[~go_left], depth + 1),
+                              lambda rl, rr: nested(bin_split(j, s, _as_node(rl), _as_node(rr))))
             w_none = choices.get(None, 0.0)
-            leaves = leaf_law(counts)
-            for r, p in leaves.items():
-                lo_, hi_ = out.get(r, (0.0, 0.0))
-                out[r] = (lo_ + w_none * p, hi_ + min(1.0, w_none + tr) * p)
+            for r, p in leaf_law(counts).items():
+                add_interval(out, r, w_none * p, min(1.0, w_none + tr) * p)
             return out
         return {r: (p, p) for r, p in leaf_law(counts).items()}
 
-    law = node(np.arange(st.y.size), 0)
-    res = ReleaseLaw(truncated=truncated[0])
-    for r, (lo_, hi_) in law.items():
-        res.lower[r] = max(0.0, lo_ * (1.0 - ROUNDING))
-        res.upper[r] = min(1.0, hi_ * (1.0 + ROUNDING) + 1e-300)
-    return res
+    return ReleaseLaw.from_intervals(node(np.arange(st.y.size), 0), truncated[0])
 
 
 def _as_node(r):
