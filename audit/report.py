@@ -147,10 +147,20 @@ class Report:
             lines += ["## Privacy claims", "",
                       "Claimed epsilon beside the measured lower bound: a `violation` verdict means the "
                       "measured loss exceeds the claim (for sampled rows, at confidence 1 - alpha).", ""]
+            with_law = any("exact_loss" in c for c in self.claims)
+            if with_law:
+                lines += ["Where the whole release has an exact law on the row's inputs, the row shows the exact "
+                          "loss of its pairs (max over releases of |ln P(r|D) - ln P(r|D')|, an interval where the "
+                          "law's truncation leaves one) and the tightness: the sampled bound over the best bound "
+                          "any event attains at the same n and α (1: as good as the sample size allows). `out of "
+                          "reach`: the row's law is beyond what can be summed out, and its detail says why.", ""]
+            law_head = ["exact loss", "tightness"] if with_law else []
             lines += _table(
-                ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", "ε point", "method", "n / side", "α"],
+                ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", *law_head, "ε point", "method",
+                 "n / side", "α"],
                 [[c["id"], short[c["subject"]], c["neighbouring"], _num(c["epsilon_claimed"]), _num(c["delta"]),
-                  _num(c["epsilon_lower"]), _num(c["epsilon_point"]), c.get("method", "sampled"),
+                  _num(c["epsilon_lower"]), *([_loss_cell(c), _tightness_cell(c)] if with_law else []),
+                  _num(c["epsilon_point"]), c.get("method", "sampled"),
                   _count(c["n_samples"]), _num(c["alpha"])] for c in self.claims])
             lines += ["", "Subjects:", ""] + [f"- {short[s]}: {s}" for s in subjects]
             lines += _folded("Evidence of the claims", [(c["id"], c.get("detail")) for c in self.claims])
@@ -220,7 +230,7 @@ class Report:
             return f" (through {'the ' if by == 'float probe' else ''}{by})" if c["verdict"] == "violation" and \
                 by not in (None, "outputs") else ""
 
-        rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}",
+        rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}" + _truth(c),
                  verdict(c["verdict"], c["expected"]) + through(c) + power(c), _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
@@ -232,6 +242,28 @@ class Report:
                   verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])]
                  for c in self.comparisons]
         return rows
+
+
+def _loss_cell(c: dict) -> str:
+    """A claim row's exact loss: a value, an interval, ``out of reach`` (a stated reason) or ``–`` (no law)."""
+    loss = c.get("exact_loss")
+    if loss is None:
+        return "out of reach" if c.get("law") else "–"
+    lo, hi = (float(v) for v in loss)
+    return _num(lo) if lo == hi or (math.isfinite(hi) and hi - lo < 5e-5 * max(1.0, hi)) else \
+        f"[{_num(lo)}, {_num(hi)}]"
+
+
+def _tightness_cell(c: dict) -> str:
+    """The sampled bound over the attainable one, for rows whose event came from an exact law."""
+    return _num(c.get("tightness")) if "attainable" in c else "–"
+
+
+def _truth(c: dict) -> str:
+    """`` (exact X, tightness T)`` for a verdict row with an exact law, else nothing."""
+    if c.get("exact_loss") is None or "attainable" not in c:
+        return ""
+    return f" (exact {_loss_cell(c)}, tightness {_tightness_cell(c)})"
 
 
 def _mark(ok: bool) -> str:

@@ -127,11 +127,18 @@ def _ratio(lower, claimed) -> float:
 CLAIMS_CAPTION = ("Each bar is a claim's measured epsilon lower bound divided by its claimed epsilon: a one-sided "
                   "(1 - alpha) confidence bound (the exact loss for exact rows), so there are no error bars. Past "
                   "the dashed line at 1 the claim is violated. An open circle marks a lower bound of 0; a triangle "
-                  "marks a ratio above 3, drawn at 3 with its value written beside it.")
+                  "marks a ratio above 3, drawn at 3 with its value written beside it. A black diamond, where the "
+                  "row's release has an exact law, marks its exact loss over the claim (the truth the bar bounds "
+                  "from below; at most 1 for a private learner).")
 MUTANTS_CAPTION = ("Each bar is a known-flawed variant's measured epsilon lower bound divided by the epsilon it "
                    "claims (log scale): a one-sided (1 - alpha) confidence bound, so there are no error bars. Every "
                    "bar must cross the dashed line at 1 (the flaw detected). An open circle marks a lower bound of "
                    "0; a triangle marks a ratio above 10, drawn at 10 with its value written beside it.")
+
+
+def _upper(loss) -> float:
+    """The upper end of an exact-loss interval (a JSON copy writes infinity as "inf")."""
+    return float(loss[1])
 
 
 def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
@@ -152,6 +159,13 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     ax.barh(y, [min(r, cap) for r in ratio], color=colours, alpha=0.8, edgecolor="k",
             linewidth=[2.0 if k == "unexpected" else 0.0 for k in kind])
     marks = mark_bars(ax, y, ratio, cap=cap, colours=colours)
+    exact = [(i, min(_ratio(_upper(c["exact_loss"]), c["epsilon_claimed"]), cap))
+             for i, c in enumerate(claims) if c.get("exact_loss") is not None]
+    if exact:
+        from matplotlib.lines import Line2D
+
+        ax.scatter([r for _, r in exact], [i for i, _ in exact], marker="D", color="k", s=18, zorder=3)
+        marks = marks + [Line2D([], [], marker="D", color="k", ls="", label="exact loss / claim (capped)")]
     ax.axvline(1.0, color="k", lw=1, ls="--")
     ax.set_yticks(y, [c["id"] for c in claims], fontsize=7)
     ax.set_ylim(len(claims) - 0.5, -0.5)

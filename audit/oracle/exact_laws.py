@@ -66,12 +66,13 @@ class ExactReference:
         return dataclasses.replace(LEARNERS[self.learner], release_kwargs={})
 
 
-def privatree_cell_law(params: dict, X, y) -> CellLaw:
-    """PrivaTree's release law (:func:`audit.privatree.exact_law.release_law`) as cells: each tree, and
-    :data:`OTHER` for the releases only the truncated noise tails reach (probability at most ``truncated``)."""
+def privatree_cell_law(params: dict, X, y, law=None) -> CellLaw:
+    """PrivaTree's release law (:func:`audit.privatree.exact_law.release_law`, or ``law`` when it is already
+    computed) as cells: each tree, and :data:`OTHER` for the releases only the truncated noise tails reach
+    (probability at most ``truncated``)."""
     from audit.privatree.exact_law import release_law
 
-    law = release_law(params, X, y)
+    law = release_law(params, X, y) if law is None else law
     lower, upper = dict(law.lower), dict(law.upper)
     if law.truncated > 0:
         lower[OTHER], upper[OTHER] = 0.0, min(1.0, law.truncated)
