@@ -93,10 +93,16 @@ def _log_ratio(a, b):
     return math.log(a / b)
 
 
+def _releases(law0, law1) -> list:
+    """The releases of either law in the order of their ``repr``: the worst release of a tie, and every sum,
+    do not depend on the hash seed."""
+    return sorted(set(law0.upper) | set(law1.upper), key=repr)
+
+
 def pair_interval(law0, law1):
     """``(lower, upper, release)`` of the exact loss between two interval laws."""
     lo_best, hi_best, arg = 0.0, 0.0, None
-    for r in set(law0.upper) | set(law1.upper):
+    for r in _releases(law0, law1):
         l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
         l1, u1 = law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)
         lo_best = max(lo_best, _log_ratio(l0, u1), _log_ratio(l1, u0))
@@ -108,12 +114,13 @@ def pair_interval(law0, law1):
 
 def profile(law0, law1, epsilons) -> list[float]:
     """Upper bounds on ``delta(epsilon)`` (module docstring) at each epsilon."""
-    rs = set(law0.upper) | set(law1.upper)
+    rs = _releases(law0, law1)
     out = []
     for e in epsilons:
         best = 0.0
         for a, b in ((law0, law1), (law1, law0)):
-            best = max(best, sum(max(0.0, a.upper.get(r, 0.0) - math.exp(e) * b.lower.get(r, 0.0)) for r in rs))
+            best = max(best, math.fsum(max(0.0, a.upper.get(r, 0.0) - math.exp(e) * b.lower.get(r, 0.0))
+                                       for r in rs))
         out.append(min(best, 1.0))
     return out
 

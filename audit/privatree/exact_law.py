@@ -373,7 +373,7 @@ def laws_pair_loss(law0: ReleaseLaw, law1: ReleaseLaw) -> PairLoss:
     """:class:`PairLoss` of two interval laws of one learner's release (any learner's: the baselines' laws,
     :mod:`audit.baselines_law`, reuse it)."""
     lo_best, hi_best, arg = 0.0, 0.0, None
-    for r in set(law0.upper) | set(law1.upper):
+    for r in sorted(set(law0.upper) | set(law1.upper), key=repr):  # ties: the same release whatever the hash seed
         l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
         l1, u1 = law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)
         lo = max(_log_ratio(l0, u1), _log_ratio(l1, u0), 0.0)
