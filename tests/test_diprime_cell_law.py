@@ -69,7 +69,7 @@ def test_the_cells_loss_is_within_the_release_loss(task, variant):
             lo, up = cell_loss(law0, law1)
             exact = pair_loss(_params(task, variant, eps), pair.d0, pair.d1, cls=TASKS[task][0])
             assert lo <= exact.upper + 1e-9  # coarsening is post-processing
-            assert lo >= 0.7 * exact.lower  # and the cells keep most of the loss
+            assert lo >= exact.lower - 1e-8  # and the cells keep its lower end (they hold its witness values)
             assert lo <= up
 
 

@@ -22,7 +22,10 @@ threshold and the leaf values rounded to 6 decimals). :func:`pair_cell_laws` giv
 * **regression leaf** (strict: noisy sum over noisy count, clipped to ``target_bounds``): the clip ends
   ``"lo"`` and ``"hi"`` and ``windows`` equal windows of the target range in between, each with the probability
   interval of :func:`audit.diprime.regression_leaf.strict_window_prob` (the rounding window's ends moved by
-  ``ETA``, the noisy count's tail added to the upper end).
+  ``ETA``, the noisy count's tail added to the upper end); the few released values ``("=", r)`` at which
+  :func:`audit.diprime.regression_leaf.strict_leaf_terms` seeks the leaf's largest ratio (the values
+  ``centre + c g / max(n, 1)`` of both datasets' statistics, one step either side) are cells of their own,
+  carved out of their windows, so that the cells keep the lower end of :func:`audit.diprime.exact_law.pair_loss`.
 
 Each dataset's leaf statistics come from its own records routed by the node's threshold. A cell's interval is
 the product of the node's and the leaves' intervals, widened by the node laws' relative rounding slack
@@ -35,6 +38,7 @@ classes, numerical features (an error names the parameter).
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 
 import numpy as np
@@ -89,31 +93,51 @@ def _edges(lo: float, hi: float, windows: int) -> list:
     return [round(lo + (hi - lo) * k / windows, 6) for k in range(1, windows)]
 
 
+def _fine_values(f, stats: list) -> list:
+    """The released values :func:`audit.diprime.regression_leaf.strict_leaf_terms` tries for the lower end of
+    the leaf's loss (the values ``centre + c g / max(n, 1)`` of both datasets' statistics, one step either side),
+    inside the clip ends."""
+    out = set()
+    for (c, _), (_, n) in itertools.product(stats, stats):
+        v = f.centre + c * f.g / max(n, 1)
+        out |= {round(min(max(v + k * 1e-6, f.lo), f.hi), 6) for k in (-1, 0, 1)}
+    return sorted(r for r in out if f.lo < r < f.hi)
+
+
 def _regression_leaves(f, edges: list, y0, y1) -> tuple:
-    """Each dataset's ``(lower, upper)`` on the cells ``"lo"``, ``0 .. W-1``, ``"hi"`` of the strict leaf ``f``:
-    the cells cut the offset ``S g / max(N, 1)`` at the rounding boundaries of the released value."""
+    """Each dataset's ``(lower, upper)`` on the cells of the strict leaf ``f``: the clip ends ``"lo"`` and
+    ``"hi"``, the windows ``0 .. W-1`` between the ``edges`` (the offset ``S g / max(N, 1)`` cut at the rounding
+    boundaries of the released value), and the values of :func:`_fine_values` ``("=", r)`` carved out of their
+    windows."""
     cuts = [f.lo + _HALF, *(e - _HALF for e in edges), f.hi - _HALF]
     bounds = [-math.inf, *(c - f.centre for c in cuts), math.inf]
     names = ["lo", *range(len(edges) + 1), "hi"]
+    stats = [f.stats(y0), f.stats(y1)]
+    fine = _fine_values(f, stats)
     out = []
-    for y in (y0, y1):
-        c, n = f.stats(y)
+    for c, n in stats:
+        def prob(a, b):  # (lower, upper) of the offset in [a, b]: the window shrunk, and widened plus the tail
+            return (strict_window_prob(c, n, a + ETA, b - ETA, f.rate_s, f.rate_n, f.g)[0],
+                    sum(strict_window_prob(c, n, a - ETA, b + ETA, f.rate_s, f.rate_n, f.g)))
         lower, upper = {}, {}
         for name, a, b in zip(names, bounds[:-1], bounds[1:]):
-            inner = strict_window_prob(c, n, a + ETA, b - ETA, f.rate_s, f.rate_n, f.g)[0]
-            outer = sum(strict_window_prob(c, n, a - ETA, b + ETA, f.rate_s, f.rate_n, f.g))
-            lower[name], upper[name] = inner, min(1.0, outer)
-        out.append((lower, upper))
+            lower[name], upper[name] = prob(a, b)
+        for r in fine:
+            lo_r, up_r = prob(r - _HALF - f.centre, r + _HALF - f.centre)
+            lower["=", r], upper["=", r] = lo_r, min(1.0, up_r)
+            w = bisect.bisect_right(edges, r)  # the window of r (inside the clip ends), as the cell function finds it
+            lower[w], upper[w] = lower[w] - up_r, upper[w] - lo_r
+        out.append(({k: max(0.0, v) for k, v in lower.items()}, {k: min(1.0, v) for k, v in upper.items()}))
     return tuple(out)
 
 
 def _regression_cell(f, edges: list):
-    def cell(r):
+    def cell(r, names):
         if r <= f.lo:
             return "lo"
         if r >= f.hi:
             return "hi"
-        return bisect.bisect_right(edges, r)
+        return ("=", r) if ("=", r) in names else bisect.bisect_right(edges, r)
     return cell
 
 
@@ -185,7 +209,7 @@ def pair_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
         edges = _edges(f.lo, f.hi, windows)
         leaves, leaf_cell = (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
     else:
-        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), None
+        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
     lower, upper = ({}, {}), ({}, {})
     named = {}  # (node cell, side) -> the classification leaf's named values
     cache: dict = {}
@@ -208,9 +232,7 @@ def pair_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
         node = node_cell(j, thr)
         if (node, 0) not in named:
             return OTHER
-        if leaf_cell is not None:
-            return node, leaf_cell(left), leaf_cell(right)
-        return (node, left if left in named[node, 0] else OTHER, right if right in named[node, 1] else OTHER)
+        return node, leaf_cell(left, named[node, 0]), leaf_cell(right, named[node, 1])
 
     return CellLaw(lower[0], upper[0], cell), CellLaw(lower[1], upper[1], cell)
 
