@@ -84,6 +84,8 @@ class _Setup:
     variant: str = "flip"  # "flip", "exp", "base" or "ert" (data-independent splits)
     score_sensitivity: float = 2.0  # the attribute score's (-SSE) sensitivity
     leaf: Callable | None = None  # leaf(y0, y1) -> (up, up_lower, down, down_lower)
+    eps_l: float = 0.0  # the leaves' budget
+    target_bounds: tuple = ()  # a regressor's (lo, hi)
 
     @property
     def regression(self) -> bool:
@@ -111,8 +113,9 @@ def _setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
     k = min(int(est.max_features), len(bounds))
     b = est._budget(float(est.epsilon), k)  # the estimator's own budget rule (a seeded mutant may change it)
     rate = TwoSidedGeometric(b.eps_l, 1.0).noise_law.rate
+    target_bounds = ()
     if regression:
-        lo, hi = map(float, est.target_bounds)
+        lo, hi = target_bounds = tuple(map(float, est.target_bounds))
         if round(lo, 6) != lo or round(hi, 6) != hi:
             raise ValueError(f"the regression leaf's law needs target_bounds on 6 decimals (the release's "
                              f"rounding), got target_bounds={est.target_bounds!r}")
@@ -124,18 +127,30 @@ def _setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
             raise ValueError(f"the exact law covers two classes, got classes={classes!r}")
         sens = 2.0
         leaf = (lambda y0, y1: _leaf_terms(_counts(y0), _counts(y1), rate))
-    return _Setup(classes, bounds, int(est.max_depth), k, b.eps_s, b.eps_a, rate, variant, sens, leaf)
+    return _Setup(classes, bounds, int(est.max_depth), k, b.eps_s, b.eps_a, rate, variant, sens, leaf, b.eps_l,
+                  target_bounds)
 
 
-def _strict_regression_leaf(eps_l: float, lo: float, hi: float):
-    """The strict regression leaf of :meth:`reference.diprime.grower.TreeGrower.leaf` as a leaf term: the
-    records' whole grid units and the count, through :func:`audit.diprime.regression_leaf.strict_leaf_terms`."""
+@dataclass(frozen=True)
+class StrictLeaf:
+    """The strict regression leaf of :meth:`reference.diprime.grower.TreeGrower.leaf`: ``stats(y)`` is the
+    records' whole grid units and count ``(c, n)``; the leaf releases ``clip(centre + S g / max(N, 1), lo, hi)``
+    with ``S = c + DLap(rate_s)``, ``N = n + DLap(rate_n)`` (:mod:`audit.diprime.regression_leaf`)."""
+
+    stats: Callable
+    rate_s: float
+    rate_n: float
+    g: float
+    centre: float
+    lo: float
+    hi: float
+
+
+def strict_leaf(eps_l: float, lo: float, hi: float) -> StrictLeaf:
+    """:class:`StrictLeaf` of the leaf budget ``eps_l`` and target bounds ``(lo, hi)``."""
     centre, half = (lo + hi) / 2.0, span_up(lo, hi) / 2.0
     mech = Laplace(eps_l / 2.0, half)
-    rate_s = mech.law(1).rate
-    rate_n = TwoSidedGeometric(eps_l / 2.0, 1.0).noise_law.rate
     g, bound = mech.grid, mech.grid_sensitivity
-
     units: dict = {}  # each record's whole grid units, by target value (record_units, a per-record function)
 
     def stats(y):
@@ -145,7 +160,14 @@ def _strict_regression_leaf(eps_l: float, lo: float, hi: float):
                 units[v] = int(record_units(np.array([float(v) - centre]), g, bound)[0])
         return sum(units[v] for v in vals), len(vals)
 
-    return lambda y0, y1: strict_leaf_terms(stats(y0), stats(y1), rate_s, rate_n, g, centre, lo, hi)
+    return StrictLeaf(stats, mech.law(1).rate, TwoSidedGeometric(eps_l / 2.0, 1.0).noise_law.rate, g, centre, lo, hi)
+
+
+def _strict_regression_leaf(eps_l: float, lo: float, hi: float):
+    """The strict regression leaf (:func:`strict_leaf`) as a leaf term, through
+    :func:`audit.diprime.regression_leaf.strict_leaf_terms`."""
+    f = strict_leaf(eps_l, lo, hi)
+    return lambda y0, y1: strict_leaf_terms(f.stats(y0), f.stats(y1), f.rate_s, f.rate_n, f.g, f.centre, lo, hi)
 
 
 def _count_scaled_leaf(eps_l: float, lo: float, hi: float):
@@ -381,6 +403,17 @@ class PairLoss:
         return float(-math.expm1(epsilon - self.upper)) if math.isfinite(self.upper) else 1.0
 
 
+def prepare(s: _Setup, d) -> tuple:
+    """``(X, y)`` of ``d`` as the law reads them: features clipped to the bounds, class labels as indices
+    (targets are clipped to ``target_bounds`` by the leaf's units)."""
+    X, y = d
+    X = np.clip(np.asarray(X, dtype=float).reshape(-1, len(s.bounds)), [b[0] for b in s.bounds],
+                [b[1] for b in s.bounds])
+    if s.regression:
+        return X, np.asarray(y, dtype=float).ravel()
+    return X, np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)
+
+
 #: relative rounding slack of the node laws (logpmf_all in double precision, a few sums)
 ROUNDING = 1e-9
 
@@ -390,15 +423,7 @@ def pair_loss(params: dict, d0, d1, grid=None, cls=DiPriMeForestClassifier) -> P
     public grids of the node ranges, or, for DP-ERT, the gaps between the two datasets' values). ``cls``: the
     estimator class (DiPriMe's classifier or regressor, DP-ERT's, or a seeded mutant of one)."""
     s = _setup(params, cls)
-    data = []
-    for X, y in (d0, d1):
-        X = np.clip(np.asarray(X, dtype=float).reshape(-1, len(s.bounds)), [b[0] for b in s.bounds],
-                    [b[1] for b in s.bounds])
-        if s.regression:
-            data += [X, np.asarray(y, dtype=float).ravel()]  # clipped to target_bounds by the leaf's units
-        else:
-            data += [X, np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)]
-    up, up_lo, down, down_lo, wit = _loss(s, *data, tuple(s.bounds), 0)
+    up, up_lo, down, down_lo, wit = _loss(s, *prepare(s, d0), *prepare(s, d1), tuple(s.bounds), 0)
     hi = max(up, down)
     lo = max(up_lo, down_lo, 0.0)
     # DP-ERT has no node law: its loss is a sum of analytic leaf ends (a few float additions)

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from audit.diprime.cell_law import ATOM_CELL, _with_other
 from audit.engine.exact_oracle import OTHER, CellLaw
 from audit.learner_references import BINARY_INPUTS, LEARNERS
 from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
@@ -41,8 +41,6 @@ from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
 __all__ = ["ExactReference", "EXACT_REFERENCES", "exact_reference", "privatree_cell_law", "forest_cell_law",
            "ATOM_CELL"]
 
-#: smallest probability of a leaf atom (random forest, DiPriMe) that gets a cell of its own
-ATOM_CELL = 1e-3
 _B2 = [(0.0, 1.0), (0.0, 1.0)]
 
 
@@ -78,14 +76,6 @@ def privatree_cell_law(params: dict, X, y, law=None) -> CellLaw:
         lower[OTHER], upper[OTHER] = 0.0, min(1.0, law.truncated)
     known = set(upper)
     return CellLaw(lower, upper, lambda r: r if r in known else OTHER)
-
-
-def _with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
-    """The named cells' ``(lower, upper)`` with :data:`OTHER`, the rest of the law, added: its probability is
-    between one minus the named upper ends and one minus the named lower ends."""
-    lo_named, up_named = sum(lower.values()), sum(upper.values())
-    lower[OTHER], upper[OTHER] = max(0.0, 1.0 - up_named), min(1.0, 1.0 - lo_named)
-    return lower, upper
 
 
 def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
@@ -128,45 +118,17 @@ def forest_cell_law(params: dict, X, y) -> CellLaw:
 
 
 def diprime_cell_law(params: dict, X, y) -> CellLaw:
-    """The depth-1 strict DiPriMeFlip classifier's release law as cells (module docstring): the node's
-    (feature, threshold) from :func:`audit.diprime.exact_law.node_factor`, each leaf's value among its atoms of
-    probability at least :data:`ATOM_CELL` (:func:`audit.diprime.exact_law.leaf_atoms`), or the leaf's
-    ``OTHER``."""
-    from audit.diprime.exact_law import ROUNDING, _grid, _setup, leaf_atoms, node_factor
+    """The depth-1 strict DiPriMeFlip classifier's release law as cells (module docstring): the law of
+    :func:`audit.diprime.cell_law.pair_cell_laws` with both datasets ``(X, y)``, the node's (feature, threshold)
+    with each leaf's atoms of probability at least :data:`ATOM_CELL`, or the leaf's ``OTHER``."""
+    from audit.diprime.cell_law import pair_cell_laws
+    from audit.diprime.exact_law import _setup
 
     s = _setup(params)
     if s.variant != "flip" or s.regression or s.max_depth != 1:
         raise ValueError(f"compare --exact covers the strict DiPriMeFlip classifier at max_depth=1, got "
                          f"variant={params.get('variant')!r}, max_depth={params.get('max_depth')!r}")
-    lo_b, hi_b = np.array(s.bounds).T
-    X = np.clip(np.asarray(X, dtype=float).reshape(-1, len(s.bounds)), lo_b, hi_b)
-    y = np.array([s.classes.index(v) for v in np.asarray(y).tolist()], dtype=np.int64)
-    ranges = tuple(s.bounds)
-    lower, upper, named = {}, {}, {}
-    for (j, ti), logp in node_factor(s, X, y, ranges, [j for j, (a, b) in enumerate(ranges) if b > a]).items():
-        g = float(_grid(*ranges[j])[ti])
-        node = (j, round(g, 6))
-        sides = []
-        for side, mask in enumerate((X[:, j] < g, X[:, j] >= g)):
-            atoms, tail = leaf_atoms((int(np.count_nonzero(y[mask] == 0)), int(np.count_nonzero(y[mask] == 1))),
-                                     s.rate)
-            big = {v: p for v, p in atoms.items() if p >= ATOM_CELL}
-            named[node, side] = set(big)
-            # the count vectors not enumerated (mass at most tail) may round to a named value too
-            sides.append(_with_other(big, {v: min(1.0, p + tail) for v, p in big.items()}))
-        p = math.exp(logp)
-        for a, b in itertools.product(sides[0][0], sides[1][0]):
-            lower[node, a, b] = max(0.0, p * (1 - ROUNDING) * sides[0][0][a] * sides[1][0][b])
-            upper[node, a, b] = min(1.0, p * (1 + ROUNDING) * sides[0][1][a] * sides[1][1][b])
-
-    def cell(release):
-        ((_, j, thr), (_, left), (_, right)), = release
-        node = (j, thr)
-        if (node, 0) not in named:
-            return OTHER
-        return (node, left if left in named[node, 0] else OTHER, right if right in named[node, 1] else OTHER)
-
-    return CellLaw(lower, upper, cell)
+    return pair_cell_laws(params, (X, y), (X, y))[0]
 
 
 EXACT_REFERENCES: dict[str, ExactReference] = {r.name: r for r in [

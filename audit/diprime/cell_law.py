@@ -1,0 +1,256 @@
+"""The law of a depth-1 strict DiPriMe tree's whole release under two datasets, on shared cells (issue 29).
+
+:class:`reference.diprime.DiPriMeForestClassifier` / :class:`~reference.diprime.DiPriMeForestRegressor` with
+one tree of depth 1 (V003, 003_9d9c0c8370f39611.txt, Algorithm 1 FITTREE/FINDSPLIT and section 3.1; strict
+accounting, spec A6) releases ``((("split", j, t), ("leaf", left), ("leaf", right)),)`` (``release()``, the
+threshold and the leaf values rounded to 6 decimals). :func:`pair_cell_laws` gives its law under ``d0`` and
+``d1`` as two :class:`audit.engine.exact_oracle.CellLaw` on the same cells, from the node and leaf laws of
+:mod:`audit.diprime.exact_law` (whose docstring derives them). A release's cell is ``(node, left, right)``:
+
+* **node**: DiPriMeFlip (``variant="flip"``): ``(j, t)``, one per public threshold (``FLIP_GRID`` per
+  feature), probability :func:`audit.diprime.exact_law.node_factor`. DiPriMeExp and base DiPriMe: the
+  IntervalExponential threshold lies on the grid ``t_i = lo + (hi - lo) i / M`` of ``M + 1`` points
+  (``M = 2**16``); the grid points between consecutive cuts of *both* datasets' values (a *piece*,
+  :func:`audit.diprime.exact_law._ie_pieces`) have one probability each and route both datasets alike, so the
+  cell is ``(j, piece index)`` with probability ``size x`` one point's (``_ie_node``, the other candidates'
+  medians summed out). A released threshold is mapped back to its grid index (the step is at least ``2e-6``,
+  so the 6-decimal rounding is one-to-one, checked by ``_ie_pieces``) and then to its piece;
+* **classification leaf**: each released value ``n / sum(n)`` of the clamped geometric counts
+  (:func:`audit.diprime.exact_law.leaf_atoms`) of probability at least
+  :data:`ATOM_CELL` under *either* dataset is a cell (``[p, p + tail]``, ``[0, tail]``
+  where one dataset's enumeration misses it); every other value is the leaf's ``OTHER``;
+* **regression leaf** (strict: noisy sum over noisy count, clipped to ``target_bounds``): the clip ends
+  ``"lo"`` and ``"hi"`` and ``windows`` equal windows of the target range in between, each with the probability
+  interval of :func:`audit.diprime.regression_leaf.strict_window_prob` (the rounding window's ends moved by
+  ``ETA``, the noisy count's tail added to the upper end); the few released values ``("=", r)`` at which
+  :func:`audit.diprime.regression_leaf.strict_leaf_terms` seeks the leaf's largest ratio (the values
+  ``centre + c g / max(n, 1)`` of both datasets' statistics, one step either side) are cells of their own,
+  carved out of their windows, so that the cells keep the lower end of :func:`audit.diprime.exact_law.pair_loss`.
+
+Each dataset's leaf statistics come from its own records routed by the node's threshold. A cell's interval is
+the product of the node's and the leaves' intervals, widened by the node laws' relative rounding slack
+:data:`audit.diprime.exact_law.ROUNDING`. Coarsening is post-processing, so the cells' loss
+(:func:`cell_loss`) is at most the release's (:func:`audit.diprime.exact_law.pair_loss`).
+
+Limits: ``n_estimators=1``, ``max_depth=1``, ``accounting="strict"``, ``variant`` flip, exp or base, two
+classes, numerical features (an error names the parameter).
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+
+import numpy as np
+
+from audit.diprime.exact_law import ROUNDING, _flip_node, _ie_node, _ie_pieces, _setup, leaf_atoms, prepare, \
+    strict_leaf
+from audit.diprime.regression_leaf import ETA, TAIL, strict_window_prob
+from audit.engine.exact_oracle import OTHER, CellLaw
+from reference.diprime import DiPriMeForestClassifier
+from reference.mechanisms.grid import DEFAULT_GRID, effective_grid
+
+__all__ = ["pair_cell_laws", "cell_loss", "WINDOWS", "ATOM_CELL"]
+
+#: equal windows of the target range between the clip ends (regression leaf cells)
+WINDOWS = 20
+#: smallest probability of a leaf atom (DiPriMe, random forest: :mod:`audit.oracle.exact_laws`) that gets a cell
+#: of its own
+ATOM_CELL = 1e-3
+_HALF = 5e-7  # half a unit of the 6th decimal
+
+
+def _check(params: dict, cls) -> None:
+    est = cls(**params)
+    for name, ok, want in (("n_estimators", lambda v: int(v) == 1, "1"), ("max_depth", lambda v: int(v) == 1, "1"),
+                           ("variant", lambda v: v in ("flip", "exp", "base"), "'flip', 'exp' or 'base'"),
+                           ("accounting", lambda v: v == "strict", "'strict'")):
+        v = getattr(est, name, None)
+        if not ok(v):
+            raise ValueError(f"the DiPriMe cell law covers {name}={want}, got {name}={v!r}")
+
+
+def _with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
+    """The named cells' ``(lower, upper)`` with :data:`OTHER`, the rest of the law, added: its probability is
+    between one minus the named upper ends and one minus the named lower ends."""
+    lo_named, up_named = sum(lower.values()), sum(upper.values())
+    lower[OTHER], upper[OTHER] = max(0.0, 1.0 - up_named), min(1.0, 1.0 - lo_named)
+    return lower, upper
+
+
+def _class_leaves(s, y0, y1) -> tuple:
+    """Each dataset's ``(lower, upper)`` on the leaf's cells: the atoms of probability at least
+    :data:`ATOM_CELL` under either dataset, and ``OTHER``."""
+    laws = [leaf_atoms((int(np.count_nonzero(y == 0)), int(np.count_nonzero(y == 1))), s.rate) for y in (y0, y1)]
+    named = {v for atoms, _ in laws for v, p in atoms.items() if p >= ATOM_CELL}
+    # the count vectors not enumerated (mass at most tail) may round to a named value too
+    return tuple(_with_other({v: atoms.get(v, 0.0) for v in named},
+                             {v: min(1.0, atoms.get(v, 0.0) + tail) for v in named}) for atoms, tail in laws)
+
+
+def _edges(lo: float, hi: float, windows: int) -> list:
+    """The interior window edges of the target range, on 6 decimals (released values compare exactly)."""
+    return [round(lo + (hi - lo) * k / windows, 6) for k in range(1, windows)]
+
+
+def _fine_values(f, stats: list) -> list:
+    """The released values :func:`audit.diprime.regression_leaf.strict_leaf_terms` tries for the lower end of
+    the leaf's loss (the values ``centre + c g / max(n, 1)`` of both datasets' statistics, one step either side),
+    inside the clip ends."""
+    out = set()
+    for (c, _), (_, n) in itertools.product(stats, stats):
+        v = f.centre + c * f.g / max(n, 1)
+        out |= {round(min(max(v + k * 1e-6, f.lo), f.hi), 6) for k in (-1, 0, 1)}
+    return sorted(r for r in out if f.lo < r < f.hi)
+
+
+def _regression_leaves(f, edges: list, y0, y1) -> tuple:
+    """Each dataset's ``(lower, upper)`` on the cells of the strict leaf ``f``: the clip ends ``"lo"`` and
+    ``"hi"``, the windows ``0 .. W-1`` between the ``edges`` (the offset ``S g / max(N, 1)`` cut at the rounding
+    boundaries of the released value), and the values of :func:`_fine_values` ``("=", r)`` carved out of their
+    windows."""
+    cuts = [f.lo + _HALF, *(e - _HALF for e in edges), f.hi - _HALF]
+    bounds = [-math.inf, *(c - f.centre for c in cuts), math.inf]
+    names = ["lo", *range(len(edges) + 1), "hi"]
+    stats = [f.stats(y0), f.stats(y1)]
+    fine = _fine_values(f, stats)
+    out = []
+    for c, n in stats:
+        def prob(a, b):  # (lower, upper) of the offset in [a, b]: the window shrunk, and widened plus the tail
+            return (strict_window_prob(c, n, a + ETA, b - ETA, f.rate_s, f.rate_n, f.g)[0],
+                    sum(strict_window_prob(c, n, a - ETA, b + ETA, f.rate_s, f.rate_n, f.g)))
+        lower, upper = {}, {}
+        for name, a, b in zip(names, bounds[:-1], bounds[1:]):
+            lower[name], upper[name] = prob(a, b)
+        for r in fine:
+            lo_r, up_r = prob(r - _HALF - f.centre, r + _HALF - f.centre)
+            lower["=", r], upper["=", r] = lo_r, min(1.0, up_r)
+            w = bisect.bisect_right(edges, r)  # the window of r (inside the clip ends), as the cell function finds it
+            lower[w], upper[w] = lower[w] - up_r, upper[w] - lo_r
+        out.append(({k: max(0.0, v) for k, v in lower.items()}, {k: min(1.0, v) for k, v in upper.items()}))
+    return tuple(out)
+
+
+def _regression_cell(f, edges: list):
+    def cell(r, names):
+        if r <= f.lo:
+            return "lo"
+        if r >= f.hi:
+            return "hi"
+        return ("=", r) if ("=", r) in names else bisect.bisect_right(edges, r)
+    return cell
+
+
+def _nodes(s, X0, y0, X1, y1, ranges, active) -> tuple[list, object]:
+    """``([(node cell, j, threshold, log P0, log P1)], threshold cell)``: the node cells with a representative
+    threshold and their log-probabilities, and the map ``(j, released threshold) -> node cell`` (module
+    docstring)."""
+    if s.variant == "flip":
+        rows = [((j, round(float(g), 6)), j, float(g), l0, l1)
+                for j, g, l0, l1 in _flip_node(s, X0, y0, X1, y1, ranges, active)]
+        known = {r[0] for r in rows}
+        return rows, lambda j, t: (j, t) if (j, t) in known else OTHER
+    starts, index, grids = {}, {}, {}
+    for j in active:
+        lo, hi = ranges[j]
+        M = grids[j] = effective_grid(DEFAULT_GRID, lo, hi)
+        pieces = _ie_pieces(s.eps_s, lo, hi, X0[:, j], X1[:, j])
+        starts[j] = [round((t - lo) / (hi - lo) * M) for t, *_ in pieces]
+        for p, (t, size, *_) in enumerate(pieces):
+            index[j, t] = (p, size)
+    rows = []
+    for j, t, l0, l1 in _ie_node(s, X0, y0, X1, y1, ranges, active):
+        p, size = index[j, t]
+        rows.append(((j, p), j, t, l0 + math.log(size), l1 + math.log(size)))
+
+    def node_cell(j, r):
+        if j not in grids:
+            return OTHER
+        lo, hi = ranges[j]
+        i = round((r - lo) / (hi - lo) * grids[j])
+        if not 0 <= i <= grids[j] or round(lo + (hi - lo) * (i / grids[j]), 6) != r:
+            return OTHER  # not a grid point's release
+        return j, bisect.bisect_right(starts[j], i) - 1
+    return rows, node_cell
+
+
+def pair_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: int = WINDOWS) -> tuple[CellLaw,
+                                                                                                       CellLaw]:
+    """The law of the full ``release()`` of a one-tree depth-1 strict DiPriMe forest under ``d0`` and ``d1``.
+
+    Parameters
+    ----------
+    params : dict
+        The estimator's parameters (``n_estimators=1``, ``max_depth=1``, ``accounting="strict"``, ``variant``
+        flip, exp or base; ``classes`` of two labels or ``target_bounds`` on 6 decimals).
+    d0, d1 : (X, y)
+        The two datasets.
+    cls : class
+        :class:`reference.diprime.DiPriMeForestClassifier` or :class:`~reference.diprime.DiPriMeForestRegressor`.
+    windows : int
+        Regression only: equal windows of the target range between the clip ends.
+
+    Returns
+    -------
+    (CellLaw, CellLaw)
+        The laws under ``d0`` and ``d1``, on the same cells with the same ``cell`` function (module docstring):
+        ``lower[c] <= P(cell c) <= upper[c]``.
+    """
+    _check(params, cls)
+    s = _setup(params, cls)
+    (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
+    ranges = tuple(s.bounds)
+    active = [j for j, (a, b) in enumerate(ranges) if b > a]
+    if not active:
+        raise ValueError(f"the DiPriMe cell law needs a feature of positive range, got bounds={s.bounds!r}")
+    rows, node_cell = _nodes(s, X0, y0, X1, y1, ranges, active)
+    if s.regression:
+        f = strict_leaf(s.eps_l, *s.target_bounds)
+        edges = _edges(f.lo, f.hi, windows)
+        leaves, leaf_cell = (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
+    else:
+        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
+    lower, upper = ({}, {}), ({}, {})
+    named = {}  # (node cell, side) -> the classification leaf's named values
+    cache: dict = {}
+    for node, j, g, *logp in rows:
+        m0, m1 = X0[:, j] < g, X1[:, j] < g
+        key = (m0.tobytes(), m1.tobytes())
+        if key not in cache:
+            cache[key] = (leaves(y0[m0], y1[m1]), leaves(y0[~m0], y1[~m1]))
+        left, right = cache[key]
+        named[node, 0], named[node, 1] = set(left[0][0]), set(right[0][0])
+        keys = [(node, a, b) for a in left[0][0] for b in right[0][0]]
+        for d in (0, 1):
+            p = math.exp(logp[d])
+            (l_lo, l_up), (r_lo, r_up) = (tuple(np.fromiter(h.values(), float) for h in side[d]) for side in (left, right))
+            lower[d].update(zip(keys, (p * (1 - ROUNDING) * np.outer(l_lo, r_lo)).ravel().tolist()))
+            upper[d].update(zip(keys, np.minimum(1.0, p * (1 + ROUNDING) * np.outer(l_up, r_up)).ravel().tolist()))
+
+    def cell(release):
+        ((_, j, thr), (_, left), (_, right)), = release
+        node = node_cell(j, thr)
+        if (node, 0) not in named:
+            return OTHER
+        return node, leaf_cell(left, named[node, 0]), leaf_cell(right, named[node, 1])
+
+    return CellLaw(lower[0], upper[0], cell), CellLaw(lower[1], upper[1], cell)
+
+
+def cell_loss(law0: CellLaw, law1: CellLaw) -> tuple[float, float]:
+    """``(lower, upper)`` of ``max_c |ln P0(c) / P1(c)|`` over the cells of two laws on the same cells, from
+    their intervals (cells of upper end 0 under both skipped)."""
+    lo, up = 0.0, 0.0
+
+    def log_ratio(a, b):
+        if a == 0:
+            return -math.inf
+        return math.inf if b == 0 else math.log(a / b)
+
+    for c in law0.upper:
+        l0, u0, l1, u1 = law0.lower[c], law0.upper[c], law1.lower[c], law1.upper[c]
+        if u0 == 0 and u1 == 0:
+            continue
+        lo = max(lo, log_ratio(l0, u1), log_ratio(l1, u0))
+        up = max(up, log_ratio(u0, l1), log_ratio(u1, l0))
+    return lo, up
