@@ -94,3 +94,62 @@ def test_a_variant_beyond_the_law_is_named():
     pair = _strict_pairs("classification")[0]
     with pytest.raises(ValueError, match="variant"):
         pair_cell_laws(dict(_params("classification", "flip", 1.0), variant="nope"), pair.d0, pair.d1)
+
+
+# ------------------------------------------------------------------ DiPriMeFlip at depth 2: the extra record's path
+def _depth2_pair(task):
+    """The depth-2 rows' data of audit.diprime.claims (seed 0): 8 records, the last one removed."""
+    from audit.engine.neighbours import add_remove_pairs
+
+    rng = np.random.default_rng(0)
+    X8 = np.round(rng.random((8, 2)), 3)
+    y8 = np.round(rng.random(8), 3) if task == "regression" else rng.integers(0, 2, 8)
+    return add_remove_pairs(X8, y8, bounds=[(0.0, 1.0)] * 2, classes=[0, 1], remove=[7], corners=1)[0]
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_the_path_laws_follow_the_sampler_and_keep_the_whole_loss_at_depth_2(task):
+    """Sampler against the path law (2 x 20,000 draws, level 1e-3 each), a sampler at 1.5 times epsilon rejected,
+    and the path cells' loss equal to the release's (the cells off the path are the same under both datasets)."""
+    from audit.diprime.cell_law import path_cell_laws
+
+    pair = _depth2_pair(task)
+    params = dict(_params(task, "flip", 1.0), max_depth=2)
+    laws = path_cell_laws(params, pair.d0, pair.d1, cls=TASKS[task][0])
+    for k, (law, data) in enumerate(zip(laws, (pair.d0, pair.d1))):
+        _, _, p, diffs = one_sample_test(law, _counts(task, params, data, 300 + k), seed=k)
+        assert p > LEVEL, (k, p, diffs)
+    _, _, p, _ = one_sample_test(laws[0], _counts(task, dict(params, epsilon=1.5), pair.d0, 9), seed=0)
+    assert p < LEVEL
+    loss = pair_loss(params, pair.d0, pair.d1, cls=TASKS[task][0])
+    lo, _ = cell_loss(*laws)
+    assert loss.lower - 1e-8 <= lo <= loss.upper + 1e-8
+
+
+def test_the_path_law_needs_add_remove_neighbours_and_flip():
+    from audit.diprime.cell_law import path_cell_laws
+
+    pair = _depth2_pair("classification")
+    params = dict(_params("classification", "flip", 1.0), max_depth=2)
+    with pytest.raises(ValueError, match="add/remove neighbours"):
+        path_cell_laws(params, pair.d0, pair.d0)
+    with pytest.raises(ValueError, match="variant='flip'"):
+        path_cell_laws(dict(params, variant="exp"), pair.d0, pair.d1)
+
+
+def test_a_strict_claim_row_with_its_law_passes_and_shows_the_truth():
+    """One strict row of the diprime target at the quick budget (10,000 draws per input, alpha 0.01: a false
+    alarm has probability at most 0.01 and is fixed by the seed): the bound stays under the exact loss, which
+    stays under the claim, and reaches at least 0.8 of the attainable bound."""
+    from audit.diprime.claims import N_LAW, _batch, _pair_law, _params as claim_params
+    from audit.engine.estimate import Claim
+    from audit.engine.law_event import audit_pairs_by_law
+
+    pairs = _strict_pairs("classification")
+    params = claim_params("classification", epsilon=1.0, variant="flip")
+    res = audit_pairs_by_law(_batch("classification", bins=None, leaf_bins=None, epsilon=1.0, variant="flip"), pairs,
+                             [_pair_law("classification", params, p) for p in pairs], Claim(1.0),
+                             n_samples=N_LAW["quick"], alpha=0.01, seed=0)
+    lo, hi = res.exact_loss
+    assert not res.violation and 0 < res.epsilon_lower <= hi <= 1.0
+    assert res.tightness >= 0.8

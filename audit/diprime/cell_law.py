@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from collections import Counter
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from audit.engine.exact_oracle import OTHER, CellLaw
 from reference.diprime import DiPriMeForestClassifier
 from reference.mechanisms.grid import DEFAULT_GRID, effective_grid
 
-__all__ = ["pair_cell_laws", "cell_loss", "WINDOWS", "ATOM_CELL"]
+__all__ = ["pair_cell_laws", "path_cell_laws", "cell_loss", "WINDOWS", "ATOM_CELL"]
 
 #: equal windows of the target range between the clip ends (regression leaf cells)
 WINDOWS = 20
@@ -254,3 +255,133 @@ def cell_loss(law0: CellLaw, law1: CellLaw) -> tuple[float, float]:
         lo = max(lo, log_ratio(l0, u1), log_ratio(l1, u0))
         up = max(up, log_ratio(u0, l1), log_ratio(u1, l0))
     return lo, up
+
+
+# ------------------------------------------------------------------ DiPriMeFlip to depth 2: the extra record's path
+def _extra_record(X0, y0, X1, y1) -> np.ndarray:
+    """The features of the one record that one dataset has and the other lacks (add/remove neighbours)."""
+    def rows(X, y):
+        return Counter(tuple(x) + (v,) for x, v in zip(X.tolist(), y.tolist()))
+
+    r0, r1 = rows(X0, y0), rows(X1, y1)
+    extra = list((r0 - r1).elements()) + list((r1 - r0).elements())
+    if len(extra) != 1:
+        raise ValueError(f"path_cell_laws needs add/remove neighbours (one record in one dataset only), got "
+                         f"{len(extra)} differing records")
+    return np.asarray(extra[0][:-1], dtype=float)
+
+
+def _subtree_end(nodes: tuple, i: int) -> int:
+    """The index after the subtree that starts at ``nodes[i]`` (a preorder list of splits and leaves)."""
+    return i + 1 if nodes[i][0] == "leaf" else _subtree_end(nodes, _subtree_end(nodes, i + 1))
+
+
+def _child_ranges(ranges: tuple, j: int, g: float, side: int) -> tuple:
+    return tuple(((r[0], float(g)) if side == 0 else (float(g), r[1])) if i == j else r for i, r in enumerate(ranges))
+
+
+def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: int = WINDOWS) -> tuple[CellLaw,
+                                                                                                       CellLaw]:
+    """The law of a strict DiPriMeFlip tree's release, to depth 2, under add/remove neighbours ``d0`` and ``d1``,
+    on the cells of the extra record's path (V003, 003_9d9c0c8370f39611.txt, Algorithm 1 FITTREE/FINDSPLIT).
+
+    A release's cell is ``(root, child, leaf)``: the root's ``(j, t)``, the ``(j, t)`` of the child on the side
+    the record that one dataset lacks goes (``"leaf"`` when that child is a leaf), and the cell of the leaf it
+    reaches (the atoms or windows of :func:`pair_cell_laws`). Nothing off that path is in the cell, and nothing is
+    lost: given the nodes on the path, every other node and leaf grows on the same records under both datasets,
+    with independent noise, so its conditional law is the same under both and the release's likelihood ratio is
+    its path cell's. The cells coarsen the release only where :func:`pair_cell_laws` does (leaf atoms below
+    :data:`ATOM_CELL`, regression windows). A cell's probability is the root's node factor times the child's (each
+    :func:`audit.diprime.exact_law.node_factor`, the hidden medians summed out) times the leaf's interval.
+
+    Parameters
+    ----------
+    params : dict
+        ``n_estimators=1``, ``max_depth`` 1 or 2, ``variant="flip"``, ``accounting="strict"``.
+    d0, d1 : (X, y)
+        Neighbours by adding or removing one record.
+    cls, windows : see :func:`pair_cell_laws`
+
+    Returns
+    -------
+    (CellLaw, CellLaw)
+        The laws under ``d0`` and ``d1`` on the same cells, with the same ``cell`` function.
+    """
+    est = cls(**params)
+    for name, ok, want in (("n_estimators", int(est.n_estimators) == 1, "1"),
+                           ("max_depth", int(est.max_depth) in (1, 2), "1 or 2"),
+                           ("variant", est.variant == "flip", "'flip'"),
+                           ("accounting", est.accounting == "strict", "'strict'")):
+        if not ok:
+            raise ValueError(f"path_cell_laws covers {name}={want}, got {name}={getattr(est, name)!r}")
+    s = _setup(params, cls)
+    (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
+    x = _extra_record(X0, y0, X1, y1)
+    if s.regression:
+        f = strict_leaf(s.eps_l, *s.target_bounds)
+        edges = _edges(f.lo, f.hi, windows)
+        leaves, leaf_cell = (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
+    else:
+        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
+    lower, upper = ({}, {}), ({}, {})
+    named, thresholds = {}, {}  # leaf values named per (root, child); (j, released t) -> grid value per node
+
+    def add(key, logp, leaf_laws):
+        named[key] = set(leaf_laws[0][0])
+        for d in (0, 1):
+            p = math.exp(logp[d])
+            for v in leaf_laws[d][0]:
+                lower[d][key + (v,)] = max(0.0, p * (1 - 2 * ROUNDING) * leaf_laws[d][0][v])
+                upper[d][key + (v,)] = min(1.0, p * (1 + 2 * ROUNDING) * leaf_laws[d][1][v])
+
+    def on_side(j, g, Xa, Xb):
+        side = 0 if x[j] < g else 1
+        ma, mb = Xa[:, j] < g, Xb[:, j] < g
+        return side, (ma if side == 0 else ~ma), (mb if side == 0 else ~mb)
+
+    ranges = tuple(s.bounds)
+    active = [j for j, (a, b) in enumerate(ranges) if b > a]
+    if not active:
+        raise ValueError(f"the DiPriMe cell law needs a feature of positive range, got bounds={s.bounds!r}")
+    thresholds["root"] = {}
+    for j, g, l0, l1 in _flip_node(s, X0, y0, X1, y1, ranges, active):
+        if l0 == -math.inf and l1 == -math.inf:
+            continue
+        root = (j, round(float(g), 6))
+        thresholds["root"][root] = g
+        side, m0, m1 = on_side(j, g, X0, X1)
+        sub = (X0[m0], y0[m0], X1[m1], y1[m1])
+        c_ranges = _child_ranges(ranges, j, g, side)
+        c_active = [i for i, (a, b) in enumerate(c_ranges) if b > a]
+        if s.max_depth == 1 or not c_active:
+            add((root, "leaf"), (l0, l1), leaves(sub[1], sub[3]))
+            continue
+        thresholds[root] = {}
+        for j2, g2, q0, q1 in _flip_node(s, *sub, c_ranges, c_active):
+            if q0 == -math.inf and q1 == -math.inf:
+                continue
+            child = (j2, round(float(g2), 6))
+            thresholds[root][child] = g2
+            _, n0, n1 = on_side(j2, g2, sub[0], sub[2])
+            add((root, child), (l0 + q0, l1 + q1), leaves(sub[1][n0], sub[3][n1]))
+
+    def cell(release):
+        nodes, = release
+        root = tuple(nodes[0][1:]) if nodes[0][0] == "split" else None
+        g = thresholds["root"].get(root)
+        if g is None:
+            return OTHER
+        i = 1 if x[root[0]] < g else _subtree_end(nodes, 1)
+        if nodes[i][0] == "leaf":
+            key = (root, "leaf")
+        else:
+            child = tuple(nodes[i][1:])
+            g2 = thresholds.get(root, {}).get(child)
+            if g2 is None:
+                return OTHER
+            key, i = (root, child), (i + 1 if x[child[0]] < g2 else _subtree_end(nodes, i + 1))
+        if key not in named:
+            return OTHER
+        return key + (leaf_cell(nodes[i][1], named[key]),)
+
+    return CellLaw(lower[0], upper[0], cell), CellLaw(lower[1], upper[1], cell)
