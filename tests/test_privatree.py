@@ -310,7 +310,7 @@ def test_paper_mode_leaks_are_flagged_and_strict_passes():
 def test_strict_rows_within_the_law_show_the_exact_loss_and_a_tight_bound():
     """Issue 29 item 3 at the quick budget (10,000 draws per input): every strict row with an exact law passes,
     its sampled bound stays below the exact loss, and it reaches at least 0.8 of the attainable bound (the
-    committed full-budget report is held to 0.9 in tests/test_reports.py). Deterministic for the seed."""
+    committed full-budget report is held to 0.9 in tests/test_committed_reports.py). Deterministic for the seed."""
     from audit.privatree.claims import LAW_CONFIGS, law_claims
 
     rows = law_claims("quick", 0)
