@@ -190,9 +190,10 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
         delta = residual_delta(partial(_strict_factory(eps, schema), random_state=0), pairs)
         with checkpoint.scope(f"strict:{name}@{eps:g}"):
             res = audit_pairs(mech, pairs, Claim(eps, delta), n_samples=n, alpha=ALPHA, seed=seed * 1000 + 10 * k + 2)
-        why = ("JointExp's private bin edges (a law over the 65,537-point grid) and three bins per feature "
-               + ("" if not schema.get("categories") else "and categorical features ")
-               + "are not summed out by audit.privatree.exact_law")
+        why = ("; ".join(part for part in (
+            "JointExp's private bin edges (a law over the 65,537-point grid) and three bins per numerical feature"
+            if schema.get("bounds") else "", "categorical features" if schema.get("categories") else "") if part)
+            + " are not summed out by audit.privatree.exact_law")
         rows.append(_beyond_law(res.claim_row(
             id=f"privatree/strict/{name}@{eps:g}", expected="pass",
             subject=(f"PrivaTreeClassifier(accounting='strict', max_depth=2, max_bins=3, n_public=6), {name}, "
