@@ -142,6 +142,16 @@ def _regression_cell(f, edges: list):
     return cell
 
 
+def _leaf_cells(s, windows: int) -> tuple:
+    """``(leaves, leaf_cell)``: ``leaves(y0, y1)`` gives each dataset's ``(lower, upper)`` on a leaf's cells
+    (:func:`_regression_leaves` or :func:`_class_leaves`), ``leaf_cell(value, names)`` a released value's cell."""
+    if s.regression:
+        f = strict_leaf(s.eps_l, *s.target_bounds)
+        edges = _edges(f.lo, f.hi, windows)
+        return (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
+    return (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
+
+
 def _nodes(s, X0, y0, X1, y1, ranges, active) -> tuple[list, object]:
     """``([(node cell, j, threshold, log P0, log P1)], threshold cell)``: the node cells with a representative
     threshold and their log-probabilities, and the map ``(j, released threshold) -> node cell`` (module
@@ -205,12 +215,7 @@ def pair_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
     if not active:
         raise ValueError(f"the DiPriMe cell law needs a feature of positive range, got bounds={s.bounds!r}")
     rows, node_cell = _nodes(s, X0, y0, X1, y1, ranges, active)
-    if s.regression:
-        f = strict_leaf(s.eps_l, *s.target_bounds)
-        edges = _edges(f.lo, f.hi, windows)
-        leaves, leaf_cell = (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
-    else:
-        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
+    leaves, leaf_cell = _leaf_cells(s, windows)
     lower, upper = ({}, {}), ({}, {})
     named = {}  # (node cell, side) -> the classification leaf's named values
     cache: dict = {}
@@ -317,12 +322,7 @@ def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
     s = _setup(params, cls)
     (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
     x = _extra_record(X0, y0, X1, y1)
-    if s.regression:
-        f = strict_leaf(s.eps_l, *s.target_bounds)
-        edges = _edges(f.lo, f.hi, windows)
-        leaves, leaf_cell = (lambda a, b: _regression_leaves(f, edges, a, b)), _regression_cell(f, edges)
-    else:
-        leaves, leaf_cell = (lambda a, b: _class_leaves(s, a, b)), (lambda r, names: r if r in names else OTHER)
+    leaves, leaf_cell = _leaf_cells(s, windows)
     lower, upper = ({}, {}), ({}, {})
     named, thresholds = {}, {}  # leaf values named per (root, child); (j, released t) -> grid value per node
 
