@@ -37,7 +37,7 @@ from audit.engine.events import choose_event
 from audit.engine.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "assert_private"]
+           "confirm_pairs", "assert_private"]
 
 
 @dataclass(frozen=True)
@@ -241,6 +241,29 @@ class AuditResult:
         return row
 
 
+def confirm_pairs(pairs: list, seed: int, key, estimate, label: str) -> tuple[list, list]:
+    """``(results, descriptions)``: per pair ``i``, ``estimate(i, d0, d1, seed_seq)`` (an :class:`EstimateResult`),
+    or its checkpointed copy under ``key(i)``, announced as a step (``label`` says how it was drawn). The pairs'
+    seeds are spawned from ``seed``."""
+    seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
+    results, descriptions = [], []
+    start = time.perf_counter()
+    for i, (pair, s) in enumerate(checkpoint.progress(list(zip(pairs, seeds)), desc="pairs", unit="pair")):
+        d0, d1, desc = _unpack(pair)
+        saved = checkpoint.lookup(key(i))
+        t = time.perf_counter()
+        if saved is not None:
+            results.append(EstimateResult.from_dict(saved))
+        else:
+            results.append(estimate(i, d0, d1, s))
+            checkpoint.store(key(i), results[-1].to_dict())
+        descriptions.append(desc)
+        progress.step(f"pair {i + 1}/{len(pairs)} {label}: {desc or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g} "
+                      + ("(from the checkpoint)" if saved is not None else f"({time.perf_counter() - t:.1f} s)"),
+                      done=i + 1, total=len(pairs), since=start)
+    return results, descriptions
+
+
 def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *, n_samples: int = 100_000,
                 alpha: float = 0.05, seed: int = 0, pilot_fraction: float = 0.2) -> AuditResult:
     """Audit ``claim`` on every pair of neighbouring inputs.
@@ -263,25 +286,12 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
         raise ValueError("pairs must contain at least one pair of neighbouring inputs, got none")
     check_probability("alpha", alpha, open_low=True, open_high=True)
     a_pair = alpha / len(pairs)
-    seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
-    results, descriptions = [], []
-    start = time.perf_counter()
-    for i, (pair, s) in enumerate(checkpoint.progress(list(zip(pairs, seeds)), desc="pairs", unit="pair")):
-        d0, d1, desc = _unpack(pair)
-        key = f"pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:pilot={pilot_fraction}"
-        saved = checkpoint.lookup(key)
-        t = time.perf_counter()
-        if saved is not None:
-            results.append(EstimateResult.from_dict(saved))
-        else:
-            results.append(estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta,
-                                            alpha=a_pair, seed=s, pilot_fraction=pilot_fraction))
-            checkpoint.store(key, results[-1].to_dict())
-        descriptions.append(desc)
-        progress.step(f"pair {i + 1}/{len(pairs)} confirmed at {n_samples:,} outputs per input: "
-                      f"{desc or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g} "
-                      + ("(from the checkpoint)" if saved is not None else f"({time.perf_counter() - t:.1f} s)"),
-                      done=i + 1, total=len(pairs), since=start)
+    results, descriptions = confirm_pairs(
+        pairs, seed, lambda i: f"pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}"
+                               f":pilot={pilot_fraction}",
+        lambda i, d0, d1, s: estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta,
+                                              alpha=a_pair, seed=s, pilot_fraction=pilot_fraction),
+        f"confirmed at {n_samples:,} outputs per input")
     worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
     lower = results[worst].epsilon_lower
     return AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,

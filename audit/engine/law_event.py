@@ -18,15 +18,14 @@ sampling luck).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-from audit.engine import checkpoint, progress
+from audit.engine import progress
 from audit.engine.bounds import epsilon_lower_bound, point_estimate
-from audit.engine.estimate import AuditResult, Claim, EstimateResult, _unpack
+from audit.engine.estimate import AuditResult, Claim, EstimateResult, confirm_pairs
 from audit.engine.exact_oracle import OTHER, CellLaw
 from audit.engine.render import compact
 from audit.engine.sampling import draw_many
@@ -200,27 +199,13 @@ def audit_pairs_by_law(mechanism, pairs: Sequence, laws: Sequence[PairLaw], clai
         raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}")
     check_probability("alpha", alpha, open_low=True, open_high=True)
     a_dir = alpha / len(pairs) / 2
-    seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
-    results, descriptions, attainables = [], [], []
-    start = time.perf_counter()
-    for i, (pair, law, s) in enumerate(zip(pairs, laws, seeds)):
-        d0, d1, desc = _unpack(pair)
-        events = law_events(law.law0, law.law1, int(n_samples), a_dir, claim.delta)
-        attainables.append(max(ev.attainable for ev in events.values()))
-        key = f"law-pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}"
-        saved = checkpoint.lookup(key)
-        t = time.perf_counter()
-        if saved is not None:
-            results.append(EstimateResult.from_dict(saved))
-        else:
-            results.append(_count(mechanism, d0, d1, events, int(n_samples), s, a_dir, alpha / len(pairs),
-                                  claim.delta))
-            checkpoint.store(key, results[-1].to_dict())
-        descriptions.append(desc)
-        progress.step(f"pair {i + 1}/{len(pairs)} at {n_samples:,} outputs per input, event from the exact law: "
-                      f"{desc or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g} "
-                      + ("(from the checkpoint)" if saved is not None else f"({time.perf_counter() - t:.1f} s)"),
-                      done=i + 1, total=len(pairs), since=start)
+    events = [law_events(law.law0, law.law1, int(n_samples), a_dir, claim.delta) for law in laws]
+    attainables = [max(ev.attainable for ev in e.values()) for e in events]
+    results, descriptions = confirm_pairs(
+        pairs, seed, lambda i: f"law-pair{i}/{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}",
+        lambda i, d0, d1, s: _count(mechanism, d0, d1, events[i], int(n_samples), s, a_dir, alpha / len(pairs),
+                                    claim.delta),
+        f"at {n_samples:,} outputs per input, event from the exact law")
     worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
     lower = results[worst].epsilon_lower
     return LawAuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
