@@ -120,7 +120,7 @@ def _score(a, b, delta):
 
 def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_pilot: int = 40,
                 budget_s: float = 120.0, lo: int = 1_000, hi: int = 10 ** 6, seed: int = 0,
-                delta: float = 0.0, patterns=SCALE_PATTERNS) -> ScaleResult:
+                delta: float = 0.0, patterns=SCALE_PATTERNS, n_max: int | None = None) -> ScaleResult:
     """Candidate pairs at scale (module docstring), within about ``budget_s`` seconds.
 
     Parameters
@@ -135,7 +135,15 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
         one output at ``lo`` records (fits are taken to grow linearly with the records).
     lo, hi : int
         Smallest and largest size tried.
+    n_max : int, optional
+        The largest size, fixed (``lo`` times a power of two, at most ``hi``): the sizes sampled,
+        hence the pairs found for a given ``seed``, then no longer depend on the machine's speed,
+        and ``budget_s`` is not used. By default it is chosen from ``budget_s``.
     """
+    if n_max is not None:
+        ratio = int(n_max) // int(lo)
+        if n_max != lo * ratio or ratio < 1 or ratio & (ratio - 1) or n_max > hi:
+            raise ValueError(f"n_max must be lo ({lo:,}) times a power of two, at most hi ({hi:,}); got {n_max!r}")
     out = ScaleResult()
     ss = np.random.SeedSequence([int(seed), 0x5CA1E])
     start = time.perf_counter()
@@ -148,14 +156,16 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
     # bisects (about log2 n_max sizes at up to n_max records), n_pilot outputs each; fits are taken to
     # grow linearly with the records
     per_pattern = budget_s / max(len(patterns), 1)
-    n_max = lo
-    while n_max * 2 <= hi:
-        cost = (2 + math.log2(n_max * 2)) * n_pilot * per_output * (n_max * 2 / lo)
-        if cost > per_pattern:
-            break
-        n_max *= 2
+    fixed = n_max is not None
+    if not fixed:
+        n_max = lo
+        while n_max * 2 <= hi:
+            cost = (2 + math.log2(n_max * 2)) * n_pilot * per_output * (n_max * 2 / lo)
+            if cost > per_pattern:
+                break
+            n_max *= 2
     out.n_max, out.per_output, out.lo = n_max, per_output, lo
-    if n_max == lo:
+    if n_max == lo and not fixed:
         out.note = f"one output at {lo:,} records takes {per_output:.3g} s: the budget allows no larger size"
     streams = iter(ss.spawn(10_000))
 
@@ -167,8 +177,9 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                                      sampling.concat))
         return pilot, count
 
+    allowed = "size fixed" if fixed else f"{budget_s:.0f} s allowed"
     progress.step(f"scale family: {len(patterns)} patterns at {lo:,} to {n_max:,} records ({per_output:.3g} s per "
-                  f"output at {lo:,}; {budget_s:.0f} s allowed)")
+                  f"output at {lo:,}; {allowed})")
     for k_pattern, pattern in enumerate(patterns):
         t = time.perf_counter()
         sizes = [lo]
