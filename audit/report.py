@@ -167,9 +167,16 @@ class Report:
             lines.append("")
         if self.mutants:
             lines += ["## Mutants (known-flawed variants the auditor must catch)", ""]
+            with_law = any("exact_loss" in m for m in self.mutants)
+            if with_law:
+                lines += ["Where the mutant's release has an exact law on its inputs, the row shows the exact loss "
+                          "of its pairs and the tightness of the sampled bound (as for the claims); `out of reach`: "
+                          "its evidence says why there is none.", ""]
             lines += _table(
-                ["id", "description", "source", "claimed ε", "ε lower", "detected"],
+                ["id", "description", "source", "claimed ε", "ε lower", *(["exact loss", "tightness"] if with_law
+                                                                         else []), "detected"],
                 [[m["id"], m["description"], m["source"], _num(m["epsilon_claimed"]), _num(m["epsilon_lower"]),
+                  *([_loss_cell(m), _tightness_cell(m)] if with_law else []),
                   "✓ yes" if m["detected"] else "✗ NO"] for m in self.mutants])
             lines += _folded("Evidence of the mutants", [(m["id"], m.get("evidence")) for m in self.mutants])
             lines.append("")
@@ -233,7 +240,7 @@ class Report:
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}" + _truth(c),
                  verdict(c["verdict"], c["expected"]) + through(c) + power(c), _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
-        rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}",
+        rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}" + _truth(m),
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]
         rows += [[t["id"], "theorem", bound_cell(t), f"estimate {_num(t['estimate'])}, {interval_cell(t)}",
                   verdict(t["verdict"], t["expected"]) + f": {reason(t)}", _mark(t["verdict"] == t["expected"])]
@@ -245,7 +252,8 @@ class Report:
 
 
 def _loss_cell(c: dict) -> str:
-    """A claim row's exact loss: a value, an interval, ``out of reach`` (a stated reason) or ``–`` (no law)."""
+    """A claim or mutant row's exact loss: a value, an interval, ``out of reach`` (a stated reason) or ``–``
+    (no law)."""
     loss = c.get("exact_loss")
     if loss is None:
         return "out of reach" if c.get("law") else "–"

@@ -385,6 +385,37 @@ def test_diprime_mutants_are_caught():
         assert res.violation, (case.id, res.evidence())
 
 
+@pytest.mark.parametrize("k", range(3))
+def test_diprime_mutant_indicator_laws_match_their_samplers(k):
+    """Each mutant's indicator law (from the inner mechanism's cdf or atom) against 20,000 draws per input (the
+    pair's two and, for the leaf, two records of mean 0.75): two-sided binomial test, fixed seed, false-alarm rate
+    1e-3 per input. An indicator of the inner mechanism at twice its epsilon (a deliberately altered sampler) is
+    rejected (p < 1e-6) on the last input, where epsilon moves the law (a leaf whose mean sits at its bound puts
+    half its mass on that atom at any epsilon)."""
+    from audit.mutants.diprime import mutant_cases
+
+    case = mutant_cases(1.0)[k]
+    mech, altered = case.make(), case.make()
+    altered.inner.epsilon = 2 * altered.inner.epsilon
+    rng = np.random.default_rng(40 + k)
+    inputs = [d for pair in case.pairs() for d in (pair.d0, pair.d1)] + ([[0.5, 1.0]] if k == 2 else [])
+    for data in inputs:
+        law = mech.law(data)
+        assert law.lower[0] + law.lower[1] <= 1.0 <= law.upper[0] + law.upper[1]
+        p = (law.lower[1] + law.upper[1]) / 2
+        hits = int(mech.batch(data, 20_000, rng).sum())
+        assert (stats.binomtest(hits, 20_000, p).pvalue > 1e-3) if 0 < p < 1 else hits == round(p * 20_000)
+    hits = int(altered.batch(inputs[-1], 20_000, rng).sum())
+    assert stats.binomtest(hits, 20_000, p).pvalue < 1e-6, case.id
+
+
+def test_an_indicator_without_a_law_says_so():
+    from audit.mutants.diprime import Indicator
+
+    with pytest.raises(ValueError, match="no exact law"):
+        Indicator(CountScaledLeafMean(1.0), 0.2, 0.4).law([0.5])
+
+
 # --------------------------------------------------------------------------- equal parts of a permutation (finding 4)
 def _equal_parts_log_laws(outputs, labels, eps):
     """log P(out | labels), up to a constant shared by all inputs, for every row of ``outputs``, of a

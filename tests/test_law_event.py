@@ -136,3 +136,29 @@ def test_the_report_shows_the_exact_loss_and_tightness_beside_the_bound(tmp_path
 
     assert claims_figure("toy", report.claims, tmp_path / "claims.png")
     assert (tmp_path / "claims.png").stat().st_size > 0
+
+
+def test_mutant_rows_show_the_exact_loss_too_and_rows_beyond_the_law_say_why(tmp_path):
+    """A mutant row from a law audit carries the exact loss and tightness; :func:`beyond_law` marks a row without
+    a law (claim or mutant) and appends its reason to the row's text."""
+    from types import SimpleNamespace
+
+    from audit.engine.figures import mutants_figure
+    from audit.engine.law_event import beyond_law
+
+    half = {"a": [0.75, 0.25 / 3, 0.25 / 3, 0.25 / 3], "b": [0.25 / 3, 0.75, 0.25 / 3, 0.25 / 3]}  # loss ln 9
+    res = audit_pairs_by_law(Categorical(half), [("a", "b")], [_pair_law(half["a"], half["b"])], Claim(1.0),
+                             n_samples=4000, alpha=0.05, seed=2)
+    case = SimpleNamespace(id="m", description="randomized response at twice its epsilon", source="toy")
+    row = res.mutant_row(case)
+    assert row["detected"] and row["exact_loss"] == [pytest.approx(math.log(9))] * 2
+    assert row["tightness"] == pytest.approx(res.tightness) and "exact loss of the pairs" in row["evidence"]
+    other = beyond_law(dict(row, id="m2", exact_loss=None), "categorical features")
+    other.pop("attainable")
+    assert other["law"] == "out of reach: categorical features" and other["evidence"].endswith("categorical features")
+    report = Report("toy", "quick", 0)
+    report.mutants += [row, other]
+    text = report.to_markdown([])
+    assert "| ε lower | exact loss | tightness | detected |" in text and "| out of reach | – |" in text
+    assert f"(exact {math.log(9):.4g}, tightness {res.tightness:.4g})" in text
+    assert mutants_figure("toy", report.mutants, tmp_path / "mutants.png")

@@ -113,3 +113,49 @@ def test_certify_command_writes_a_certificate(tmp_path):
     assert out.returncode == 0, out.stderr
     text = (tmp_path / "privatree" / "certificate.md").read_text()
     assert "certified" in text and "gap" in text and (tmp_path / "privatree" / "figures" / "certificate-0.png").exists()
+
+
+# --------------------------------------------------------------------------- the mutants' laws (variant=...)
+def _law_mutants():
+    from audit.privatree.mutants import mutant_cases
+
+    return [c for c in mutant_cases(1.0) if c.law is not None]
+
+
+@pytest.mark.parametrize("case", _law_mutants(), ids=lambda c: c.id)
+def test_each_mutant_law_matches_the_mutant_sampler_on_both_inputs(case):
+    """The mutant class itself (3,000 fits per input, fixed seeds) against the law written from its definition;
+    false-alarm rate 1e-3 per input. Each pair's exact loss exceeds the mutant's claim."""
+    variant = None if case.law == "learner" else case.law
+    params = case.make.keywords
+    for pair in case.pairs:
+        for X, y in (pair.d0, pair.d1):
+            law = release_law(params, X, y, variant=variant)
+            assert sum(law.lower.values()) <= 1.0 + 1e-12 <= sum(law.upper.values()) + 2e-12
+            draws = collections.Counter(case.make(random_state=s).fit(X, y).release() for s in range(3000))
+            assert _pvalue(law, draws) > 1e-3, (case.id, len(y))
+        assert pair_loss_variant(params, pair, variant) > case.epsilon
+
+
+def pair_loss_variant(params, pair, variant):
+    from audit.privatree.exact_law import laws_pair_loss
+
+    return laws_pair_loss(*(release_law(params, *d, variant=variant) for d in (pair.d0, pair.d1))).lower
+
+
+def test_the_exact_filter_laws_differ_from_the_learner_only_where_an_exact_side_is_empty():
+    params = dict(ONE, epsilon=1.0, max_depth=1)
+    empty = (np.full((4, 1), 0.2), np.array([0, 1, 0, 1]))  # every record in bin 0
+    for variant in ("exact-min-samples-leaf", "exact-empty-side"):
+        law = release_law(params, *empty, variant=variant)
+        assert all(r[0] == "leaf" for r in law.upper)  # the only candidate is never kept
+        assert any(r[0] != "leaf" for r in release_law(params, *empty).upper)
+    both = (X1, Y1)  # records on both sides: the empty-side filter changes nothing
+    assert release_law(params, *both, variant="exact-empty-side").upper == release_law(params, *both).upper
+
+
+def test_variants_out_of_their_reach_say_why():
+    with pytest.raises(ValueError, match="variant must be one of"):
+        release_law(CASES["strict depth 1"][0], X1, Y1, variant="half-noise")
+    with pytest.raises(ValueError, match="one feature of two bins"):
+        release_law(dict(TWO, epsilon=4.0, max_depth=1), X2, Y2, variant="exact-empty-side")

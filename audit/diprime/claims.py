@@ -35,7 +35,8 @@ from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.exact import exact_loss
 from audit.diprime.cell_law import pair_cell_laws, path_cell_laws
 from audit.diprime.exact_law import pair_loss
-from audit.engine.law_event import PairLaw, audit_pairs_by_law
+from audit.engine.law_event import PairLaw, audit_pairs_by_law, common_cells
+from audit.privatree.exact_law import laws_pair_loss
 from audit.engine.learner import LearnerMechanism
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
@@ -279,14 +280,21 @@ def ledger_claims(budget: str, seed: int) -> list[dict]:
 
 
 def mutant_rows(budget: str, seed: int) -> list[dict]:
-    """DiPriMe's flawed mechanisms (audit.diprime.mutants), each of which must be flagged."""
+    """DiPriMe's flawed mechanisms (audit.diprime.mutants), each of which must be flagged; the event of each comes
+    from its release's exact law (:meth:`audit.diprime.mutants.Indicator.law`), and the row shows the exact loss."""
     from audit.diprime.mutants import mutant_cases
 
     rows, n = [], N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):
+        mech, pairs = case.make(), case.pairs()
+        laws = []
+        for p in pairs:
+            law0, law1 = mech.law(p.d0), mech.law(p.d1)
+            loss = laws_pair_loss(law0, law1)
+            laws.append(PairLaw(*common_cells(law0, law1), (loss.lower, loss.upper)))
         with checkpoint.scope(f"mutant:{case.id}"):
-            res = audit_pairs(case.make(), case.pairs(), Claim(case.epsilon), n_samples=n, alpha=ALPHA,
-                              seed=seed * 1000 + 900 + k)
+            res = audit_pairs_by_law(mech, pairs, laws, Claim(case.epsilon), n_samples=n, alpha=ALPHA,
+                                     seed=seed * 1000 + 900 + k)
         rows.append(res.mutant_row(case))
     return rows
 

@@ -14,12 +14,18 @@ published forms of spec/diprime.md section 2.4:
   authors' code; spec 2.4 (ii)); its atoms at the bounds exist only with data.
 
 The outputs are post-processed to a public indicator (does ``r`` fall in the
-gap; is the leaf at its upper bound), so a few thousand samples suffice.
+gap; is the leaf at its upper bound), so a few thousand samples suffice. The
+indicator's exact law (:meth:`Indicator.law`) comes from the inner mechanism's
+own law (the gap medians' ``cdf``, the leaf's atom), so each mutant row shows
+the exact loss of its release, the indicator.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from audit.engine.exact_oracle import CellLaw
 from reference.validation import check_generator
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.papers import cite
@@ -29,6 +35,9 @@ from audit.mechanisms.mutants import Case
 __all__ = ["Indicator", "mutant_cases"]
 
 GAP = 1e-3
+#: relative width of an indicator's probability interval: the inner laws are exact in real arithmetic, and the
+#: samplers' doubles (a uniform drawn in a gap; Laplace noise, then clipping) move a probability by far less
+SLACK = 1e-9
 
 
 class Indicator:
@@ -47,6 +56,24 @@ class Indicator:
 
     def __repr__(self):
         return f"1[{self.low:g} <= {self.inner!r} <= {self.high:g}]"
+
+    def probability(self, data) -> float:
+        """``P(low <= inner(data) <= high)`` in real arithmetic, from the inner mechanism's law: the gap
+        medians' ``cdf`` (no atom: a gap of zero length gets no mass), or the count-scaled leaf's atom at one
+        of its bounds (none for an empty leaf, whose uniform has no atom)."""
+        inner = self.inner
+        if callable(getattr(inner, "cdf", None)):
+            return float(np.clip(inner.cdf(self.high, data) - inner.cdf(self.low, data), 0.0, 1.0))
+        if isinstance(inner, CountScaledLeafMean) and self.low == self.high and self.low in inner.target_bounds:
+            return math.exp(inner.log_law(self.low, data))
+        raise ValueError(f"no exact law for {self!r}: the inner mechanism needs a cdf, or the indicator must be "
+                         "a count-scaled leaf's atom at one of its target bounds")
+
+    def law(self, data) -> CellLaw:
+        """The indicator's law on the cells 0 and 1, each probability within a relative :data:`SLACK`."""
+        p = self.probability(data)
+        ends = {1: (p * (1 - SLACK), min(1.0, p * (1 + SLACK))), 0: ((1 - p) * (1 - SLACK), min(1.0, (1 - p) * (1 + SLACK)))}
+        return CellLaw({c: lo for c, (lo, _) in ends.items()}, {c: hi for c, (_, hi) in ends.items()})
 
 
 class _LeafBatch(CountScaledLeafMean):

@@ -217,13 +217,15 @@ class AuditResult:
                 "counts": {k: int(v) for k, v in w.counts.items()}, "alpha": float(w.alpha) / 2,
                 "epsilon_lower": float(w.epsilon_lower), "epsilon_point": float(w.epsilon_point)}
 
-    def mutant_row(self, case) -> dict:
-        """A row for :attr:`audit.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``."""
+    def mutant_row(self, case, announce: bool = True) -> dict:
+        """A row for :attr:`audit.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``
+        (``announce=False`` leaves announcing it to the caller)."""
         row = {"id": case.id, "description": case.description, "source": case.source,
                "epsilon_claimed": self.claim.epsilon, "epsilon_lower": self.epsilon_lower,
                "detected": self.violation, "n_samples": self.n_samples, "alpha": self.alpha,
                "evidence": self.evidence(), "evidence_data": self.evidence_fields()}
-        progress.finished("mutant", row)
+        if announce:
+            progress.finished("mutant", row)
         return row
 
     def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, **extra) -> dict:

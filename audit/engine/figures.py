@@ -158,14 +158,7 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.6))
     ax.barh(y, [min(r, cap) for r in ratio], color=colours, alpha=0.8, edgecolor="k",
             linewidth=[2.0 if k == "unexpected" else 0.0 for k in kind])
-    marks = mark_bars(ax, y, ratio, cap=cap, colours=colours)
-    exact = [(i, min(_ratio(_upper(c["exact_loss"]), c["epsilon_claimed"]), cap))
-             for i, c in enumerate(claims) if c.get("exact_loss") is not None]
-    if exact:
-        from matplotlib.lines import Line2D
-
-        ax.scatter([r for _, r in exact], [i for i, _ in exact], marker="D", color="k", s=18, zorder=3)
-        marks = marks + [Line2D([], [], marker="D", color="k", ls="", label="exact loss / claim (capped)")]
+    marks = mark_bars(ax, y, ratio, cap=cap, colours=colours) + _exact_marks(ax, claims, cap)
     ax.axvline(1.0, color="k", lw=1, ls="--")
     ax.set_yticks(y, [c["id"] for c in claims], fontsize=7)
     ax.set_ylim(len(claims) - 0.5, -0.5)
@@ -175,6 +168,19 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     legend_below(ax, [Patch(color=kinds[k][0], label=kinds[k][1]) for k in kinds if k in kind] + marks, ncol=3)
     save(fig, path)
     return True
+
+
+def _exact_marks(ax, rows, cap: float, floor: float = 0.0) -> list:
+    """Black diamonds at each row's exact loss over its claim (upper end of the interval, within
+    ``[floor, cap]``), for the rows that have one; the legend handle, or nothing."""
+    exact = [(i, min(max(_ratio(_upper(r["exact_loss"]), r["epsilon_claimed"]), floor), cap))
+             for i, r in enumerate(rows) if r.get("exact_loss") is not None]
+    if not exact:
+        return []
+    from matplotlib.lines import Line2D
+
+    ax.scatter([r for _, r in exact], [i for i, _ in exact], marker="D", color="k", s=18, zorder=3)
+    return [Line2D([], [], marker="D", color="k", ls="", label="exact loss / claim (capped)")]
 
 
 def mutants_figure(target: str, mutants, path: Path, cap: float = 10.0, floor: float = 0.1) -> bool:
@@ -190,7 +196,7 @@ def mutants_figure(target: str, mutants, path: Path, cap: float = 10.0, floor: f
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(mutants) + 1.6))
     shown = [min(max(r, floor), cap) for r in ratio]
     ax.barh(y, [s - floor for s in shown], left=floor, color=colours, alpha=0.8)
-    marks = mark_bars(ax, y, ratio, cap=cap, floor=floor, colours=colours)
+    marks = mark_bars(ax, y, ratio, cap=cap, floor=floor, colours=colours) + _exact_marks(ax, mutants, cap, floor)
     ax.axvline(1.0, color="k", lw=1, ls="--")
     ax.set_xscale("log")
     ax.set_xlim(floor, cap)

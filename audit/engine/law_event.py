@@ -31,7 +31,7 @@ from audit.engine.render import compact
 from audit.engine.sampling import draw_many
 from reference.validation import check_probability
 
-__all__ = ["LawEvent", "law_events", "PairLaw", "common_cells", "LawAuditResult", "audit_pairs_by_law"]
+__all__ = ["LawEvent", "law_events", "PairLaw", "common_cells", "LawAuditResult", "audit_pairs_by_law", "beyond_law"]
 
 
 @dataclass
@@ -147,7 +147,9 @@ class LawAuditResult(AuditResult):
         """The sampled bound over the attainable one (``None`` when nothing is attainable at this ``n``)."""
         return self.epsilon_lower / self.attainable if self.attainable > 0 else None
 
-    def claim_row(self, *, announce: bool = True, **kw) -> dict:
+    def _truth(self, row: dict, text_key: str) -> dict:
+        """``row`` with the exact loss, the attainable bound and the tightness, and their sentence appended to
+        ``row[text_key]``."""
         lo, hi = self.exact_loss
         t = self.tightness
         text = (f"exact loss of the pairs {_interval(lo, hi)} (the largest |ln P(r|D) - ln P(r|D')| over releases, "
@@ -155,12 +157,30 @@ class LawAuditResult(AuditResult):
                 f"is {self.attainable:.4g}, so the sampled bound's tightness is "
                 f"{'undefined (nothing attainable)' if t is None else f'{t:.3g}'}; the event was chosen from the "
                 "law (likelihood-ratio ranking), the counts are fresh draws of the implementation")
-        row = super().claim_row(announce=False, **kw)
         row.update(method="sampled, law event", exact_loss=[lo, hi], attainable=self.attainable, tightness=t)
-        row["detail"] = f"{row['detail']}; {text}"
+        row[text_key] = f"{row[text_key]}; {text}"
+        return row
+
+    def claim_row(self, *, announce: bool = True, **kw) -> dict:
+        row = self._truth(super().claim_row(announce=False, **kw), "detail")
         if announce:
             progress.finished("claim", row)
         return row
+
+    def mutant_row(self, case) -> dict:
+        row = super().mutant_row(case, announce=False)
+        row = self._truth(row, "evidence")
+        progress.finished("mutant", row)
+        return row
+
+
+def beyond_law(row: dict, why: str) -> dict:
+    """A claim or mutant row sampled without an exact law (the pilot chose its event): marks it out of reach
+    and says why, in the row's text."""
+    key = "detail" if "detail" in row else "evidence"
+    row.update(exact_loss=None, law=f"out of reach: {why}")
+    row[key] = f"{row[key]}; no exact loss: {why}"
+    return row
 
 
 def _interval(lo: float, hi: float) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 
 from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.law_event import PairLaw, audit_pairs_by_law, common_cells
+from audit.engine.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
 from audit.engine.learner import LearnerMechanism
 from audit.oracle.exact_laws import privatree_cell_law
 from audit.privatree.exact_law import laws_pair_loss, release_law
@@ -137,9 +137,10 @@ def _law_params(m: int, depth: int, eps: float) -> dict:
                 bounds=[(0.0, 1.0)] * m)
 
 
-def _pair_law(params: dict, pair) -> PairLaw:
-    """The exact laws of a pair's two releases on common cells, with the pair's exact loss."""
-    laws = [release_law(params, *d) for d in (pair.d0, pair.d1)]
+def _pair_law(params: dict, pair, variant=None) -> PairLaw:
+    """The exact laws of a pair's two releases on common cells, with the pair's exact loss (``variant``: a
+    mutant's law, :data:`audit.privatree.exact_law.VARIANTS`)."""
+    laws = [release_law(params, *d, variant=variant) for d in (pair.d0, pair.d1)]
     loss = laws_pair_loss(*laws)
     cells = [privatree_cell_law(params, *d, law=law) for d, law in zip((pair.d0, pair.d1), laws)]
     return PairLaw(*common_cells(*cells), (loss.lower, loss.upper))
@@ -149,13 +150,6 @@ def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int):
     """:func:`audit.engine.law_event.audit_pairs_by_law` through the batched path of ``params``."""
     return audit_pairs_by_law(PrivaTreeBatch(**params), pairs, [_pair_law(params, p) for p in pairs], claim,
                               n_samples=n, alpha=ALPHA, seed=seed)
-
-
-def _beyond_law(row: dict, why: str) -> dict:
-    """A sampled row whose pair has no exact law within reach: says so and why."""
-    row.update(exact_loss=None, law=f"out of reach: {why}")
-    row["detail"] = f"{row['detail']}; no exact loss: {why}"
-    return row
 
 
 def law_claims(budget: str, seed: int) -> list[dict]:
@@ -194,7 +188,7 @@ def strict_claims(budget: str, seed: int) -> list[dict]:
             "JointExp's private bin edges (a law over the 65,537-point grid) and three bins per numerical feature"
             if schema.get("bounds") else "", "categorical features" if schema.get("categories") else "") if part)
             + " are not summed out by audit.privatree.exact_law")
-        rows.append(_beyond_law(res.claim_row(
+        rows.append(beyond_law(res.claim_row(
             id=f"privatree/strict/{name}@{eps:g}", expected="pass",
             subject=(f"PrivaTreeClassifier(accounting='strict', max_depth=2, max_bins=3, n_public=6), {name}, "
                      "release = tree over bin ids + half of the range of each numerical edge")), why))
@@ -228,7 +222,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     with checkpoint.scope("paper:G1-20%"):
         res = audit_pairs(PrivaTreeBatch(**g1_20), [_g1_pair(2)], Claim(2.0), n_samples=N_G1_20[budget],
                           alpha=ALPHA, seed=seed * 1000 + 902)
-    rows.append(_beyond_law(res.claim_row(
+    rows.append(beyond_law(res.claim_row(
         id="privatree/paper-accounting/G1-20%@2", expected="violation",
         subject="PrivaTree accounting='paper', 2 features with 2 public bins, d=1, eps=2, shares (0, 0.2, 0.8): "
                 "G1 with a true loss of 2 x 0.4 + 1.6 = 2.4, 20% above the claimed 2",
@@ -337,15 +331,25 @@ def dp_lr_claims(budget: str, seed: int) -> list[dict]:
 
 
 def mutant_rows(budget: str, seed: int) -> list[dict]:
+    """PrivaTree's mutants (:mod:`audit.privatree.mutants`), each of which must be flagged. Where the mutant's
+    exact law is written (``case.law``) the event comes from it and the row shows the pair's exact loss and the
+    tightness; otherwise the pilot chooses the event and the row says why the law is out of reach."""
     rows = []
     n = N_MUTANT[budget]
     for k, case in enumerate(mutant_cases(1.0)):
         with checkpoint.scope(f"mutant:{case.id}"):
             mech = PrivaTreeBatch(estimator=case.make.func, edges=case.edges, **case.make.keywords)
             # a vectorised mutant is as cheap as the leaks: give it their sample size
-            res = audit_pairs(mech, case.pairs, Claim(case.epsilon), n_samples=N_LEAK[budget] if mech.vectorised else n,
-                              alpha=ALPHA, seed=seed * 1000 + 500 + k)
-        rows.append(res.mutant_row(case))
+            size = N_LEAK[budget] if mech.vectorised else n
+            if case.law is None:
+                res = audit_pairs(mech, case.pairs, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
+                                  seed=seed * 1000 + 500 + k)
+            else:
+                variant = None if case.law == "learner" else case.law
+                laws = [_pair_law(case.make.keywords, p, variant) for p in case.pairs]
+                res = audit_pairs_by_law(mech, case.pairs, laws, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
+                                         seed=seed * 1000 + 500 + k)
+        rows.append(res.mutant_row(case) if case.law is not None else beyond_law(res.mutant_row(case), case.no_law))
     return rows
 
 

@@ -43,6 +43,22 @@ quantile edges (``use_private_quantiles=False``, paper accounting: a determinist
 data). JointExp's private edges are out of reach here (their law over the ``2**16 + 1``-point
 grid is not summed out yet); an error says so. The per-feature enumeration must stay under
 :data:`MAX_CELLS_STATES` noisy histograms.
+
+Mutants
+-------
+``variant`` gives the law of three of :mod:`audit.privatree.mutants`' known-flawed learners, written
+here from their definitions (not from their code):
+
+* ``"half-leaf-noise"`` (``HalfLeafNoise``): the leaves' permute-and-flip at twice the charged epsilon;
+* ``"exact-min-samples-leaf"`` (``ExactCandidateFilter``, flaw 2 of the authors' fix commit): a
+  candidate passes when its *exact* sides hold at least ``max(min_samples_leaf, 1)`` records, and
+  its noisy sides are not empty (an empty noisy side makes the Gini 0/0, which the learner's
+  comparison never keeps);
+* ``"exact-empty-side"`` (``ExactEmptySideGini``, flaw 6): the noisy filter, and a candidate with an
+  exactly empty side is dropped.
+
+The two exact filters are written for one feature of two bins only (a node's choice is then its
+filter's probability); elsewhere an error says so.
 """
 from __future__ import annotations
 
@@ -58,7 +74,7 @@ from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
 
 __all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval", "join_children",
-           "MAX_CELLS_STATES", "TAIL"]
+           "MAX_CELLS_STATES", "TAIL", "VARIANTS"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
@@ -66,6 +82,10 @@ MAX_CELLS_STATES = 3_000_000
 TAIL = 1e-13
 #: relative rounding slack of every computed probability (exp, products, sums of a few terms)
 ROUNDING = 1e-12
+#: the mutants whose law :func:`release_law` writes (module docstring, "Mutants"); ``None``: the learner
+VARIANTS = (None, "half-leaf-noise", "exact-min-samples-leaf", "exact-empty-side")
+#: the variants whose candidate filter reads the exact counts
+_EXACT_FILTERS = VARIANTS[2:]
 
 
 @dataclass
@@ -124,15 +144,27 @@ def _tail(alpha: float, c: int, hmax: int) -> float:
     return alpha ** (hmax - c + 1) / (1.0 + alpha)
 
 
-def _feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool):
+def _feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool, variant=None):
     """Law of a feature's best candidate: ``{(s, gini): mass}`` (``s = -1``, ``gini = inf``: no
     candidate passes the filter) and the truncated mass, over every noisy histogram of the exact
     ``counts`` (shape ``(B, K)``). With two bins and ``need_gini`` False only the filter matters,
-    and its probability is a finite sum (no truncation; the Gini key is ``None``)."""
+    and its probability is a finite sum (no truncation; the Gini key is ``None``). ``variant``: an
+    exact-count filter of a mutant (module docstring), on that two-bin case only."""
     B, K = counts.shape
     cells = counts.ravel()
     if B < 2:  # one bin (e.g. PrivaTree*'s edges on no data): no candidate boundary
         return {(-1, math.inf): 1.0}, 0.0
+    if variant in _EXACT_FILTERS:
+        if B != 2 or need_gini:
+            raise ValueError(f"the exact law of the mutant {variant!r} is written for one feature of two bins; got "
+                             f"{B} bins{' and several features' if need_gini else ''}")
+        flaw2 = variant == "exact-min-samples-leaf"
+        # flaw 2: the exact sides must hold max(min_samples_leaf, 1) records; flaw 6: an exactly empty side
+        # drops the candidate
+        if min(int(counts[0].sum()), int(counts[1].sum())) < (max(floor, 1.0) if flaw2 else 1):
+            return {(-1, math.inf): 1.0}, 0.0
+        if flaw2:  # the noisy sides still enter through the Gini: an empty one gives 0/0, which loses every
+            floor = 1.0  # comparison of the learner (nan < best is False), so they must hold at least one record
     if B == 2 and not need_gini:
         t = int(math.ceil(floor))
 
@@ -188,13 +220,13 @@ def _gini_cdf(law: dict):
     return values, cum, float(cum[-1]) if items else 0.0
 
 
-def _choice_law(hists: list, alpha: float, floor: float):
+def _choice_law(hists: list, alpha: float, floor: float, variant=None):
     """``{(feature, boundary) or None: mass}`` of a node's choice (the first least Gini over features,
     module docstring) and the truncated mass."""
     need_gini = len(hists) > 1
     laws, truncated = [], 0.0
     for counts in hists:
-        law, tr = _feature_law(counts, alpha, floor, need_gini)
+        law, tr = _feature_law(counts, alpha, floor, need_gini, variant)
         laws.append(law)
         truncated += tr
     out = {}
@@ -233,7 +265,9 @@ class _Setup:
     leaf_epsilon: float
 
 
-def _setup(params: dict, X, y) -> _Setup:
+def _setup(params: dict, X, y, variant=None) -> _Setup:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     est = PrivaTreeClassifier(**params)
     eps, d = est._check_params()
     X = np.asarray(X, dtype=float)
@@ -269,11 +303,12 @@ def _setup(params: dict, X, y) -> _Setup:
         bins[:, j] = np.searchsorted(e, Z[:, j], side="left")
         n_bins.append(e.size)
     stopping = est.stopping or ("paper" if est.accounting == "paper" else "depth")
+    leaf_epsilon = float(budget["leaf"]) * (2.0 if variant == "half-leaf-noise" else 1.0)
     return _Setup(bins, yk, classes.size, n_bins, budget, d, stopping, max(est.min_samples_leaf, 1e-12),
-                  float(est._leaf_mechanism_epsilon(budget["leaf"])))
+                  leaf_epsilon)
 
 
-def release_law(params: dict, X, y) -> ReleaseLaw:
+def release_law(params: dict, X, y, variant=None) -> ReleaseLaw:
     """The law of ``PrivaTreeClassifier(**params).fit(X, y).release()`` (module docstring).
 
     Parameters
@@ -281,13 +316,15 @@ def release_law(params: dict, X, y) -> ReleaseLaw:
     params : dict
         The learner's parameters (``random_state`` is ignored).
     X, y : the dataset (tiny: every node's histograms are summed out)
+    variant : one of :data:`VARIANTS`
+        ``None``: the learner; otherwise the law of that mutant (module docstring, "Mutants").
 
     Returns
     -------
     ReleaseLaw
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
-    st = _setup(params, X, y)
+    st = _setup(params, X, y, variant)
     alpha = TwoSidedGeometric(st.budget["node_num"], 1.0).alpha if st.depth > 0 else 0.0
     pf = PermuteAndFlip(st.leaf_epsilon, 1.0, monotonic=True)
 
@@ -299,7 +336,7 @@ def release_law(params: dict, X, y) -> ReleaseLaw:
     @lru_cache(maxsize=None)
     def choice_law(key) -> tuple:
         hists = [np.asarray(h, dtype=np.int64).reshape(st.n_bins[j], st.K) for j, h in enumerate(key)]
-        return _choice_law(hists, alpha, st.floor)
+        return _choice_law(hists, alpha, st.floor, variant)
 
     truncated = [0.0]
 

@@ -79,6 +79,10 @@ class MutantCase:
     pairs: list = field(default_factory=list)
     #: argument of ``release()`` the audit uses (None: the tree over bin ids)
     edges: object = None
+    #: the release's exact law: ``"learner"`` (the published learner's,
+    #: :func:`audit.privatree.exact_law.release_law`), a ``variant`` of it, or None (out of reach: ``no_law`` says why)
+    law: str | None = None
+    no_law: str = ""
 
 
 def _pure_pair():
@@ -142,26 +146,31 @@ def mutant_cases(epsilon: float = 1.0) -> list[MutantCase]:
     return [
         MutantCase("privatree/paper-stopping", "Algorithm 1 line 7: stop on pure nodes and nodes of <= 1 record",
                    "the paper's Algorithm 1 line 7 (G2); " + _CODE + ", which removed it", e,
-                   _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [_pure_pair()]),
+                   _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [_pure_pair()],
+                   law="learner"),
         MutantCase("privatree/exact-min-samples-leaf", "candidate filter on true child counts",
                    _CODE, e,
-                   _uniform(ExactCandidateFilter, e, 1, 1), [_one_bin_pair()]),
+                   _uniform(ExactCandidateFilter, e, 1, 1), [_one_bin_pair()], law="exact-min-samples-leaf"),
         MutantCase("privatree/per-feature-node-budget", "Eqs. 9-10 per feature: each feature's histogram gets the "
                    "level's whole budget (paper accounting, 4 features)",
                    "the paper's Eqs. 9-10 and Theorem 3 (G1); " + _CODE, 2 * e,
-                   _uniform(PrivaTreeClassifier, 2 * e, 1, 4, accounting="paper", stopping="depth"), [_g1_pair(4)]),
+                   _uniform(PrivaTreeClassifier, 2 * e, 1, 4, accounting="paper", stopping="depth"), [_g1_pair(4)],
+                   law="learner"),
         MutantCase("privatree/exact-category-order", "binary categorical order from exact class-1 shares",
                    _CODE + " (the sort it removed)", e,
                    partial(ExactCategoryOrder, epsilon=e, max_depth=1, categories={0: [0.0, 1.0, 2.0]},
-                           classes=[0, 1], epsilon_shares=(0.0, 0.5, 0.5)), [_category_pair()]),
+                           classes=[0, 1], epsilon_shares=(0.0, 0.5, 0.5)), [_category_pair()],
+                   no_law="a categorical feature: the exact law covers numerical features only"),
         MutantCase("privatree/exact-empty-side", "candidates with an exactly empty side dropped (empty-split Gini "
                    "convention on exact counts)", _CODE + " (the fix defines an empty side's Gini)", e,
-                   _uniform(ExactEmptySideGini, e, 1, 1), [_one_bin_pair()]),
+                   _uniform(ExactEmptySideGini, e, 1, 1), [_one_bin_pair()], law="exact-empty-side"),
         MutantCase("privatree/bounds-from-data", "numerical bounds read from the data (min, max)",
                    "the paper's experiments (feature ranges taken from the training data's min and max)", e,
-                   _uniform(BoundsFromData, e, 1, 1, max_bins=4), [_corner_pair()], edges="exact"),
+                   _uniform(BoundsFromData, e, 1, 1, max_bins=4), [_corner_pair()], edges="exact",
+                   no_law="the release holds the edges' values, which come from the data's range; the exact law "
+                          "releases the tree over public bin ids"),
         MutantCase("privatree/half-leaf-noise", "leaf permute-and-flip at twice the charged epsilon",
                    "generic: noise at half its scale", e,
                    partial(HalfLeafNoise, epsilon=e, max_depth=0, bounds=[(0.0, 1.0)], classes=[0, 1]),
-                   [_leaf_pair()]),
+                   [_leaf_pair()], law="half-leaf-noise"),
     ]
