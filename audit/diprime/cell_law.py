@@ -61,14 +61,17 @@ ATOM_CELL = 1e-3
 _HALF = 5e-7  # half a unit of the 6th decimal
 
 
-def _check(params: dict, cls) -> None:
+def _check(params: dict, cls, who: str = "the DiPriMe cell law", depths=(1,), variants=("flip", "exp", "base")) -> None:
+    """``who`` covers one tree of depth in ``depths``, a variant in ``variants`` and strict accounting; an error
+    names the parameter and its value otherwise."""
     est = cls(**params)
-    for name, ok, want in (("n_estimators", lambda v: int(v) == 1, "1"), ("max_depth", lambda v: int(v) == 1, "1"),
-                           ("variant", lambda v: v in ("flip", "exp", "base"), "'flip', 'exp' or 'base'"),
+    for name, ok, want in (("n_estimators", lambda v: int(v) == 1, "1"),
+                           ("max_depth", lambda v: int(v) in depths, " or ".join(map(str, depths))),
+                           ("variant", lambda v: v in variants, " or ".join(map(repr, variants))),
                            ("accounting", lambda v: v == "strict", "'strict'")):
         v = getattr(est, name, None)
         if not ok(v):
-            raise ValueError(f"the DiPriMe cell law covers {name}={want}, got {name}={v!r}")
+            raise ValueError(f"{who} covers {name}={want}, got {name}={v!r}")
 
 
 def _with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
@@ -312,13 +315,7 @@ def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
     (CellLaw, CellLaw)
         The laws under ``d0`` and ``d1`` on the same cells, with the same ``cell`` function.
     """
-    est = cls(**params)
-    for name, ok, want in (("n_estimators", int(est.n_estimators) == 1, "1"),
-                           ("max_depth", int(est.max_depth) in (1, 2), "1 or 2"),
-                           ("variant", est.variant == "flip", "'flip'"),
-                           ("accounting", est.accounting == "strict", "'strict'")):
-        if not ok:
-            raise ValueError(f"path_cell_laws covers {name}={want}, got {name}={getattr(est, name)!r}")
+    _check(params, cls, "path_cell_laws", depths=(1, 2), variants=("flip",))
     s = _setup(params, cls)
     (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
     x = _extra_record(X0, y0, X1, y1)
