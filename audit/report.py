@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
-from audit.engine.progress import finished
+from audit.engine.progress import finished, measured
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
 
@@ -237,7 +237,7 @@ class Report:
             return f" (through {'the ' if by == 'float probe' else ''}{by})" if c["verdict"] == "violation" and \
                 by not in (None, "outputs") else ""
 
-        rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", f"ε ≥ {_num(c['epsilon_lower'])}" + _truth(c),
+        rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", measured(c, _num) + _truth(c),
                  verdict(c["verdict"], c["expected"]) + through(c) + power(c), _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}" + _truth(m),
@@ -303,9 +303,13 @@ def _jsonable(obj):
 
 
 def _num(x) -> str:
+    """A number for a table cell: 4 significant digits, ``∞``, or ``–`` for none (``None`` or nan: a row that
+    measured nothing there, e.g. a ledger row's lower bound)."""
     if x is None:
         return "–"
     x = float(x)
+    if math.isnan(x):
+        return "–"
     if math.isinf(x):
         return "∞"
     return f"{x:.4g}"

@@ -68,3 +68,19 @@ def test_error_messages_show_plain_numbers():
     with pytest.raises(ValueError) as info:
         PrivaTreeClassifier(epsilon=1.0, bounds=[(0.0, 1.0)], classes=[0, 1]).fit(X, y)
     assert "label 2," in str(info.value) and "np." not in str(info.value)
+
+
+def test_a_ledger_row_reads_as_its_total_never_as_nan(tmp_path):
+    """A claim decided by the learner's ledger (no sample; ``epsilon_lower`` nan) shows the ledger total as an upper
+    bound in the verdicts and the progress line, and ``–`` where a sampled row has its bound."""
+    from audit.engine.progress import row_line
+
+    rep = Report("demo", "quick", 0)
+    row = dict(_claim(0, "violation", "violation"), id="led", epsilon_lower=float("nan"), epsilon_point=float("inf"),
+               method="ledger", n_samples=0, alpha=0.0)
+    rep.claims.append(row)
+    md = rep.to_markdown([])
+    assert "nan" not in md
+    assert "| led | claim | ε 1 | ledger total ∞ (an upper bound, not a measurement) | violation (expected) | ✓ |" in md
+    assert "| led | S1 | add-remove | 1 | 0 | – |" in md
+    assert "measured ledger total inf" in row_line("claim", row) and "nan" not in row_line("claim", row)

@@ -274,7 +274,7 @@ def ledger_claims(budget: str, seed: int) -> list[dict]:
                 "expected": "violation",
                 "detail": (f"sequential composition of every call gives {total:.4g} {how} "
                            f"against the claimed {eps:g}; this is an upper bound from the ledger, not a measured "
-                           "loss: no sampled attack at the quick budget exhibits the excess (epsilon_point "
+                           "loss: no sampled attack in this report exhibits the excess (epsilon_point "
                            "holds the ledger total)")})
     return rows
 

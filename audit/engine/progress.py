@@ -89,12 +89,20 @@ DECIDED_BY = {
 }
 
 
+def measured(row: dict, num=None) -> str:
+    """What a claim row measured: ``ε ≥ x``, or, for a row decided by the learner's ledger (no sample), its total,
+    which bounds the loss from above; ``num`` writes the number (default: this module's short form)."""
+    num = num or _num
+    if row.get("method") == "ledger":
+        return f"ledger total {num(row['epsilon_point'])} (an upper bound, not a measurement)"
+    return f"ε ≥ {num(row['epsilon_lower'])}"
+
+
 def row_line(kind: str, row: dict) -> str:
     """One line for a finished row: whether it is as expected, its id, its verdict and its numbers."""
     mark = "✓" if as_expected(kind, row) else "✗"
     if kind == "claim":
-        what = (f"{row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, "
-                f"measured ε ≥ {_num(row['epsilon_lower'])}")
+        what = f"{row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, measured {measured(row)}"
     elif kind == "mutant":
         what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
                 f"measured ε ≥ {_num(row['epsilon_lower'])}")
