@@ -37,3 +37,18 @@ def test_strict_rows_show_the_exact_loss_and_a_tight_bound_at_the_full_budget(ta
 def test_the_report_text_shows_both_columns():
     text = (ROOT / "reports" / "privatree" / "report.md").read_text()
     assert "| exact loss | tightness |" in text and "out of reach" in text
+
+
+@pytest.mark.parametrize("target,n_law", [("privatree", 5), ("diprime", 3)])
+def test_mutant_rows_show_an_exact_loss_above_their_claim_or_say_why_not(target, n_law):
+    report = json.loads((ROOT / "reports" / target / "report.json").read_text())
+    with_law = [m for m in report["mutants"] if m.get("exact_loss") is not None]
+    assert len(with_law) == n_law, [m["id"] for m in with_law]
+    for m in report["mutants"]:
+        assert m["detected"], m["id"]
+        if m.get("exact_loss") is None:
+            assert m.get("law", "").startswith("out of reach: "), m["id"]
+            continue
+        lo, hi = (float(v) for v in m["exact_loss"])
+        assert m["epsilon_claimed"] < lo <= hi, (m["id"], lo)  # the law itself shows the leak
+        assert m["epsilon_lower"] <= hi, (m["id"], m["epsilon_lower"], hi)  # the sampled bound stays below it
