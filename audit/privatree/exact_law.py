@@ -69,6 +69,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from audit.certify import pair_interval
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
@@ -408,24 +409,8 @@ def pair_loss(params: dict, d0, d1) -> PairLoss:
 
 def laws_pair_loss(law0: ReleaseLaw, law1: ReleaseLaw) -> PairLoss:
     """:class:`PairLoss` of two interval laws of one learner's release (any learner's: the baselines' laws,
-    :mod:`audit.baselines_law`, reuse it)."""
-    lo_best, hi_best, arg = 0.0, 0.0, None
-    for r in sorted(set(law0.upper) | set(law1.upper), key=repr):  # ties: the same release whatever the hash seed
-        l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
-        l1, u1 = law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)
-        lo = max(_log_ratio(l0, u1), _log_ratio(l1, u0), 0.0)
-        hi = max(_log_ratio(u0, l1), _log_ratio(u1, l0))
-        lo_best = max(lo_best, lo)
-        if arg is None or hi > hi_best:
-            hi_best, arg = hi, (r, (l0, u0), (l1, u1))
-    r, p0, p1 = arg
-    return PairLoss(lo_best, hi_best, r, p0, p1, law0, law1)
-
-
-def _log_ratio(a: float, b: float) -> float:
-    """``ln(a / b)`` with ``ln(0 / 0) = -inf`` (no evidence) and ``ln(a / 0) = inf`` for ``a > 0``."""
-    if a <= 0:
-        return -math.inf
-    if b <= 0:
-        return math.inf
-    return math.log(a / b)
+    :mod:`audit.baselines_law`, reuse it), from :func:`audit.certify.pair_interval`, the certificate's own
+    computation (releases in ``repr`` order: ties give the same release whatever the hash seed)."""
+    lo, hi, r = pair_interval(law0, law1)
+    return PairLoss(lo, hi, r, (law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)),
+                    (law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)), law0, law1)
