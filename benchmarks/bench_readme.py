@@ -36,8 +36,8 @@ _SCALE_PARAMS = ('{"epsilon": 2, "max_depth": 1, "bounds": [[0, 1]], "classes": 
 COMMANDS = {
     "run-privatree-quick": ("the main command: `python -m audit run privatree` at the quick budget",
                             ["-m", "audit", "run", "privatree", "--quiet", "--out", "{out}"], "."),
-    "test-suite": ("the README's test command: `python -m pytest` (slow tests deselected)",
-                   ["-m", "pytest", "-q", "-p", "no:cacheprovider"], "."),
+    "test-suite": ("the README's test command: `python -m pytest -n auto` (slow tests deselected)",
+                   ["-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"], "."),
     "check-privatree-quick": ("`audit check` of the reference PrivaTree at the quick budget (README, Check your "
                               "fast implementation)",
                               ["-m", "audit", "check", "reference.privatree:PrivaTreeClassifier", "--params",
