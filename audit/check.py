@@ -45,11 +45,12 @@ from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import coordinates, float_probe
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
+from audit.engine.outcome import REFUSAL_KINDS, SubjectExit, canonical_message, catchable, refusal_kind, subject_exit
 from audit.engine.power import conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
 from audit.engine.scale import scale_pairs
-from audit.engine.search import candidate_pairs, search_and_confirm
+from audit.engine.search import candidate_pairs, data_key, search_and_confirm
 from audit.engine.state_probe import probe_estimator
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
@@ -60,11 +61,15 @@ ALPHA = 0.05
 BUILTIN_ROWS = 8
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
-#: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with probability 0.9
-POWER_MARGIN = 0.25
 #: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
 #: probability 0.9
 POWER_MARGIN = 0.25
+#: refusals exempted by default in each exceptions mode (``Subject.exempt``): that a dataset is not empty is
+#: public (a claim's domain is n >= 1); ``report`` also exempts datasets of one class
+EXEMPT_DEFAULT = {"fail": ("empty",), "report": ("empty", "one-class"), "off": ()}
+#: fits per dataset that decide whether a refusal is certain on it (a refusal that happens only sometimes is an
+#: outcome, never exempt)
+EXEMPT_FITS = 5
 #: seconds the scale family may spend choosing its pair, and again confirming it, per budget
 SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
@@ -108,6 +113,13 @@ class Subject:
     state: str = "fail"
     #: an inconclusive pass (its detectable loss above the claim) fails the gate
     strict_power: bool = False
+    #: refusals that do not decide (:data:`EXEMPT_DEFAULT` per exceptions mode when None): "empty" (no records),
+    #: "one-class" (a single label) or exception type names; a pair one of whose datasets ``fit`` refuses so on
+    #: every one of :data:`EXEMPT_FITS` fits lies outside the claim's public domain and is reported, not audited
+    exempt: list | None = None
+    #: whether the user stated the expected verdict (a claims file's ``expected``); without it the verdict is
+    #: read as the gate's answer, never as "expected" or "MISMATCH"
+    expected_stated: bool = False
 
 
 def resolve(target: str):
@@ -357,6 +369,8 @@ def plan_subject(subject: Subject) -> dict:
         datasets = [d for p in fixed + cands for d in (p.d0, p.d1)]
         try:
             errors = mech.calibrate(datasets)
+        except SubjectExit:
+            raise
         except Exception as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, an estimator) failed: it raised on "
                              f"every dataset tried, e.g. mechanism raised at sample 0: {type(exc).__name__}: "
@@ -365,15 +379,23 @@ def plan_subject(subject: Subject) -> dict:
             notes.append(f"exceptions are outcomes: fit raised on {len(errors)} of {len(datasets)} datasets "
                          f"tried (e.g. {type(errors[0]).__name__}: {str(errors[0])[:80]})"
                          if mode != "off" else "")
+        exempt = exempt_list(subject)
+        certain = _certain_refusals(mech, datasets, exempt) if errors and exempt else {}
+        outside = [p for p in fixed + cands if data_key(p.d0) in certain or data_key(p.d1) in certain]
+        exempted = [_exempt_text(p, certain) for p in outside]
+        fixed = [p for p in fixed if not any(p is q for q in outside)]
+        cands = [p for p in cands if not any(p is q for q in outside)]
+        if not fixed + cands:
+            raise CheckError(f"auditing {subject.name!r} ({subject.target}): every pair tried has a dataset that fit "
+                             f"refuses ({exempted[0] if exempted else 'no pair'}); give --pairs inside the domain fit "
+                             "accepts, or --exempt none to let the refusals decide")
         crash = [p for p in fixed + cands if _raises(mech, p.d0) != _raises(mech, p.d1)]
-        if mode == "report":  # the verdict rests on the datasets fit accepts; the refusals are reported
-            fixed = [p for p in fixed if not (_raises(mech, p.d0) or _raises(mech, p.d1))]
-            cands = [p for p in cands if not (_raises(mech, p.d0) or _raises(mech, p.d1))]
         notes.append(f"release: {mech.description}")
         notes += preflight(mech, datasets[-1])
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
                 "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
-                "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode}
+                "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode,
+                "exempted": exempted, "exempt": exempt}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -400,10 +422,63 @@ def exceptions_mode(value) -> str:
     raise CheckError(f"exceptions must be 'fail', 'report' or 'off', got {value!r}")
 
 
+def exempt_list(subject: Subject) -> tuple:
+    """The refusals that do not decide: the subject's ``exempt`` (``"none"`` for none), else its mode's default."""
+    mode = exceptions_mode(subject.exceptions)
+    if subject.exempt is None:
+        return EXEMPT_DEFAULT[mode]
+    items = [subject.exempt] if isinstance(subject.exempt, str) else list(subject.exempt)
+    items = [str(i).strip() for i in items if str(i).strip()]
+    if items == ["none"]:
+        return ()
+    bad = [i for i in items if i not in REFUSAL_KINDS and not i.isidentifier()]
+    if bad or "none" in items:
+        raise CheckError(f"--exempt must be none or a comma list of {', '.join(REFUSAL_KINDS)} and exception type "
+                         f"names, got {subject.exempt!r}")
+    return tuple(items)
+
+
+def _certain_refusals(mech, datasets, exempt) -> dict:
+    """``data_key -> text`` of the datasets that ``fit`` refuses, with an exempt refusal, on every one of
+    :data:`EXEMPT_FITS` fits (the calibration's and more with other seeds): a refusal that happens only sometimes
+    is an outcome of the mechanism, never a statement about the domain."""
+    out = {}
+    for data in datasets:
+        key = data_key(data)
+        seen = _raises(mech, data)
+        if seen is None or key in out:
+            continue
+        kind = refusal_kind(data)
+        if kind not in exempt and seen.split("(")[0] not in exempt:
+            continue
+        rng = np.random.default_rng(0xE3E3)
+        texts = {seen}
+        for _ in range(EXEMPT_FITS - 1):
+            try:
+                mech.fit(data, int(rng.integers(0, 2**31 - 1)))
+            except BaseException as exc:  # noqa: BLE001 - the subject's exception is what is measured
+                if isinstance(exc, SystemExit):
+                    raise subject_exit(exc, data) from None
+                if not catchable(exc):
+                    raise
+                texts.add(f"{type(exc).__name__}({canonical_message(exc)[:80]!r})")
+            else:
+                break
+        else:
+            what = {"empty": "an empty dataset", "one-class": "a dataset of one class"}.get(kind, "a dataset")
+            out[key] = f"fit refuses {what} ({len(data[1])} records) on every one of {EXEMPT_FITS} fits: " + \
+                " / ".join(sorted(texts))
+    return out
+
+
+def _exempt_text(pair, certain) -> str:
+    side = "D" if data_key(pair.d0) in certain else "D'"
+    text = certain.get(data_key(pair.d0)) or certain.get(data_key(pair.d1))
+    return f"{pair.description}: {text} (on {side})"
+
+
 def _raises(mech, data) -> str | None:
     """What ``fit`` raised on ``data`` during calibration (``"Type('message')"``), or None."""
-    from audit.engine.search import data_key
-
     return getattr(mech, "raised_on", {}).get(data_key(data))
 
 
@@ -436,13 +511,52 @@ def pilot_samples(n_samples: int) -> int:
     return int(min(20_000, max(200, n_samples // 30)))
 
 
+def _reads_exception(event: str) -> bool:
+    """Whether an event's words read the ``raised`` coordinate (fit raised / fit succeeded)."""
+    return "fit raised" in event or "fit succeeded" in event or event.startswith("raised") or "[raised" in event
+
+
+def _state_probe(plan: dict, subject: Subject):
+    """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides."""
+    accepted = [p for p in plan["fixed"] + plan["candidates"]
+                if _raises(plan["mechanism"], p.d0) is None and _raises(plan["mechanism"], p.d1) is None]
+    pair = (accepted[0].d0, accepted[0].d1) if accepted else None
+    try:
+        return probe_estimator(plan["factory"], *plan["base"], pair=pair, epsilon=subject.epsilon,
+                               delta=subject.delta, alpha=ALPHA)
+    except TypeError:  # TEMPORARY until the replaying probe lands
+        r = probe_estimator(plan["factory"], *plan["base"])
+        r.verdict = "inconclusive" if r.skipped and not r.findings else ("violation" if r.findings else "clean")
+        r.evidence = r.summary()
+        r.epsilon_lower = math.inf if r.findings else 0.0
+        return r
+
+
+def _confirmed_rows(pairs, results) -> list[dict]:
+    """Every confirmed pair's bound and event (the report shows them all, not only the worst)."""
+    return [{"pair": p.description, "epsilon_lower": float(r.epsilon_lower), "epsilon_point": float(r.epsilon_point),
+             "event": str(r.event), "direction": r.direction,
+             "counts": {k: int(v) for k, v in r.counts.items()}} for p, r in zip(pairs, results)]
+
+
 def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
-    """Audit one subject; return its claim row."""
+    """Audit one subject; return its claim row.
+
+    The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
+    (:mod:`audit.engine.state_probe`) and the refusals seen while calibrating; then the outputs are sampled.
+    """
     plan = plan_subject(subject)
     mech, kind = plan["mechanism"], plan["kind"]
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
     n = subject.n_samples or SAMPLES[budget]
     extra = []
+    probe = None
+    if kind == "estimator" and subject.state != "off":
+        probe = _state_probe(plan, subject)
+        if probe.verdict == "violation":
+            progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
+    if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
+        progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe), \
             coordinates(names):
@@ -457,7 +571,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                     scale = (best, grown.samples_within(best, budget_s, n))
                     extra.append(grown.summary() + f"; confirmed at {scale[1]:,} outputs per input")
                 crash_ids = {id(p) for p in plan["crash_pairs"]}
-                also = (lambda p: id(p) not in crash_ids) if crash_ids and plan["exceptions"] == "fail" else None
+                also = (lambda p: id(p) not in crash_ids) if crash_ids and plan["exceptions"] != "off" else None
                 found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
                                            alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale,
                                            also=also)
@@ -465,15 +579,21 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 extra.append("search: " + found.summary())
                 tried = found.tried
                 audited = found.pairs if res is found.audit else [scale[0]]
+                confirmed = _confirmed_rows(found.pairs, found.audit.results)
+                if found.scale_audit is not None:
+                    confirmed += _confirmed_rows([scale[0]], found.scale_audit.results)
             else:
                 audited = plan["fixed"] + plan["candidates"]
                 res = audit_pairs(mech, audited, claim, n_samples=n, alpha=ALPHA, seed=seed)
                 tried = None
+                confirmed = _confirmed_rows(audited, res.results)
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     # announced when it joins the report, complete (its console line says what decided it)
     row = res.claim_row(id=subject.name, subject=f"{subject.target} {params_text(subject.params)} ({kind})",
                         expected=subject.expect, announce=False)
+    row["expected_stated"] = bool(subject.expected_stated)
+    row["pairs_confirmed"] = confirmed
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
         if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
@@ -484,24 +604,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         elif res.violation:
             row["decided_by"] = "outputs"
     if kind == "estimator" and plan["exceptions"] != "off":
-        extra.append("exceptions in fit are outcomes" if plan["exceptions"] == "fail" else
-                     "exceptions in fit are reported, not decisive (--exceptions report): the verdict rests on "
-                     "the datasets fit accepts")
-        crash = plan["crash_pairs"]
-        row["exception_findings"] = [_crash_text(mech, p) for p in crash]
-        worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
-        event = str(getattr(res.worst, "event", ""))
-        through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and \
-            ("raised" in event or "x[0]" in event)  # the event reads the exception flag
-        row["decided_by"] = "exception" if through_crash else "outputs"
-        if res.violation and through_crash:
-            extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
-                            "tells them apart; --exceptions report decides on the outputs instead)")
-        elif res.violation:
-            extra.insert(0, "violation through the outputs")
-        if crash and plan["exceptions"] == "report":
-            extra.append(f"{len(crash)} pair(s) told apart by a refusal alone, reported not decisive, e.g. "
-                         + _crash_text(mech, crash[0]))
+        _exception_verdict(row, extra, plan, res, audited, confirmed)
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -520,15 +623,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
             if subject.strict_power:
                 row["verdict"] = "inconclusive"
     row["winning_pair"] = res.worst_description
-    if kind == "estimator" and subject.state != "off":
-        probe = probe_estimator(plan["factory"], *plan["base"])
-        row["state"] = probe.to_json()
-        extra.append(probe.summary())
-        if probe.findings and subject.state == "fail":
-            row["verdict"] = "violation"
-            row["decided_by"] = "kept state"
-            extra.insert(0, "violation through kept state (the fitted model or its pickle holds what replays the "
-                            "fit's noise; --state warn reports it without failing): " + probe.summary())
+    if probe is not None:
+        _state_verdict(row, extra, probe, subject)
     if tried is not None:
         row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
                               for d, lo, pt in tried]
@@ -538,6 +634,73 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     return row
 
 
+def _exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
+    """What the refusals decided: the deciding event read for the ``raised`` coordinate, the outputs' own bound
+    beside it, and the exempt refusals on a line of their own."""
+    mech = plan["mechanism"]
+    extra.append("exceptions in fit are outcomes (type and message)" + (
+        f"; exempt refusals (not decisive): {', '.join(plan['exempt'])}" if plan["exempt"] else ""))
+    crash = plan["crash_pairs"]
+    row["exception_findings"] = [_crash_text(mech, p) for p in crash]
+    row["exempt_refusals"] = list(plan["exempted"])
+    if plan["exempted"]:
+        what = "empty dataset" if all("an empty dataset" in t for t in plan["exempted"]) else "exempt refusal"
+        extra.append(f"reported, not decisive: the refusal of an {what} on {len(plan['exempted'])} pair(s), e.g. "
+                     f"{plan['exempted'][0]}; that a dataset has at least one record is public, so such pairs lie "
+                     "outside the claim's domain (--exempt none lets them decide)" if what == "empty dataset" else
+                     f"reported, not decisive: {len(plan['exempted'])} pair(s) with a dataset fit always refuses "
+                     f"(--exempt {','.join(plan['exempt'])}), e.g. {plan['exempted'][0]}")
+    worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
+    event = str(getattr(res.worst, "event", ""))
+    through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and _reads_exception(event)
+    row["decided_by"] = "exception" if through_crash else "outputs"
+    crash_descriptions = {p.description for p in crash}
+    alone = [c for c in confirmed if c["pair"] not in crash_descriptions and not _reads_exception(c["event"])]
+    if alone:
+        best = max(alone, key=lambda c: c["epsilon_lower"])
+        row["outputs_alone"] = best
+        alone_text = (f"the outputs alone: ε ≥ {best['epsilon_lower']:.3g} on {best['pair']} "
+                      f"({'above' if best['epsilon_lower'] > row['epsilon_claimed'] else 'within'} the claim)")
+    else:
+        alone_text = "the outputs alone were not confirmed on a pair fit accepts on both sides"
+    if res.violation and through_crash:
+        extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
+                        f"tells them apart; --exempt TYPE exempts a refusal you declare public); {alone_text}")
+    elif res.violation:
+        extra.insert(0, "violation through the outputs")
+
+
+def _state_verdict(row, extra, probe, subject) -> None:
+    """The state probe's verdict joins the row: a finding fails the gate (``--state fail``) with an unbounded
+    loss; a probe that could not run makes a pass inconclusive, never clean."""
+    row["state"] = probe.to_json()
+    extra.append(probe.summary())
+    verdict = probe.verdict
+    if verdict == "violation" and subject.state == "fail":
+        row["verdict"] = "violation"
+        row["decided_by"] = "kept state"
+        row["epsilon_reading"] = "∞" if math.isinf(probe.epsilon_lower) else f"≥ {probe.epsilon_lower:.4g}"
+        extra.insert(0, "violation through kept state (ε = ∞: whoever holds the fitted model or its pickle can "
+                        "replay the fit's noise; --state warn reports it without failing): " + probe.evidence)
+    elif verdict == "inconclusive" and row["verdict"] == "pass":
+        row["power"] = "inconclusive"
+        row["state_inconclusive"] = probe.skipped or "the probe's walk was cut short"
+        extra.insert(0, f"inconclusive: the state probe could not run ({row['state_inconclusive']}), so kept "
+                        "random state was not ruled out")
+        if subject.strict_power:
+            row["verdict"] = "inconclusive"
+
+
+def _subject_error_row(subject: Subject, exc: Exception) -> dict:
+    """The row of a subject whose audit could not finish (it ended the process inside ``fit``)."""
+    nan = float("nan")
+    return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)}",
+            "neighbouring": subject.neighbours, "epsilon_claimed": subject.epsilon, "delta": subject.delta,
+            "epsilon_lower": nan, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "error",
+            "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
+            "decided_by": "error", "detail": f"error: {exc}"}
+
+
 def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:
     start = time.perf_counter()
     report = Report(name, budget, seed, title="Privacy claims of outside code, audited by `python -m audit check`.")
@@ -545,7 +708,11 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
         what = subject.name if subject.name == subject.target else f"{subject.name}: {subject.target}"
         progress.step(f"claim {k + 1}/{len(subjects)} {what}, claimed ε {subject.epsilon:g} ({subject.neighbours})",
                       done=k, total=len(subjects), since=start)
-        report.claims.append(audit_subject(subject, budget, seed + k))
+        try:
+            row = audit_subject(subject, budget, seed + k)
+        except SubjectExit as exc:  # the next subjects are still audited; check exits 2
+            row = _subject_error_row(subject, exc)
+        report.claims.append(row)
     sizes = sorted({s.n_samples or SAMPLES[budget] for s in subjects})
     report.notes.append(f"{', '.join(f'{n:,}' for n in sizes)} outputs per input (20% pilot), alpha = {ALPHA} per claim "
                         "shared over its audited pairs and both directions: a claim that holds is flagged with "

@@ -52,7 +52,7 @@ __all__ = ["load_claims"]
 
 EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
-SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected",
+SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected", "exempt",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
                 "state", "strict_power"}
 
@@ -178,7 +178,8 @@ def load_claims(path) -> tuple[list[Subject], dict]:
                              f"got {expected!r}")
         options = {"pairs": entry.get("pairs"), "n_samples": entry.get("n_samples"),
                    **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale")},
-                   "strict_power": bool(entry.get("strict_power", False))}
+                   "strict_power": bool(entry.get("strict_power", False)),
+                   "expected_stated": "expected" in entry, "exempt": entry.get("exempt")}
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
                            ("classes", parse_classes), ("release", parse_release),
                            ("exceptions", _exceptions), ("state", _state)):

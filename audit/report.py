@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
-from audit.engine.progress import finished, measured
+from audit.engine.progress import finished, gate_status, is_gate, measured
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
 
@@ -134,12 +134,13 @@ class Report:
         lines = [f"# Audit report: `{self.target}`", ""]
         if self.title:
             lines += [self.title, ""]
-        status = "**all verdicts as expected**" if self.ok else f"**MISMATCH** in {', '.join(self.mismatches())}"
+        status = gate_status(self, bold=True)
         lines += [f"Budget `{self.budget}`, seed {self.seed}, {self.elapsed_s:.1f} s: {status}.", ""]
         verdicts = self._verdict_rows()
         if verdicts:
-            lines += ["## Verdicts", "", "Every row at a glance (✓: the verdict expected; ✗: not); details below.",
-                      ""]
+            legend = "✓: no loss above the claim was found; ✗: the claim does not hold" if is_gate(self) else \
+                "✓: the verdict expected; ✗: not"
+            lines += ["## Verdicts", "", f"Every row at a glance ({legend}); details below.", ""]
             lines += _table(["id", "kind", "claimed", "measured", "verdict", ""], verdicts) + [""]
         if self.claims:
             subjects = list(dict.fromkeys(c["subject"] for c in self.claims))
@@ -222,7 +223,9 @@ class Report:
 
     def _verdict_rows(self) -> list[list[str]]:
         """One short row per claim, mutant, theorem and comparison: id, kind, claimed, measured, verdict."""
-        def verdict(v, expected):
+        def verdict(v, expected, stated=True):
+            if not stated:  # the user's own code: the gate's answer, no expectation to compare with
+                return v
             return (f"{v} (expected)" if v in ("violation", "refuted") else v) if v == expected else \
                 f"{v}, expected {expected}"
 
@@ -238,7 +241,8 @@ class Report:
                 by not in (None, "outputs") else ""
 
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", measured(c, _num) + _truth(c),
-                 verdict(c["verdict"], c["expected"]) + through(c) + power(c), _mark(c["verdict"] == c["expected"])]
+                 verdict(c["verdict"], c["expected"], c.get("expected_stated", True)) + through(c) + power(c),
+                 _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}" + _truth(m),
                   "detected" if m["detected"] else "missed", _mark(m["detected"])] for m in self.mutants]

@@ -1,10 +1,11 @@
-"""Exceptions as first-class outcomes in ``audit check`` (issue 27 item 1).
+"""Exceptions as first-class outcomes in ``audit check``.
 
-A failed ``fit`` was recorded as all zeros, identical to a model predicting class 0 everywhere, so an
-estimator that refuses every odd-sized dataset passed with epsilon >= 0. Statistical verdicts at alpha
-0.05 with fixed seeds and 2,000 outputs per input (a refusal on one side only is certain, so the lower
-bound is about ln(2000 / 3.7) = 6.3 > 1); a correct estimator would be flagged with probability at most
-0.05 under another seed.
+An exception's outcome is its type and its canonical message (:mod:`audit.engine.outcome`); the refusal of an
+empty dataset is reported on a line of its own and does not decide unless asked (``--exempt none``); a subject
+that ends the process (``sys.exit`` in ``fit``) is an error row and exit 2, never a silent exit 0. Statistical
+verdicts at alpha 0.05 with fixed seeds and 2,000 outputs per input (a refusal on one side only is certain, so
+the lower bound is about ln(2000 / 3.7) = 6.3 > 1); a correct estimator would be flagged with probability at
+most 0.05 under another seed.
 """
 from __future__ import annotations
 
@@ -34,13 +35,23 @@ def test_a_crash_that_separates_a_pair_is_a_violation_through_an_exception(tmp_p
     assert row["exception_findings"]
 
 
+def test_the_refusal_of_empty_data_is_reported_apart_and_decides_only_when_asked(tmp_path):
+    assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--out", str(tmp_path)]) == 0
+    row = _row(tmp_path, "RefusesEmpty")
+    assert row["verdict"] == "pass" and row["exempt_refusals"] and not row["exception_findings"]
+    assert all("fit refuses an empty dataset (0 records) on every one of 5 fits" in t for t in row["exempt_refusals"])
+    assert "reported, not decisive: the refusal of an empty dataset" in row["detail"]
+    assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--exempt", "none", "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "RefusesEmpty")
+    assert row["decided_by"] == "exception" and not row["exempt_refusals"]
+    assert "the outputs alone: ε ≥" in row["detail"] and "(within the claim)" in row["detail"]
+
+
 def test_report_mode_passes_a_private_estimator_that_refuses_empty_data_and_names_the_refusal(tmp_path):
-    assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--out", str(tmp_path)]) == 1  # default: fail
-    assert _row(tmp_path, "RefusesEmpty")["decided_by"] == "exception"
     assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--exceptions", "report",
                  "--out", str(tmp_path)]) == 0
     row = _row(tmp_path, "RefusesEmpty")
-    assert row["verdict"] == "pass" and "cannot fit on an empty dataset" in " ".join(row["exception_findings"])
+    assert row["verdict"] == "pass" and "cannot fit on an empty dataset" in " ".join(row["exempt_refusals"])
     assert "reported, not decisive" in row["detail"]
 
 
@@ -49,3 +60,44 @@ def test_report_mode_still_flags_an_output_leak(tmp_path):
                  "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "RefusesEmptyLeaky")
     assert row["decided_by"] == "outputs" and "violation through the outputs" in row["detail"]
+
+
+def test_a_refusal_whose_message_carries_the_count_separates_by_its_message(tmp_path):
+    """Same exception type on both sides of a 2-vs-3 record pair, different messages: a different outcome."""
+    assert main(["check", "subjects.crashing:CountInMessage", *BASE, "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "CountInMessage")
+    assert row["decided_by"] == "exception" and row["epsilon_lower"] > 1
+    assert "too few records to fit: " in row["evidence_data"]["event"]
+
+
+def test_a_refusal_at_random_on_every_dataset_is_an_outcome_that_separates_nothing(tmp_path):
+    """fit gives up with probability 0.3 whatever the data: the refusal is an outcome with one law on both sides
+    (the gate passes, alpha 0.05), and it is never exempt (on the empty dataset it is not certain)."""
+    assert main(["check", "subjects.crashing:RandomRefusal", *BASE, "--out", str(tmp_path)]) == 0
+    row = _row(tmp_path, "RandomRefusal")
+    assert row["verdict"] == "pass"
+
+
+def test_sys_exit_in_fit_is_an_error_row_and_exit_2_and_later_subjects_are_still_audited(tmp_path, capsys):
+    assert main(["check", "subjects.crashing:ExitsInFit", *BASE, "--out", str(tmp_path)]) == 2
+    row = _row(tmp_path, "ExitsInFit")
+    assert row["verdict"] == "error" and "called sys.exit(None) inside fit" in row["detail"]
+    assert "called sys.exit" in capsys.readouterr().err
+    claims = tmp_path / "exits.toml"
+    claims.write_text('[[subject]]\nname = "exits"\ncallable = "subjects.crashing:ExitsInFit"\nepsilon = 1.0\n'
+                      'bounds = [[0, 1]]\nclasses = [0, 1]\nn_samples = 2000\nscale = false\n\n'
+                      '[[subject]]\nname = "after"\ncallable = "subjects.crashing:RefusesEmpty"\nepsilon = 1.0\n'
+                      'bounds = [[0, 1]]\nclasses = [0, 1]\nn_samples = 2000\nscale = false\nstate = "off"\n')
+    assert main(["check", "--claims", str(claims), "--quiet", "--out", str(tmp_path)]) == 2
+    rows = json.loads((tmp_path / "exits" / "report.json").read_text())["claims"]
+    assert [r["verdict"] for r in rows] == ["error", "pass"]
+
+
+def test_outcome_codes_tell_type_and_message_apart_and_mask_addresses():
+    from audit.engine.outcome import outcome_code, outcome_text
+
+    codes = {outcome_code(e) for e in (ValueError("n = 3"), ValueError("n = 4"), RuntimeError("n = 3"))}
+    assert len(codes) == 3 and 0 not in codes
+    assert outcome_code(ValueError("at 0x7f00aa11bb22")) == outcome_code(ValueError("at 0x7f00cc33dd44"))
+    assert outcome_text(KeyError("x")).startswith("builtins.KeyError: ")
+    assert all(float(c) == c for c in codes)  # exact in a float64

@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["Console", "listening", "finished", "step", "row_line", "summary_lines", "summary_json", "expected_rows"]
+__all__ = ["Console", "listening", "finished", "step", "row_line", "summary_lines", "summary_json", "expected_rows",
+           "gate_status", "is_gate"]
 
 _LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
 
@@ -85,8 +86,26 @@ DECIDED_BY = {
                    "--no-float-probe audits real arithmetic)",
     "exception": "through an exception (fit refuses one dataset of the pair; --exceptions report decides on the "
                  "outputs)",
-    "kept state": "through kept state (the fitted model keeps what replays its noise; --state warn reports it)",
+    "kept state": "through kept state (the fitted model or its pickle keeps what replays its noise; --state warn "
+                  "reports it)",
 }
+
+
+def is_gate(report) -> bool:
+    """A report of ``check`` on the user's own code with no expectation stated (no claims file ``expected``):
+    its verdicts are the gate's answers, never compared with an expectation."""
+    return bool(report.claims) and not report.theorems and not report.mutants and \
+        not any(c.get("expected_stated", True) for c in report.claims)
+
+
+def gate_status(report, bold: bool = False) -> str:
+    """The closing status: ``all verdicts as expected`` / ``MISMATCH in ...`` where expectations were stated,
+    else the gate's answer (``no claim refuted`` / ``not shown private: ...``)."""
+    b = "**" if bold else ""
+    if is_gate(report):
+        bad = [c["id"] for c in report.claims if c["verdict"] != "pass"]
+        return f"{b}no claim refuted{b}" if not bad else f"{b}not shown private{b}: {', '.join(bad)}"
+    return f"{b}all verdicts as expected{b}" if report.ok else f"{b}MISMATCH{b} in {', '.join(report.mismatches())}"
 
 
 def measured(row: dict, num=None) -> str:
@@ -95,13 +114,20 @@ def measured(row: dict, num=None) -> str:
     num = num or _num
     if row.get("method") == "ledger":
         return f"ledger total {num(row['epsilon_point'])} (an upper bound, not a measurement)"
+    if row.get("epsilon_reading") == "∞":
+        return "ε = ∞ (kept state replays the noise)"
+    if row.get("verdict") == "error":
+        return "nothing (the audit could not finish)"
     return f"ε ≥ {num(row['epsilon_lower'])}"
 
 
 def row_line(kind: str, row: dict) -> str:
     """One line for a finished row: whether it is as expected, its id, its verdict and its numbers."""
-    mark = "✓" if as_expected(kind, row) else "✗"
-    if kind == "claim":
+    stated = kind != "claim" or row.get("expected_stated", True)
+    mark = "✓" if (as_expected(kind, row) if stated else row["verdict"] == "pass") else "✗"
+    if kind == "claim" and row["verdict"] == "error":
+        what = str(row.get("detail", "error"))
+    elif kind == "claim":
         what = f"{row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, measured {measured(row)}"
     elif kind == "mutant":
         what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
@@ -118,7 +144,9 @@ def row_line(kind: str, row: dict) -> str:
                  else " (inconclusive: no power on the winning pair)")
     if kind == "claim" and row["verdict"] == "violation" and row.get("decided_by") in DECIDED_BY:
         what += " " + DECIDED_BY[row["decided_by"]]
-    if not as_expected(kind, row):
+    if not stated:
+        pass
+    elif not as_expected(kind, row):
         what += f" (expected {'detected' if kind == 'mutant' else row['expected']})"
     elif kind == "claim" and row["verdict"] == "violation":
         what += " (as expected)"
@@ -222,7 +250,7 @@ def _counts(report) -> dict:
 
 def summary_lines(report, path: Path, note: str = "") -> list[str]:
     """The closing summary: budget and verdict (a line starting ``Budget``), counts per kind, where the report is."""
-    status = "all verdicts as expected" if report.ok else f"MISMATCH in {', '.join(report.mismatches())}"
+    status = gate_status(report)
     lines = [f"Budget {report.budget}, seed {report.seed}, {report.elapsed_s:.1f} s: {status}."]
     parts = []
     for kind, counts in _counts(report).items():

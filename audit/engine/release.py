@@ -33,16 +33,17 @@ from numbers import Real
 
 import numpy as np
 
+from audit.engine.outcome import canonical_message, catchable, subject_exit
+
 __all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code"]
 
 
 def exception_code(exc: BaseException) -> int:
-    """A stable small code of an exception's type (0..996, from its qualified name): the ``raised``
-    coordinate is ``1 + code``, so different exception types are different outcomes."""
-    import zlib
+    """The ``raised`` coordinate of an exception: ``1 +`` a 48-bit code of its type and canonical message
+    (:func:`audit.engine.outcome.outcome_code`), so different refusals are different outcomes."""
+    from audit.engine.outcome import outcome_code
 
-    t = type(exc)
-    return zlib.crc32(f"{t.__module__}.{t.__qualname__}".encode()) % 997
+    return outcome_code(exc)
 
 #: breadth-first nodes whose feature and value are released
 BFS_NODES = 7
@@ -341,10 +342,14 @@ class EstimatorRelease:
                 names = these if len(these) > len(names) else names
                 if not self.description:
                     self.description = self.describe(est)
-            except Exception as exc:
+            except BaseException as exc:  # noqa: BLE001 - every exception of the subject is an outcome ...
+                if isinstance(exc, SystemExit):  # ... but ending the process, which is an error of its own
+                    raise subject_exit(exc, data) from None
+                if not catchable(exc):
+                    raise
                 errors.append(exc)
-                self.raised_on[data_key(data)] = f"{type(exc).__name__}({str(exc)[:80]!r})"
-                self.raised_types[1 + exception_code(exc)] = type(exc).__name__
+                self.raised_on[data_key(data)] = f"{type(exc).__name__}({canonical_message(exc)[:80]!r})"
+                self.raised_types[exception_code(exc)] = f"{type(exc).__name__}({canonical_message(exc)[:60]!r})"
         self.names = ["raised"] + names
         if not lengths:
             raise errors[0]
@@ -396,11 +401,13 @@ class EstimatorRelease:
         seed = int(rng.integers(0, 2**31 - 1))
         try:
             vals = self.features(self.fit(data, seed))
-        except Exception as exc:
-            if not self.exceptions:
+        except BaseException as exc:  # noqa: BLE001 - see calibrate
+            if isinstance(exc, SystemExit):
+                raise subject_exit(exc, data) from None
+            if not self.exceptions or not catchable(exc):
                 raise
             out = np.zeros(1 + self.length)
-            out[0] = 1.0 + exception_code(exc)  # a failed fit is an outcome of its own, never class 0
+            out[0] = float(exception_code(exc))  # a failed fit is an outcome of its own (type and message)
             return out
         vals = (list(vals) + [0.0] * self.length)[:self.length]
         out = np.asarray([0.0] + vals, dtype=float)

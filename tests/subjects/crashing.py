@@ -53,3 +53,38 @@ class RefusesEmpty(_Base):
 
 class RefusesEmptyLeaky(RefusesEmpty):
     noisy = False
+
+
+class ExitsInFit(_Base):
+    """Calls ``sys.exit()`` inside ``fit`` on datasets of odd size (status 0: the old gate's silent pass)."""
+
+    def fit(self, X, y):
+        if len(y) % 2:
+            import sys
+
+            sys.exit()
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+class CountInMessage(RefusesEmpty):
+    """An epsilon-DP noisy count that refuses fewer than 4 records with a message carrying the exact count: the
+    refusal's type is the same on both sides of a 2-vs-3 pair, its message is not."""
+
+    def fit(self, X, y):
+        if len(y) < 4:
+            self._raise(f"too few records to fit: {len(y)}")
+        return super().fit(X, y)
+
+
+class RandomRefusal(RefusesEmpty):
+    """The epsilon-DP noisy count, but ``fit`` gives up at random (probability 0.3 on every dataset, whatever it
+    holds): a refusal with the same law on both datasets of every pair, so it separates nothing."""
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(None if self.random_state is None else self.random_state + 1)
+        if rng.random() < 0.3:
+            raise RuntimeError("did not converge")
+        return super().fit(X, y)
