@@ -18,7 +18,7 @@ def test_check_prints_a_line_per_claim_then_the_summary(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert any(line.endswith("✓ claim tests.subjects.noise:MyLaplace: pass: claimed ε 1, measured ε ≥ "
                              + line.rsplit("≥ ", 1)[-1]) for line in lines)
-    assert lines[-3].startswith("Budget quick, seed 0, ") and lines[-3].endswith("all verdicts as expected.")
+    assert lines[-3].startswith("Budget quick, seed 0, ") and lines[-3].endswith("no claim refuted.")
     assert lines[-2].endswith("claims 1 pass.")
     # module and class name the report: two modules' MyLaplace never overwrite each other
     folder = tmp_path / "check-tests.subjects.noise-MyLaplace"
