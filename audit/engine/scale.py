@@ -108,8 +108,10 @@ class ScaleResult:
 def _pair(pattern, n, bounds, classes, relation):
     X0, y0 = pattern_data(pattern, n, bounds, classes)
     X1, y1 = pattern_data(pattern, n + 1, bounds, classes)
-    if relation == "substitute":
+    if relation == "substitute":  # the same size on both sides: the last record replaced by D(n + 1)'s last
         X1, y1 = np.vstack((X0[:-1], X1[-1:])), np.append(y0[:-1], y1[-1:])
+        return NeighbourPair((X0, y0), (X1, y1), f"[scale: {pattern}] {n:,} records, the last one replaced by "
+                             f"record {n + 1:,} of the pattern", relation)
     return NeighbourPair((X0, y0), (X1, y1), f"[scale: {pattern}] {n:,} records vs {n + 1:,}", relation)
 
 

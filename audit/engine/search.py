@@ -36,7 +36,8 @@ __all__ = ["FAMILIES", "candidate_pairs", "search_and_confirm", "SearchResult"]
 
 FAMILIES = ("pure node + one other class", "only record of a class removed", "identical features",
             "domain corners and bin edges", "empty region receives one record", "near tie between splits",
-            "single-class dataset", "one record vs none", "label flip", "random tiny datasets")
+            "single-class dataset", "one record vs none", "label flip", "random tiny datasets",
+            "one vs two records at the bounds")
 
 
 def _empty(d: int):
@@ -136,6 +137,19 @@ def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int 
                                relation))
         pairs.append(_pair(FAMILIES[8], f"two records: the first's label {shown(c0)} vs {shown(c1)}", [low, high], [c0, c1],
                            [low, high], [c1, c1], d, relation))
+    # one record vs two at the public bounds' corners, labels at the public extremes: where a bounded mean or sum
+    # moves most under add/remove (and, under substitution, one record moved from corner to corner)
+    bottom, top = at([0.0] * d), at([1.0] * d)
+    for (r0, l0), (r1, l1) in (((bottom, c0), (top, c1)), ((top, c1), (bottom, c0)), ((top, c1), (top, c1)),
+                               ((bottom, c0), (bottom, c0))):
+        if add:
+            pairs.append(_pair(FAMILIES[10], f"one record at {r0} (class {shown(l0)}) vs two, the second at {r1} "
+                               f"(class {shown(l1)})", [r0], [l0], [r0, r1], [l0, l1], d, relation))
+        elif (r0, l0) != (r1, l1):
+            pairs.append(_pair(FAMILIES[10], f"one record at {r0} (class {shown(l0)}) vs at {r1} (class {shown(l1)})",
+                               [r0], [l0], [r1], [l1], d, relation))
+            pairs.append(_pair(FAMILIES[10], f"two records, the second at {r0} (class {shown(l0)}) vs at {r1} "
+                               f"(class {shown(l1)})", [r1, r0], [l1, l0], [r1, r1], [l1, l1], d, relation))
     rng = np.random.default_rng(seed)
     for k in range(n_random):
         m = int(rng.integers(0 if add else 1, size + 2))
