@@ -1,0 +1,365 @@
+"""Replay: turn a suspicious integer kept by a fitted model into a measured privacy loss.
+
+A fitted model that keeps the seed its noise was drawn from (a derived ``tree_seed_``, an OS-entropy
+``seed_``, a tree's ``random_state`` inside a forest) lets whoever holds the model refit with that
+seed and obtain the very same model: the noise is known, the exact statistics come back. This
+module measures it.
+
+* :func:`leaves` reads a model's *fingerprint*: every numeric value its pickle carries (ints,
+  floats, numeric arrays, the fields of structured arrays, container lengths as ``path#len``) by
+  path, skipping generator states.
+* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first):
+  an integer (or int-array entry, or digit string) that changes and is at least ``2**16`` in
+  absolute value is a candidate.
+* :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole
+  model with ``random_state=c``, or refit the sub-estimator holding the candidate
+  (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the
+  split diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not
+  determined by ``c`` (ledgers, timestamps): they are left out of the comparison. A replay must
+  reproduce values that change from seed to seed besides the candidate itself, else it proves
+  nothing (a noisy count alone is not a seed).
+* :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on
+  ``D`` and counts exact reproductions: the event "the replay on D reproduces the published
+  model" gives an epsilon lower bound (:func:`audit.engine.bounds.epsilon_lower_bound`), with
+  alpha split (Bonferroni) over the candidates and the looks of the growing sample.
+"""
+from __future__ import annotations
+
+import pickle
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit.engine.bounds import epsilon_lower_bound
+from audit.engine.state_walk import MAX_NODES, recognise, walk
+
+__all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
+           "measure", "LOOKS", "MIN_MAGNITUDE"]
+
+#: sample sizes per side at which :func:`measure` looks at its counts
+LOOKS = (10, 20, 40, 80, 160, 200)
+#: an integer that changes must be at least this large (in absolute value) to be a candidate seed
+MIN_MAGNITUDE = 2 ** 16
+_DIGITS = re.compile(r"-?\d{5,}")
+_BOUNDARY = "[.#{"
+
+
+def rebuilt(obj):
+    """The object rebuilt from its pickle (``obj`` itself when it does not pickle)."""
+    try:
+        return pickle.loads(pickle.dumps(obj))
+    except Exception:  # noqa: BLE001 - outside code
+        return obj
+
+
+@dataclass
+class Leaves:
+    """A model's fingerprint: numeric values and digit strings by path, fittable sub-objects by path."""
+
+    numeric: dict = field(default_factory=dict)
+    digits: dict = field(default_factory=dict)
+    subs: dict = field(default_factory=dict)
+    truncated: bool = False
+
+
+def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
+    """The fingerprint of ``obj`` (see the module docstring); generator states are not entered."""
+    out = Leaves()
+    w = walk(obj, root, max_nodes, stop=lambda n: recognise(n, None) is not None)
+    for path, node in w:
+        if recognise(node, None) is not None:
+            continue
+        if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
+                                                             and node.dtype.kind in "biufc"):
+            out.numeric[path] = node
+        elif isinstance(node, np.ndarray):
+            if node.dtype.names:
+                for name in node.dtype.names:
+                    if node.dtype[name].kind in "biufc":
+                        out.numeric[f"{path}[{name!r}]"] = node[name]
+            elif node.dtype.kind in "biufc":
+                out.numeric[path] = node
+        elif isinstance(node, str):
+            if _DIGITS.fullmatch(node):
+                out.digits[path] = int(node)
+        elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
+            out.numeric[path + "#len"] = len(node)
+        elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
+            out.subs[path] = node
+    out.truncated = w.truncated
+    return out
+
+
+def same(a, b) -> bool:
+    """Exact equality of two numeric values or arrays, NaN equal to NaN."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    try:
+        if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        return bool(np.array_equal(a, b))
+    except TypeError:
+        return False
+
+
+def _diff(fa: dict, fb: dict) -> set:
+    keys = set(fa) | set(fb)
+    return {k for k in keys if k not in fa or k not in fb or not same(fa[k], fb[k])}
+
+
+def _prefixes(paths) -> set:
+    """Paths to leave out: a differing container length leaves out the whole container."""
+    return {p[:-4] if p.endswith("#len") else p for p in paths}
+
+
+def _excluded(path: str, prefixes) -> bool:
+    for q in prefixes:
+        if path == q or (path.startswith(q) and path[len(q)] in _BOUNDARY):
+            return True
+    return False
+
+
+def _compare(fa: dict, fb: dict, prefixes) -> bool:
+    ka = {k for k in fa if not _excluded(k, prefixes)}
+    kb = {k for k in fb if not _excluded(k, prefixes)}
+    return ka == kb and all(same(fa[k], fb[k]) for k in ka)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An integer that changes from fit to fit: ``key`` (a leaf path), ``index`` into an int array,
+    ``digits`` when it is kept as a string; ``origin`` says whether the first seed fixed it."""
+
+    key: str
+    index: int | None = None
+    digits: bool = False
+    origin: str = "derived from the seed"
+
+    @property
+    def path(self) -> str:
+        return self.key if self.index is None else f"{self.key}[{self.index}]"
+
+    def value(self, lv: Leaves):
+        """The candidate's value in another model's fingerprint (``None`` when absent)."""
+        try:
+            if self.digits:
+                return lv.digits[self.key]
+            v = lv.numeric[self.key]
+            v = np.asarray(v).ravel()[self.index] if self.index is not None else v
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                return None
+            return int(v)
+        except (KeyError, IndexError):
+            return None
+
+
+def _ints(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", cap: int = 16):
+    """Candidates (integers that differ between fits ``a`` and ``b``, at least :data:`MIN_MAGNITUDE`)
+    in walk order, at most ``cap`` of them; returns ``(candidates, capped)``."""
+    found = []
+    skip = {f"{root}.random_state"}
+
+    def origin(c):
+        return "derived from the seed" if c.value(la) == c.value(la2) else "changes with the same seed (OS entropy)"
+
+    for key, v in la.numeric.items():
+        if key in skip or key.endswith("#len") or key not in lb.numeric:
+            continue
+        w = lb.numeric[key]
+        if _ints(v) and _ints(w):
+            if int(v) != int(w) and abs(int(v)) >= MIN_MAGNITUDE:
+                found.append(Candidate(key))
+        elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and isinstance(w, np.ndarray) \
+                and w.shape == v.shape and v.size <= 10 ** 5:
+            a, b = v.ravel().astype(object), w.ravel().astype(object)
+            found.extend(Candidate(key, int(i)) for i in range(a.size) if a[i] != b[i] and abs(a[i]) >= MIN_MAGNITUDE)
+    for key, v in la.digits.items():
+        if key not in skip and key in lb.digits and lb.digits[key] != v and abs(v) >= MIN_MAGNITUDE:
+            found.append(Candidate(key, digits=True))
+    capped = len(found) > cap
+    return [Candidate(c.key, c.index, c.digits, origin(c)) for c in found[:cap]], capped
+
+
+@dataclass
+class Mode:
+    """One way to replay a candidate: refit the ``model``, or the sub-estimator at ``sub_path`` on
+    ``D`` or on the ``i``-th of ``m`` even shares of ``D`` (``share``)."""
+
+    kind: str
+    sub_path: str | None = None
+    share: tuple | None = None
+    prefixes: set = field(default_factory=set)
+
+    def describe(self, seed: str = "the candidate") -> str:
+        if self.kind == "model":
+            return f"refitting the model with {seed} as random_state on D"
+        data = "D" if self.share is None else f"share {self.share[0]} of {self.share[1]} of D"
+        return f"refitting {self.sub_path} with {seed} as random_state on {data}"
+
+
+def _with_seed(est, c):
+    if hasattr(est, "set_params"):
+        est.set_params(random_state=c)
+    else:
+        est.random_state = c
+    return est
+
+
+def _share(X, y, i, m):
+    n = len(X)
+    idx = (np.arange(n) // (n / m)).astype(int) == i
+    return np.asarray(X)[idx], np.asarray(y)[idx]
+
+
+def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
+    """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
+    X, y = D
+    if mode.kind == "model":
+        est = _with_seed(make_estimator(), c)
+        root = "model"
+    else:
+        sub = model_leaves.subs[mode.sub_path]
+        est = _with_seed(type(sub)(**sub.get_params(deep=False)), c)
+        root = "sub"
+        if mode.share is not None:
+            X, y = _share(X, y, *mode.share)
+    est.fit(X, y)
+    return leaves(rebuilt(est), root=root).numeric
+
+
+def _target(mode: Mode, lv: Leaves):
+    """The published fingerprint the replay of ``mode`` must reproduce."""
+    if mode.kind == "model":
+        return lv.numeric
+    return leaves(lv.subs[mode.sub_path], root="sub").numeric
+
+
+def _modes(cand: Candidate, la: Leaves, takes_seed: bool):
+    out = [Mode("model")] if takes_seed else []
+    owners = [p for p in la.subs if cand.key.startswith(p) and cand.key[len(p):len(p) + 1] in _BOUNDARY]
+    if owners:
+        sub_path = max(owners, key=len)
+        out.append(Mode("sub", sub_path))
+        m = re.fullmatch(r"(.*)\[(\d+)\]", sub_path)
+        if m and f"{m.group(1)}#len" in la.numeric:
+            out.append(Mode("sub", sub_path, (int(m.group(2)), int(la.numeric[f"{m.group(1)}#len"]))))
+    return out
+
+
+def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb: Leaves, D):
+    """The modes whose replay with the candidate of fit ``a`` reproduces fit ``a`` on ``D``.
+
+    Returns ``(modes, reasons)``: ``reasons`` says why each other mode was dropped.
+    """
+    kept, reasons = [], []
+    c = cand.value(la)
+    for mode in _modes(cand, la, takes_seed):
+        rel = cand.key if mode.kind == "model" else "sub" + cand.key[len(mode.sub_path):]
+        fixed = {rel, ("model" if mode.kind == "model" else "sub") + ".random_state"}
+        try:
+            r1 = _replay(mode, make_estimator, la, c, D)
+            r2 = _replay(mode, make_estimator, la, c, D)
+            ta, tb = _target(mode, la), _target(mode, lb) if mode.kind == "model" or mode.sub_path in lb.subs else {}
+        except Exception as exc:  # noqa: BLE001 - outside code refusing the seed
+            reasons.append(f"{mode.describe()}: raised {type(exc).__name__}")
+            continue
+        mode.prefixes = fixed | _prefixes(_diff(r1, r2))
+        if not {k for k in _diff(ta, tb) if not _excluded(k, mode.prefixes)}:
+            reasons.append(f"{mode.describe()}: nothing else in the model changes from seed to seed")
+        elif not _compare(r1, ta, mode.prefixes):
+            reasons.append(f"{mode.describe()}: does not reproduce the probe's fit")
+        else:
+            kept.append(mode)
+    return kept, reasons
+
+
+@dataclass
+class Replay:
+    """A candidate and what its replay measured (``k0`` of ``n0`` published from D reproduced,
+    ``k1`` of ``n1`` from D')."""
+
+    path: str
+    kind: str
+    origin: str = ""
+    modes: list = field(default_factory=list)
+    k0: int = 0
+    n0: int = 0
+    k1: int = 0
+    n1: int = 0
+    epsilon_lower: float = 0.0
+    alpha: float = 0.05
+    reason: str = ""
+
+    @property
+    def reproduced(self) -> bool:
+        return self.k0 > 0
+
+    def sentence(self) -> str:
+        how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
+        counts = (f"reproduces the published model in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
+                  f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
+        if not self.reproduced:
+            return f"{self.path}: candidate ({self.origin}), replay did not reproduce" + \
+                (f" ({self.reason})" if self.reason else f": {counts}")
+        head = "ε = ∞: " if self.k1 == 0 else ""
+        return f"{head}{how} {counts}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "origin": self.origin,
+                "replay": [m.describe() for m in self.modes], "counts": [self.k0, self.n0, self.k1, self.n1],
+                "epsilon_lower": self.epsilon_lower, "alpha": self.alpha, "reproduced": self.reproduced,
+                "reason": self.reason}
+
+
+def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadline, rng):
+    """Count replays that reproduce freshly published models.
+
+    Parameters
+    ----------
+    plans : list of (Candidate, list of Mode, Replay)
+        Candidates with at least one calibrated mode; their ``Replay`` records are filled in.
+    publish : callable
+        ``publish(side, secret) -> model`` fits a fresh model on D (side 0) or D' (side 1).
+    D : tuple
+        ``(X, y)``, the data every replay is fitted on.
+    deadline : float
+        ``time.perf_counter()`` value after which no new trial starts.
+    rng : numpy.random.Generator
+        Draws the secret seeds (below ``2**31``).
+    """
+    if not plans:
+        return
+    each = alpha / (len(plans) * len(LOOKS))
+    active = list(plans)
+    for look in LOOKS:
+        for _ in range(look - active[0][2].n0):
+            if time.perf_counter() > deadline:
+                break
+            for side in (0, 1):
+                lv = leaves(rebuilt(publish(side, int(rng.integers(2 ** 31)))))
+                for cand, modes, rep in active:
+                    c, hit = cand.value(lv), False
+                    for mode in modes if c is not None else ():
+                        try:
+                            hit = _compare(_replay(mode, make_estimator, lv, c, D), _target(mode, lv), mode.prefixes)
+                        except Exception:  # noqa: BLE001 - a replay that fails does not reproduce
+                            hit = False
+                        if hit:
+                            break
+                    if side == 0:
+                        rep.n0, rep.k0 = rep.n0 + 1, rep.k0 + hit
+                    else:
+                        rep.n1, rep.k1 = rep.n1 + 1, rep.k1 + hit
+        for _, _, rep in active:
+            rep.alpha = each
+            rep.epsilon_lower = epsilon_lower_bound(rep.k0, rep.n0, rep.k1, rep.n1, delta=delta, alpha=each)
+        active = [p for p in active if p[2].epsilon_lower <= epsilon and p[2].k0 + p[2].k1 > 0]
+        if not active or time.perf_counter() > deadline:
+            return
