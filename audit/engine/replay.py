@@ -12,7 +12,10 @@ module measures it.
   an integer (or int-array entry, or digit string) that changes and is at least ``2**16`` in
   absolute value is a candidate.
 * :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole
-  model with ``random_state=c``, or refit the sub-estimator holding the candidate
+  model with ``random_state=c``; refit it with the probe's known seed while every generator seeded
+  with the candidate's value in that fit (``default_rng``, ``RandomState``, ``random.Random``) is
+  seeded with ``c`` instead (*reseed*: a derived seed drawn from the generator and then used for
+  the noise); or refit the sub-estimator holding the candidate
   (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the
   split diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not
   determined by ``c`` (ledgers, timestamps): they are left out of the comparison. A replay must
@@ -26,13 +29,15 @@ module measures it.
 from __future__ import annotations
 
 import pickle
+import random
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine.bounds import epsilon_lower_bound
+from audit.engine.bounds import epsilon_lower_bound, point_estimate
 from audit.engine.state_walk import MAX_NODES, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
@@ -187,19 +192,62 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
     return [Candidate(c.key, c.index, c.digits, origin(c)) for c in found[:cap]], capped
 
 
+_SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
+
+
+def _swap(seed):
+    try:
+        return _SUBSTITUTE.get(int(seed), seed) if isinstance(seed, (int, np.integer)) else seed
+    except TypeError:
+        return seed
+
+
+class _ReseededRandomState(np.random.RandomState):
+    def __init__(self, seed=None):
+        super().__init__(_swap(seed))
+
+
+class _ReseededRandom(random.Random):
+    def seed(self, a=None, version=2):
+        super().seed(_swap(a), version)
+
+
+@contextmanager
+def reseeded(old: int, new: int):
+    """Within the block, ``default_rng``, ``RandomState`` and ``random.Random`` seeded with ``old`` are
+    seeded with ``new`` (module attributes are patched and restored)."""
+    saved = np.random.default_rng, np.random.RandomState, random.Random
+    original_rng = saved[0]
+    _SUBSTITUTE.clear()
+    _SUBSTITUTE[int(old)] = int(new)
+    np.random.default_rng = lambda seed=None: original_rng(_swap(seed))
+    np.random.RandomState, random.Random = _ReseededRandomState, _ReseededRandom
+    try:
+        yield
+    finally:
+        np.random.default_rng, np.random.RandomState, random.Random = saved
+        _SUBSTITUTE.clear()
+
+
 @dataclass
 class Mode:
-    """One way to replay a candidate: refit the ``model``, or the sub-estimator at ``sub_path`` on
-    ``D`` or on the ``i``-th of ``m`` even shares of ``D`` (``share``)."""
+    """One way to replay a candidate: refit the ``model`` with it as seed, refit the model with the known
+    seed ``t`` while seeds equal to ``old`` become the candidate (``reseed``), or refit the sub-estimator
+    at ``sub_path`` on ``D`` or on the ``i``-th of ``m`` even shares of ``D`` (``share``)."""
 
     kind: str
     sub_path: str | None = None
     share: tuple | None = None
     prefixes: set = field(default_factory=set)
+    t: int | None = None
+    old: int | None = None
 
     def describe(self, seed: str = "the candidate") -> str:
         if self.kind == "model":
             return f"refitting the model with {seed} as random_state on D"
+        if self.kind == "reseed":
+            return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
+                    f"{self.old} that fit derived")
         data = "D" if self.share is None else f"share {self.share[0]} of {self.share[1]} of D"
         return f"refitting {self.sub_path} with {seed} as random_state on {data}"
 
@@ -221,6 +269,11 @@ def _share(X, y, i, m):
 def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
     X, y = D
+    if mode.kind == "reseed":
+        est = _with_seed(make_estimator(), mode.t)
+        with reseeded(mode.old, c):
+            est.fit(X, y)
+        return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "model":
         est = _with_seed(make_estimator(), c)
         root = "model"
@@ -236,13 +289,15 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
 
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
-    if mode.kind == "model":
+    if mode.kind in ("model", "reseed"):
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
 
 
-def _modes(cand: Candidate, la: Leaves, takes_seed: bool):
+def _modes(cand: Candidate, la: Leaves, takes_seed: bool, t):
     out = [Mode("model")] if takes_seed else []
+    if takes_seed and t is not None:
+        out.append(Mode("reseed", t=t, old=cand.value(la)))
     owners = [p for p in la.subs if cand.key.startswith(p) and cand.key[len(p):len(p) + 1] in _BOUNDARY]
     if owners:
         sub_path = max(owners, key=len)
@@ -253,20 +308,25 @@ def _modes(cand: Candidate, la: Leaves, takes_seed: bool):
     return out
 
 
-def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb: Leaves, D):
-    """The modes whose replay with the candidate of fit ``a`` reproduces fit ``a`` on ``D``.
+def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb: Leaves, D, t=None):
+    """The modes whose replay reproduces a probe fit on ``D``: fit ``a`` (seed ``t``) from its own
+    candidate, or, for *reseed*, fit ``b`` from its candidate (the known seed being ``t``).
 
     Returns ``(modes, reasons)``: ``reasons`` says why each other mode was dropped.
     """
     kept, reasons = [], []
-    c = cand.value(la)
-    for mode in _modes(cand, la, takes_seed):
-        rel = cand.key if mode.kind == "model" else "sub" + cand.key[len(mode.sub_path):]
-        fixed = {rel, ("model" if mode.kind == "model" else "sub") + ".random_state"}
+    for mode in _modes(cand, la, takes_seed, t):
+        whole = mode.kind in ("model", "reseed")
+        src, other = (lb, la) if mode.kind == "reseed" else (la, lb)
+        c = cand.value(src)
+        rel = cand.key if whole else "sub" + cand.key[len(mode.sub_path):]
+        fixed = {rel, ("model" if whole else "sub") + ".random_state"}
         try:
-            r1 = _replay(mode, make_estimator, la, c, D)
-            r2 = _replay(mode, make_estimator, la, c, D)
-            ta, tb = _target(mode, la), _target(mode, lb) if mode.kind == "model" or mode.sub_path in lb.subs else {}
+            if c is None or (mode.kind == "reseed" and (mode.old is None or c == mode.old)):
+                raise ValueError("no candidate value")
+            r1 = _replay(mode, make_estimator, src, c, D)
+            r2 = _replay(mode, make_estimator, src, c, D)
+            ta, tb = _target(mode, src), _target(mode, other) if whole or mode.sub_path in other.subs else {}
         except Exception as exc:  # noqa: BLE001 - outside code refusing the seed
             reasons.append(f"{mode.describe()}: raised {type(exc).__name__}")
             continue
@@ -360,6 +420,9 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
         for _, _, rep in active:
             rep.alpha = each
             rep.epsilon_lower = epsilon_lower_bound(rep.k0, rep.n0, rep.k1, rep.n1, delta=delta, alpha=each)
-        active = [p for p in active if p[2].epsilon_lower <= epsilon and p[2].k0 + p[2].k1 > 0]
+        # stop a candidate once its bound exceeds the claim, when it never reproduced, or when its point
+        # estimate is below half the claim (more trials would only sharpen a bound that stays below it)
+        active = [p for p in active if p[2].epsilon_lower <= epsilon and p[2].k0 + p[2].k1 > 0
+                  and point_estimate(p[2].k0, p[2].n0, p[2].k1, p[2].n1, delta=delta) >= epsilon / 2]
         if not active or time.perf_counter() > deadline:
             return

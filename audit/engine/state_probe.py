@@ -258,26 +258,27 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, deadline
         return
     if refused:
         report.remarks.append("fit refused " + "; ".join(refused))
-    items, report.truncated = find_state_walk(est, s1)
+    items, report.truncated = find_state_walk(est, s1, max_nodes=MAX_NODES)
     try:
         back = pickle.loads(pickle.dumps(est))
     except Exception as exc:  # noqa: BLE001
         back = est
         report.remarks.append(f"the fitted model cannot be pickled ({type(exc).__name__}); the live object was probed")
     else:
-        more, cut = find_state_walk(back, s1, where="pickle")
+        more, cut = find_state_walk(back, s1, where="pickle", max_nodes=MAX_NODES)
         items, report.truncated = items + more, report.truncated or cut
     for f in items:
         (report.notes if f.parameter and f.kind == "seed" else report.findings).append(f)
-    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed and s1 is not None, epsilon, delta,
-                       alpha, seed, deadline)
+    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline)
 
 
-def _replay_candidates(report, make_estimator, back, D0, D1, s1, seeded, epsilon, delta, alpha, seed, deadline):
+def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline):
+    """Fit twice more on D (another seed, the same seed), replay the integers that change, measure."""
+    seeded = s1 is not None
     s2 = next(s for s in (*OTHER_SEEDS, PROBE_SEED) if s != s1) if seeded else None
     try:
         lb = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s2)))
-        la2 = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s1 if seeded else None)))
+        la2 = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s1)))
     except Exception as exc:  # noqa: BLE001
         report.remarks.append(f"no replay: a second fit raised {type(exc).__name__}")
         return
@@ -289,7 +290,7 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, seeded, epsilon
                               "were replayed")
     plans = []
     for cand in cands:
-        modes, reasons = rp.calibrate(cand, make_estimator, seeded, la, lb, D0)
+        modes, reasons = rp.calibrate(cand, make_estimator, takes_seed, la, lb, D0, t=s1)
         rec = rp.Replay(cand.path, "digit string" if cand.digits else "integer", cand.origin, modes, alpha=alpha,
                         reason="; ".join(reasons) if not modes else "")
         if not modes and not reasons:
