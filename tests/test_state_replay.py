@@ -132,3 +132,39 @@ def test_diffprivlib_forest_trees_are_replayed_on_their_share_of_the_data():
     assert rep.epsilon_lower == last.epsilon_lower > 1.0
     first = _replay(rep, "model.estimators_[0].random_state")
     assert first.k0 == first.n0 and first.k1 == first.n1  # share 0 is the same in D and D'
+
+
+@pytest.mark.parametrize("cls, path, k", [
+    (forms.KeepsCheckRandomState, "model.random_state_", 4),  # MT19937: block position lowered by 4 words
+    (forms.KeepsBoundMethod, "model.jitter_.__self__", 2),  # PCG64: advance(-2)
+    (forms.KeepsBitGeneratorState, "model.rng_state_", 0),  # the state dict was kept before the first draw
+])
+def test_a_kept_generator_is_rewound_and_its_replay_measured(cls, path, k):
+    """The calibration fit (known seed) measures the draws consumed; each published model's kept generator, rewound
+    by that many, replays its fit: 20/20 from D, 0/20 from D' (seeded as the module docstring says)."""
+    rep = probe_estimator(cls, X, Y, epsilon=1.0)
+    r = _replay(rep, path)
+    assert r.origin == "kept" and r.modes[0].kind == "rewind" and r.modes[0].k == k
+    assert (r.k0, r.n0, r.k1, r.n1) == (20, 20, 0, 20) and r.epsilon_lower > 1.0
+    assert math.isinf(rep.epsilon_lower) and path in rep.evidence and "20/20 fits from D" in rep.evidence
+
+
+def test_a_stdlib_random_state_is_reported_as_not_replayed_with_the_reason():
+    rep = probe_estimator(forms.KeepsRandomGetState, X, Y)
+    r = _replay(rep, "model.state_")
+    assert not r.reproduced and r.n0 == 0 and "cannot be passed as random_state" in r.reason
+    assert rep.verdict == "violation" and math.isinf(rep.epsilon_lower)
+
+
+def test_rewind_helpers_round_trip():
+    g = np.random.default_rng(11)
+    g.random(5)
+    assert rp.consumption(g, 11) == 5
+    again = rp.rewound(g, 5)
+    assert again.random() == np.random.default_rng(11).random()
+    rs = np.random.RandomState(11)
+    first = rs.random_sample(3)
+    assert rp.consumption(rs, 11) == 6  # doubles take two 32-bit words
+    assert np.array_equal(rp.rewound(rs, 6).random_sample(3), first)
+    with pytest.raises(ValueError):
+        rp.consumption(np.random.default_rng(12), 11, max_steps=100)

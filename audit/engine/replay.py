@@ -66,6 +66,7 @@ class Leaves:
     numeric: dict = field(default_factory=dict)
     digits: dict = field(default_factory=dict)
     subs: dict = field(default_factory=dict)
+    states: dict = field(default_factory=dict)
     truncated: bool = False
 
 
@@ -75,6 +76,7 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
     w = walk(obj, root, max_nodes, stop=lambda n: recognise(n, None) is not None)
     for path, node in w:
         if recognise(node, None) is not None:
+            out.states[path] = node
             continue
         if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
                                                              and node.dtype.kind in "biufc"):
@@ -241,10 +243,14 @@ class Mode:
     prefixes: set = field(default_factory=set)
     t: int | None = None
     old: int | None = None
+    k: int = 0
 
     def describe(self, seed: str = "the candidate") -> str:
         if self.kind == "model":
             return f"refitting the model with {seed} as random_state on D"
+        if self.kind == "rewind":
+            return (f"rewinding a copy of {seed} by the {self.k} draws a fit with a known seed consumed and "
+                    "refitting the model with it as random_state on D")
         if self.kind == "reseed":
             return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
                     f"{self.old} that fit derived")
@@ -269,6 +275,10 @@ def _share(X, y, i, m):
 def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
     X, y = D
+    if mode.kind == "rewind":
+        est = _with_seed(make_estimator(), rewound(c, mode.k))
+        est.fit(X, y)
+        return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "reseed":
         est = _with_seed(make_estimator(), mode.t)
         with reseeded(mode.old, c):
@@ -289,7 +299,7 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
 
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
-    if mode.kind in ("model", "reseed"):
+    if mode.kind in ("model", "reseed", "rewind"):
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
 
@@ -365,6 +375,8 @@ class Replay:
         how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
         counts = (f"reproduces the published model in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
+        if not self.reproduced and self.origin == "kept":
+            return f"{self.path}: kept {self.kind}, " + (self.reason or f"replay did not reproduce: {counts}")
         if not self.reproduced:
             return f"{self.path}: candidate ({self.origin}), replay did not reproduce" + \
                 (f" ({self.reason})" if self.reason else f": {counts}")
@@ -426,3 +438,100 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
                   and point_estimate(p[2].k0, p[2].n0, p[2].k1, p[2].n1, delta=delta) >= epsilon / 2]
         if not active or time.perf_counter() > deadline:
             return
+
+
+# --- kept generators: rewind by the consumption a fit with a known seed measured ----------------------------------
+
+#: the most raw draws a rewind calibration steps through
+MAX_STEPS = 200_000
+
+
+def _bit_generator(state):
+    """A fresh bit generator (or ``RandomState``) holding a copy of a kept generator or generator state."""
+    if isinstance(state, np.random.Generator):
+        state = state.bit_generator
+    if isinstance(state, np.random.BitGenerator):
+        state = state.state
+    if isinstance(state, np.random.RandomState):
+        state = state.get_state(legacy=False)
+    if isinstance(state, tuple) and state and state[0] == "MT19937":
+        state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[1]), "pos": int(state[2])}}
+    if isinstance(state, dict) and "bit_generator" in state:
+        bg = getattr(np.random, str(state["bit_generator"]))()
+        bg.state = state
+        return bg
+    raise ValueError(f"a {type(state).__name__} state cannot be passed as random_state")
+
+
+def _mt_pos(bg):
+    return int(bg.state["state"]["pos"])
+
+
+def consumption(state, t: int, max_steps: int = MAX_STEPS) -> int:
+    """How many raw draws a fit seeded with ``t`` took from ``default_rng(t)`` (PCG64 family: step a copy
+    with ``advance(1)``) or ``RandomState(t)`` (MT19937: the position in its first block)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        ref = np.random.RandomState(t)
+        ref.random_sample()
+        if not np.array_equal(ref.get_state()[1], bg.state["state"]["key"]):
+            raise ValueError("the kept RandomState left the first block of RandomState(seed)")
+        return _mt_pos(bg)
+    if not hasattr(bg, "advance"):
+        raise ValueError(f"{type(bg).__name__} cannot be rewound")
+    start = np.random.default_rng(t).bit_generator
+    if type(start) is not type(bg):
+        raise ValueError(f"the kept {type(bg).__name__} is not default_rng's bit generator")
+    target = bg.state["state"]
+    for k in range(max_steps + 1):
+        if start.state["state"] == target:
+            return k
+        start.advance(1)
+    raise ValueError(f"not reached from default_rng(seed) within {max_steps:,} draws")
+
+
+def rewound(state, k: int):
+    """A generator holding a copy of ``state`` stepped back ``k`` draws: a ``Generator`` (PCG64 family) or a
+    ``RandomState`` whose block position is lowered by ``k`` (MT19937)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        st = bg.state
+        if _mt_pos(bg) < k:
+            raise ValueError("cannot rewind past the start of the block")
+        st["state"]["pos"] = _mt_pos(bg) - k
+        rs = np.random.RandomState(0)
+        rs.set_state(("MT19937", st["state"]["key"], st["state"]["pos"], 0, 0.0))
+        return rs
+    bg.advance(-k)
+    return np.random.Generator(bg)
+
+
+@dataclass(frozen=True)
+class KeptState:
+    """A kept generator (or generator state) at ``key``, read from another model's fingerprint."""
+
+    key: str
+
+    @property
+    def path(self) -> str:
+        return self.key
+
+    def value(self, lv: Leaves):
+        return lv.states.get(self.key)
+
+
+def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
+    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+    try:
+        mode = Mode("rewind", k=consumption(kept.value(la), t))
+        r1 = _replay(mode, make_estimator, la, kept.value(la), D)
+        r2 = _replay(mode, make_estimator, la, kept.value(la), D)
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound or a fit that refuses it
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else
+                    f"not replayed: {type(exc).__name__}"]
+    mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
+    if not {k for k in _diff(la.numeric, lb.numeric) if not _excluded(k, mode.prefixes)}:
+        return [], ["not replayed: nothing in the model changes from seed to seed"]
+    if not _compare(r1, la.numeric, mode.prefixes):
+        return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
+    return [mode], []

@@ -299,6 +299,21 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
         if modes:
             plans.append((cand, modes, rec))
 
+    if seeded:
+        kinds = {}
+        for f in report.findings:
+            if f.kind in ("generator", "state") and not f.parameter:
+                kinds.setdefault(f.path, f.type_name)
+        for path, type_name in kinds.items():
+            if path not in la.states or len(plans) >= MAX_CANDIDATES:
+                continue
+            kept = rp.KeptState(path)
+            modes, reasons = rp.calibrate_rewind(kept, make_estimator, la, lb, D0, s1)
+            rec = rp.Replay(path, type_name, "kept", modes, alpha=alpha, reason="; ".join(reasons))
+            report.replays.append(rec)
+            if modes:
+                plans.append((kept, modes, rec))
+
     def publish(side, secret):
         return _fit(make_estimator, (D0, D1)[side], secret if seeded else None)
 
@@ -306,7 +321,7 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
                rng=np.random.default_rng(seed))
     if plans and time.perf_counter() > deadline:
         report.remarks.append("the replay measurement stopped at its time limit")
-    known = {f.path for f in report.findings}
+    known = {f.path for f in report.findings}  # a kept generator stays a generator finding (epsilon infinite)
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
