@@ -49,6 +49,7 @@ LOOKS = (10, 20, 40, 80, 160, 200)
 MIN_MAGNITUDE = 2 ** 16
 _DIGITS = re.compile(r"-?\d{5,}")
 _BOUNDARY = "[.#{"
+_PY = frozenset({int, float, bool, complex})
 
 
 def rebuilt(obj):
@@ -73,10 +74,11 @@ class Leaves:
 def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
     """The fingerprint of ``obj`` (see the module docstring); generator states are not entered."""
     out = Leaves()
-    w = walk(obj, root, max_nodes, stop=lambda n: recognise(n, None) is not None)
+    w = walk(obj, root, max_nodes)
     for path, node in w:
         if recognise(node, None) is not None:
             out.states[path] = node
+            w.prune()
             continue
         if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
                                                              and node.dtype.kind in "biufc"):
@@ -101,6 +103,8 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
 
 def same(a, b) -> bool:
     """Exact equality of two numeric values or arrays, NaN equal to NaN."""
+    if type(a) in _PY and type(b) in _PY:
+        return a == b or (a != a and b != b)
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
         return False
@@ -375,6 +379,8 @@ class Replay:
         how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
         counts = (f"reproduces the published model in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
+        if not self.reproduced and self.modes and self.n0 == 0:
+            return f"{self.path}: {self.origin} {self.kind}, replay calibrated but not measured (time limit)"
         if not self.reproduced and self.origin == "kept":
             return f"{self.path}: kept {self.kind}, " + (self.reason or f"replay did not reproduce: {counts}")
         if not self.reproduced:

@@ -176,10 +176,11 @@ def find_state_walk(obj, seed: int | None, root: str = "model", where: str = "fi
                     max_nodes: int = MAX_NODES):
     """``(findings, truncated)``: every piece of random state reachable from ``obj`` (breadth first)."""
     found = []
-    w = walk(obj, root, max_nodes, stop=lambda n: recognise(n, seed) is not None)
+    w = walk(obj, root, max_nodes)
     for path, node in w:
         hit = recognise(node, seed)
         if hit is not None:
+            w.prune()
             found.append(StateFinding(path, hit[0], hit[1], where, path == f"{root}.random_state"))
     return found, w.truncated
 

@@ -33,6 +33,7 @@ MAX_NODES = 2_000_000
 GENERATOR_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState,
                    random.Random)
 _SCALARS = (int, float, complex, str, bool, type(None), np.generic)
+_PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
 def _type_name(obj) -> str:
@@ -48,6 +49,8 @@ def recognise(node, seed: int | None):
     Kinds: ``"generator"`` (a generator object), ``"state"`` (a generator's state in plain data) and
     ``"seed"`` (a copy of ``seed``).
     """
+    if type(node) in _PLAIN:  # fast path: most nodes are plain scalars
+        return ("seed", type(node).__name__) if seed is not None and _is_seed(node, seed) else None
     if isinstance(node, GENERATOR_TYPES):
         return "generator", _type_name(node)
     if isinstance(node, dict) and "bit_generator" in node and "state" in node:
@@ -104,15 +107,22 @@ class Walk:
         Visit at most this many nodes; ``truncated`` is set when the limit stopped the walk.
     stop : callable, optional
         ``stop(node) -> bool``: yield the node but do not enter it (e.g. a recognised generator).
+        A caller that has judged the node itself may call :meth:`prune` instead, before asking for
+        the next pair.
     """
 
     def __init__(self, obj, root: str = "model", max_nodes: int = MAX_NODES, stop=None):
         self.obj, self.root, self.max_nodes, self.stop = obj, root, max_nodes, stop
         self.truncated = False
         self.visited = 0
+        self._pruned = False
+
+    def prune(self):
+        """Do not enter the node just yielded."""
+        self._pruned = True
 
     def __iter__(self):
-        seen = set()
+        seen = {}  # id -> object: holding the object keeps temporaries (unpickled, __getstate__) from reusing an id
         queue = deque([(self.root, self.obj)])
         while queue:
             if self.visited >= self.max_nodes:
@@ -122,10 +132,11 @@ class Walk:
             if not isinstance(cur, _SCALARS):
                 if id(cur) in seen:
                     continue
-                seen.add(id(cur))
+                seen[id(cur)] = cur
             self.visited += 1
+            self._pruned = False
             yield path, cur
-            if self.stop is not None and self.stop(cur):
+            if self._pruned or type(cur) in _PLAIN or (self.stop is not None and self.stop(cur)):
                 continue
             queue.extend((path + suffix, child) for suffix, child in children(cur))
 
