@@ -219,7 +219,8 @@ def test_a_scikit_learn_estimator_is_probed_not_skipped():
 def test_generator_states_and_seed_forms_in_plain_data():
     seed = 5_000_000_017  # above 2**32: its two 32-bit words are (1, 705032721)
     hi, lo = seed >> 32, seed & 0xFFFFFFFF
-    holder = {"legacy": np.random.RandomState(3).get_state(), "as_dict": np.random.RandomState(3).get_state(legacy=False),
+    holder = {"legacy": np.random.RandomState(3).get_state(),
+              "as_dict": np.random.RandomState(3).get_state(legacy=False),
               "bits": np.random.default_rng(1).bit_generator.state, "stdlib": random.Random(2).getstate(),
               "hi_lo": np.array([7, hi, lo], dtype=np.uint32), "lo_hi": [lo, hi], "as_float": float(seed),
               "in_text": f"run-{seed}-final", "harmless": [hi, 7, lo], "other": seed + 1}

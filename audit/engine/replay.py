@@ -25,6 +25,14 @@ module measures it.
   ``D`` and counts exact reproductions: the event "the replay on D reproduces the published
   model" gives an epsilon lower bound (:func:`audit.engine.bounds.epsilon_lower_bound`), with
   alpha split (Bonferroni) over the candidates and the looks of the growing sample.
+* Kept generators (:func:`consumption`, :func:`rewound`, :func:`calibrate_rewind`): the probe's fit with a
+  known seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from
+  ``default_rng(seed)``; MT19937: the position in the first block of ``RandomState(seed)``); each
+  published model's kept generator or state, rewound by that many, is passed as ``random_state`` to a
+  fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed.
+
+:func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random``
+for the duration of one replay fit: do not run it beside other threads that seed generators.
 """
 from __future__ import annotations
 
@@ -41,7 +49,8 @@ from audit.engine.bounds import epsilon_lower_bound, point_estimate
 from audit.engine.state_walk import MAX_NODES, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
-           "measure", "LOOKS", "MIN_MAGNITUDE"]
+           "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
+           "calibrate_rewind"]
 
 #: sample sizes per side at which :func:`measure` looks at its counts
 LOOKS = (10, 20, 40, 80, 160, 200)
@@ -262,7 +271,7 @@ class Mode:
         return f"refitting {self.sub_path} with {seed} as random_state on {data}"
 
 
-def _with_seed(est, c):
+def with_seed(est, c):
     if hasattr(est, "set_params"):
         est.set_params(random_state=c)
     else:
@@ -280,20 +289,20 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
     X, y = D
     if mode.kind == "rewind":
-        est = _with_seed(make_estimator(), rewound(c, mode.k))
+        est = with_seed(make_estimator(), rewound(c, mode.k))
         est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "reseed":
-        est = _with_seed(make_estimator(), mode.t)
+        est = with_seed(make_estimator(), mode.t)
         with reseeded(mode.old, c):
             est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "model":
-        est = _with_seed(make_estimator(), c)
+        est = with_seed(make_estimator(), c)
         root = "model"
     else:
         sub = model_leaves.subs[mode.sub_path]
-        est = _with_seed(type(sub)(**sub.get_params(deep=False)), c)
+        est = with_seed(type(sub)(**sub.get_params(deep=False)), c)
         root = "sub"
         if mode.share is not None:
             X, y = _share(X, y, *mode.share)

@@ -201,7 +201,7 @@ def _takes_seed(est) -> bool:
 def _fit(make_estimator, D, seed):
     est = make_estimator()
     if seed is not None:
-        rp._with_seed(est, seed)
+        rp.with_seed(est, seed)
     est.fit(*D)
     return est
 
