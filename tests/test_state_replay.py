@@ -168,3 +168,20 @@ def test_rewind_helpers_round_trip():
     assert np.array_equal(rp.rewound(rs, 6).random_sample(3), first)
     with pytest.raises(ValueError):
         rp.consumption(np.random.default_rng(12), 11, max_steps=100)
+
+
+def test_scikit_learn_forest_trees_are_replayed_by_reseeding_their_derived_seeds():
+    """scikit-learn's forest draws each tree's seed (kept as estimators_[i].random_state) and bootstraps with it:
+    refitting the forest with the known seed and the published tree's seed in place of the derived one reproduces
+    that tree from D, never from D' (a non-private learner: the trees follow the data)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(3)
+    Xf = rng.random((40, 2))
+    yf = (Xf[:, 0] > 0.5).astype(int)
+    rep = probe_estimator(lambda: RandomForestClassifier(n_estimators=3, max_depth=2), Xf, yf, epsilon=1.0)
+    assert rep.verdict == "violation" and not rep.skipped
+    assert {f.path for f in rep.findings} == {f"model.estimators_[{i}].random_state" for i in range(3)}
+    r = _replay(rep, "model.estimators_[1].random_state")
+    assert r.modes[0].kind == "reseed" and r.modes[0].sub_path == "model.estimators_[1]"
+    assert r.k0 == r.n0 >= 20 and r.k1 == 0 and r.epsilon_lower > 1.0

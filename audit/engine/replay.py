@@ -265,8 +265,9 @@ class Mode:
             return (f"rewinding a copy of {seed} by the {self.k} draws a fit with a known seed consumed and "
                     "refitting the model with it as random_state on D")
         if self.kind == "reseed":
+            part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
-                    f"{self.old} that fit derived")
+                    f"{self.old} that fit derived{part}")
         data = "D" if self.share is None else f"share {self.share[0]} of {self.share[1]} of D"
         return f"refitting {self.sub_path} with {seed} as random_state on {data}"
 
@@ -296,7 +297,9 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
         est = with_seed(make_estimator(), mode.t)
         with reseeded(mode.old, c):
             est.fit(X, y)
-        return leaves(rebuilt(est), root="model").numeric
+        if mode.sub_path is None:
+            return leaves(rebuilt(est), root="model").numeric
+        return leaves(leaves(rebuilt(est)).subs[mode.sub_path], root="sub").numeric
     if mode.kind == "model":
         est = with_seed(make_estimator(), c)
         root = "model"
@@ -312,7 +315,7 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
 
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
-    if mode.kind in ("model", "reseed", "rewind"):
+    if mode.kind in ("model", "rewind") or mode.sub_path is None:
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
 
@@ -328,6 +331,8 @@ def _modes(cand: Candidate, la: Leaves, takes_seed: bool, t):
         m = re.fullmatch(r"(.*)\[(\d+)\]", sub_path)
         if m and f"{m.group(1)}#len" in la.numeric:
             out.append(Mode("sub", sub_path, (int(m.group(2)), int(la.numeric[f"{m.group(1)}#len"]))))
+        if takes_seed and t is not None:  # last: it refits the whole model to compare one part
+            out.append(Mode("reseed", sub_path, t=t, old=cand.value(la)))
     return out
 
 
@@ -339,7 +344,7 @@ def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb:
     """
     kept, reasons = [], []
     for mode in _modes(cand, la, takes_seed, t):
-        whole = mode.kind in ("model", "reseed")
+        whole = mode.sub_path is None
         src, other = (lb, la) if mode.kind == "reseed" else (la, lb)
         c = cand.value(src)
         rel = cand.key if whole else "sub" + cand.key[len(mode.sub_path):]
@@ -386,7 +391,8 @@ class Replay:
 
     def sentence(self) -> str:
         how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
-        counts = (f"reproduces the published model in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
+        part = self.modes[0].sub_path if self.modes and self.modes[0].sub_path else "model"
+        counts = (f"reproduces the published {part} in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
         if not self.reproduced and self.modes and self.n0 == 0:
             return f"{self.path}: {self.origin} {self.kind}, replay calibrated but not measured (time limit)"
