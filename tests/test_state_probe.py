@@ -7,7 +7,9 @@ their pickle, are each reported by attribute path; clean estimators are not; the
 """
 from __future__ import annotations
 
+import pickle
 import random
+from collections import deque
 
 import numpy as np
 import pytest
@@ -131,13 +133,15 @@ def test_clean_estimator_passes_with_the_parameter_as_a_note():
     assert rep.to_json()["clean"] is True
 
 
-def test_a_fit_that_raises_is_skipped_not_failed():
+def test_a_fit_that_raises_is_inconclusive_not_clean():
+    """A probe that could not run proves nothing: verdict inconclusive with the reason (it used to count as clean)."""
     class Raises(_Base):
         def fit(self, X, y):
             raise ValueError("no")
 
     rep = probe_estimator(Raises, X, Y)
-    assert rep.clean and "ValueError" in rep.skipped
+    assert not rep.clean and rep.verdict == "inconclusive" and "ValueError" in rep.skipped
+    assert not rep.findings and rep.to_json()["verdict"] == "inconclusive" and "could not run" in rep.evidence
 
 
 @settings(max_examples=30, deadline=None)
@@ -155,7 +159,7 @@ def test_a_generator_hidden_anywhere_in_nested_containers_is_found(tree, depth):
     assert not [f for f in find_state(holder, None) if f.kind == "generator"]
     holder["deep"] = [{"x": [np.random.default_rng(0)]}]
     assert [f.path for f in find_state(holder, None)] == ["model['deep'][0]['x'][0]"]
-    assert PROBE_SEED > 10 ** 12
+    assert 10 ** 9 < PROBE_SEED < 2 ** 31  # distinctive, and accepted by RandomState
 
 
 def test_every_dp_learner_of_the_reference_is_clean():
@@ -165,3 +169,133 @@ def test_every_dp_learner_of_the_reference_is_clean():
     rep = probe_estimator(lambda: PrivaTreeClassifier(epsilon=1.0, max_depth=1, bounds=[(0, 1)], classes=[0, 1],
                                                       n_public=4), X, Y)
     assert rep.clean, rep.summary()
+
+
+# --- ordinary leaky forms (tests/subjects/kept_state_forms.py): each is caught, by path ---------------------------
+
+from functools import partial  # noqa: E402
+
+from audit.engine.state_probe import StateReport, find_state_walk  # noqa: E402
+from subjects import kept_state_forms as forms  # noqa: E402
+
+
+@pytest.mark.parametrize("cls, path, kind", [
+    (forms.KeepsCheckRandomState, "model.random_state_", "generator"),
+    (forms.KeepsBitGeneratorState, "model.rng_state_", "state"),
+    (forms.KeepsBoundMethod, "model.jitter_.__self__", "generator"),
+    (forms.GeneratorAsDictKey, "model.table_.keys()[0]", "generator"),
+    (forms.GeneratorInBytes, "model.blob_.<unpickled>", "generator"),
+    (forms.GeneratorInDeque, "model.history_[0]", "generator"),
+    (forms.GeneratorInSlotsHolder, "model.holder_.rng", "generator"),
+    (forms.SeedAsString, "model.tag_", "seed"),
+    (forms.SeedAsWords, "model.words_", "seed"),
+    (forms.KeepsRandomGetState, "model.state_", "state"),
+    (forms.DeeplyNestedGenerator, "model.log_[105000][0]['source']", "generator"),
+])
+def test_each_ordinary_form_of_kept_state_is_caught_by_path(cls, path, kind):
+    rep = probe_estimator(cls, X, Y)
+    assert rep.verdict == "violation" and not rep.clean, rep.summary()
+    assert [(f.kind, f.where) for f in rep.findings if f.path == path] == [(kind, "fitted object"), (kind, "pickle")]
+    assert rep.epsilon_lower == float("inf") and path in rep.evidence and not rep.truncated
+
+
+def test_the_clean_counterpart_keeps_nothing_and_its_seed_is_accepted():
+    """check_random_state refuses seeds of 2**32 and more: the probe's seed is below 2**31, so the
+    scikit-learn idiom is really probed (fitted, not skipped)."""
+    rep = probe_estimator(forms.CleanLocal, X, Y)
+    assert rep.verdict == "clean" and not rep.remarks and not rep.replays
+    assert [(f.path, f.where) for f in rep.notes] == [("model.random_state", "fitted object"),
+                                                       ("model.random_state", "pickle")]
+
+
+def test_a_scikit_learn_estimator_is_probed_not_skipped():
+    from sklearn.tree import DecisionTreeClassifier
+
+    rep = probe_estimator(lambda: DecisionTreeClassifier(max_depth=2), X, Y)
+    assert rep.verdict == "clean" and not rep.skipped and not rep.remarks, rep.summary()
+    assert rep.notes and rep.notes[0].path == "model.random_state"
+
+
+def test_generator_states_and_seed_forms_in_plain_data():
+    seed = 5_000_000_017  # above 2**32: its two 32-bit words are (1, 705032721)
+    hi, lo = seed >> 32, seed & 0xFFFFFFFF
+    holder = {"legacy": np.random.RandomState(3).get_state(),
+              "as_dict": np.random.RandomState(3).get_state(legacy=False),
+              "bits": np.random.default_rng(1).bit_generator.state, "stdlib": random.Random(2).getstate(),
+              "hi_lo": np.array([7, hi, lo], dtype=np.uint32), "lo_hi": [lo, hi], "as_float": float(seed),
+              "in_text": f"run-{seed}-final", "harmless": [hi, 7, lo], "other": seed + 1}
+    got = {f.path: (f.kind, f.type_name) for f in find_state(holder, seed)}
+    assert got == {"model['legacy']": ("state", "RandomState.get_state()"),
+                   "model['as_dict']": ("state", "bit_generator.state"),
+                   "model['bits']": ("state", "bit_generator.state"),
+                   "model['stdlib']": ("state", "random.Random.getstate()"),
+                   "model['hi_lo']": ("seed", "ndarray"), "model['lo_hi']": ("seed", "list"),
+                   "model['as_float']": ("seed", "float"), "model['in_text']": ("seed", "str")}
+
+
+def test_partials_closures_and_getstate_are_walked():
+    rng = np.random.default_rng(0)
+
+    def make():
+        return lambda: rng.random()
+
+    class Custom:
+        __slots__ = ("a",)
+
+        def __getstate__(self):
+            return {"hidden": np.random.RandomState(1)}
+
+    holder = {"p": partial(print, rng.bit_generator), "closure": make(), "custom": Custom()}
+    got = {f.path: f.type_name for f in find_state(holder, None)}
+    assert got == {"model['p'].args[0]": "BitGenerator", "model['closure'].__closure__[0]": "Generator",
+                   "model['custom'].hidden": "RandomState"}
+
+
+def test_the_node_limit_is_said_not_silent(monkeypatch):
+    nest = [list(range(50)) for _ in range(50)] + [[[np.random.default_rng(0)]]]  # behind 2,551 nodes
+    found, truncated = find_state_walk(nest, None, max_nodes=1_000)
+    assert truncated and not found
+    found, truncated = find_state_walk(nest, None)
+    assert not truncated and [f.path for f in found] == ["model[50][0][0]"]
+    import audit.engine.state_probe as sp
+
+    monkeypatch.setattr(sp, "MAX_NODES", 100)
+    rep = probe_estimator(forms.DeeplyNestedGenerator, X, Y)
+    assert rep.truncated and rep.verdict == "inconclusive" and "node limit" in rep.evidence
+    assert StateReport(truncated=True).to_json()["verdict"] == "inconclusive"
+
+
+_WRAPS = {
+    "list": (lambda o: [0, o], "[1]"),
+    "tuple": (lambda o: (o,), "[0]"),
+    "dict": (lambda o: {"k": o}, "['k']"),
+    "key": (lambda o: {("x", o): 1}, ".keys()[0][1]"),
+    "deque": (lambda o: deque([1.5, o]), "[1]"),
+    "set": (lambda o: frozenset([o]), "{0}"),
+    "bytes": (lambda o: pickle.dumps(o), ".<unpickled>"),
+    "partial": (lambda o: partial(print, o), ".args[0]"),
+    "slots": (lambda o: forms.Holder(o), ".rng"),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_WRAPS)), min_size=1, max_size=8))
+def test_a_generator_behind_any_chain_of_wrappers_is_found_at_its_path(chain):
+    """Hypothesis: wrap a generator in a random chain of containers, dict keys, pickled bytes, partials and slots
+    holders; the walk finds exactly that generator at exactly the path the chain spells."""
+    obj, path = np.random.default_rng(1), ""
+    for name in chain:
+        wrap, suffix = _WRAPS[name]
+        if name in ("set", "key") and not _hashable(obj):
+            continue
+        obj, path = wrap(obj), suffix + path
+    found = find_state(obj, None)
+    assert [(f.path, f.kind) for f in found] == [("model" + path, "generator")]
+
+
+def _hashable(o) -> bool:
+    try:
+        hash(o)
+    except TypeError:
+        return False
+    return True

@@ -6,38 +6,49 @@ whoever holds the model, or its pickle, replay the fit's random draws and subtra
 the exact counts come back, an unbounded privacy loss that no sample of the releases shows
 (issue 26 findings 2 and 3: our own random decision forest kept a sibling of its noise seed).
 
-:func:`probe_estimator` fits one fresh estimator with a distinctive integer seed, walks the
-fitted object (attributes, ``__slots__``, dicts, lists, tuples, sets and object arrays,
-recursively) and the object rebuilt from its pickle, and reports every
+:func:`probe_estimator` fits a fresh estimator with a distinctive seed below ``2**31`` (every
+scikit-learn-style estimator accepts it; on refusal other seeds, then none), walks the fitted
+object and the object rebuilt from its pickle (:mod:`audit.engine.state_walk`: attributes, slots,
+``__getstate__``, dict keys, containers, bound methods, partials, closures, pickled bytes) and
+reports by attribute path every
 
-* ``numpy.random.Generator``, ``BitGenerator``, ``SeedSequence``, ``RandomState`` or
-  ``random.Random`` (kind ``"generator"``),
-* integer (or integer array entry) equal to the seed the fit was given (kind ``"seed"``),
+* generator object (``Generator``, ``BitGenerator``, ``SeedSequence``, ``RandomState``,
+  ``random.Random``; kind ``"generator"``),
+* generator state in plain data (``bit_generator.state``, ``RandomState.get_state()`` in tuple or
+  dict form, ``random.Random().getstate()``; kind ``"state"``),
+* copy of the seed (an int, a float, a string containing it, two 32-bit words; kind ``"seed"``),
+* integer that changes from fit to fit and whose *replay* reproduces the published model
+  (kind ``"replay"``, :mod:`audit.engine.replay`): the replay is measured on fresh fits from D and
+  D' and gives an epsilon lower bound.
 
-by attribute path. The constructor parameter ``random_state`` holding the seed the user passed
-is the scikit-learn convention and is reported separately as a *note* (``parameter``): it is
-the user's own secret, and publishing ``get_params()`` beside the model publishes it. Anything
-else is a *finding*: by default ``check`` counts a finding as a violation (the loss is
-unbounded, as certain as a crash that separates two datasets); ``--state warn`` reports it
-without failing the gate, ``--state off`` skips the probe.
+The constructor parameter ``random_state`` holding the seed the user passed is the scikit-learn
+convention and is reported separately as a *note* (``parameter``). Anything else is a *finding*:
+``check`` counts a finding as a violation by default (``--state warn`` reports it without failing
+the gate, ``--state off`` skips the probe). A probe that could not run, or whose walk hit its node
+limit, is *inconclusive*, never clean.
 """
 from __future__ import annotations
 
-import inspect
+import math
 import pickle
-import random
-from collections import deque
+import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "PROBE_SEED", "ATTACK"]
+from audit.engine import replay as rp
+from audit.engine.state_walk import MAX_NODES, recognise, walk
 
-#: the seed the probe fits with: large and distinctive, so an equal integer is not a coincidence
-PROBE_SEED = 7_346_209_115_283
+__all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
 
-_GENERATORS = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState,
-               random.Random)
+#: the seed the probe fits with: distinctive, so an equal integer is not a coincidence, and below 2**31,
+#: so scikit-learn's check_random_state and RandomState accept it
+PROBE_SEED = 1_904_270_361
+#: seeds tried when the estimator refuses the first (then the probe fits unseeded)
+OTHER_SEEDS = (1_377_040_417, 918_273_645)
+#: at most this many changing integers are replayed
+MAX_CANDIDATES = 16
 
 #: what an attacker holding the model can do with each kind of kept state
 ATTACK = {
@@ -48,6 +59,8 @@ ATTACK = {
     "RandomState": "restore its state, step it back to the fit and replay the fit's noise",
     "Random": "restore its state and replay the draws that follow it",
     "seed": "re-run the fit's random draws from the seed and subtract the noise from the released values",
+    "state": "load the state into a fresh generator, step it back to the fit and replay the fit's noise",
+    "replay": "refit with it and obtain the published model, noise included: the exact statistics come back",
 }
 
 
@@ -56,136 +69,260 @@ class StateFinding:
     """One piece of random state reachable from the fitted model."""
 
     path: str
-    kind: str  # "generator" or "seed"
+    kind: str  # "generator", "state", "seed" or "replay"
     type_name: str
     where: str  # "fitted object" or "pickle"
     parameter: bool = False  # the constructor's own random_state (a note, not a finding)
 
     @property
     def attack(self) -> str:
-        return ATTACK["seed" if self.kind == "seed" else self.type_name]
+        return ATTACK[self.type_name if self.kind == "generator" else self.kind]
 
     def describe(self) -> str:
-        what = f"{self.type_name} at {self.path}" if self.kind == "generator" else f"the fit's seed at {self.path}"
+        what = {"generator": f"{self.type_name} at {self.path}", "state": f"{self.type_name} at {self.path}",
+                "seed": f"the fit's seed at {self.path}",
+                "replay": f"a seed that replays the fit at {self.path}"}[self.kind]
         return f"{what} ({self.where}): an attacker can {self.attack}"
 
 
 @dataclass
 class StateReport:
-    """What :func:`probe_estimator` found: ``findings`` (kept state) and ``notes`` (the parameter)."""
+    """What :func:`probe_estimator` found.
+
+    Attributes
+    ----------
+    findings : list of StateFinding
+        Kept random state, by attribute path (a violation).
+    notes : list of StateFinding
+        The constructor's own ``random_state`` holding the user's seed.
+    skipped : str
+        Why the probe could not run at all (then the verdict is ``"inconclusive"``).
+    truncated : bool
+        The walk hit its node limit: the verdict is at least ``"inconclusive"``.
+    replays : list of audit.engine.replay.Replay
+        Every candidate integer and what its replay measured.
+    remarks : list of str
+        Other facts (seed refused, model not picklable, candidate cap hit, time limit).
+    """
 
     findings: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     skipped: str = ""
+    truncated: bool = False
+    replays: list = field(default_factory=list)
+    remarks: list = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``"violation"`` (findings), ``"inconclusive"`` (skipped or truncated) or ``"clean"``."""
+        if self.findings:
+            return "violation"
+        return "inconclusive" if self.skipped or self.truncated else "clean"
 
     @property
     def clean(self) -> bool:
-        return not self.findings
+        return self.verdict == "clean"
+
+    @property
+    def epsilon_lower(self) -> float:
+        """``inf`` for kept generators, states or seed copies; else the best measured replay bound."""
+        if any(f.kind != "replay" for f in self.findings):
+            return math.inf
+        return max((r.epsilon_lower for r in self.replays if r.reproduced), default=0.0)
+
+    @property
+    def evidence(self) -> str:
+        """One sentence naming the path, the replay and how often it matched on each side."""
+        if self.skipped:
+            return f"inconclusive: the state probe could not run ({self.skipped})"
+        reproduced = sorted((r for r in self.replays if r.reproduced), key=lambda r: -r.epsilon_lower)
+        if reproduced:
+            return reproduced[0].sentence()
+        if self.findings:
+            return "ε = ∞: " + self.findings[0].describe()
+        if self.truncated:
+            return "inconclusive: the walk of the fitted model hit its node limit before it ended"
+        tried = f"; {len(self.replays)} changing integer(s) replayed without reproducing the model" \
+            if self.replays else ""
+        return "no random generator, generator state or seed kept by the fitted model or its pickle" + tried
 
     def summary(self) -> str:
         if self.skipped:
-            return f"state probe skipped: {self.skipped}"
-        if self.clean:
-            extra = "; note: " + self.notes[0].describe() if self.notes else ""
-            return "state probe: no random generator or seed kept by the fitted model or its pickle" + extra
-        return "state kept after fit: " + "; ".join(f.describe() for f in self.findings)
+            return f"state probe inconclusive: {self.skipped}"
+        extra = "".join(f"; {r}" for r in self.remarks)
+        extra += "".join(f"; {r.sentence()}" for r in self.replays if not r.reproduced)
+        if self.findings:
+            measured = "".join(f"; {r.sentence()}" for r in self.replays if r.reproduced)
+            return "state kept after fit: " + "; ".join(f.describe() for f in self.findings) + measured + extra
+        if self.truncated:
+            return "state probe inconclusive: the walk hit its node limit" + extra
+        note = "; note: " + self.notes[0].describe() if self.notes else ""
+        return "state probe: no random generator or seed kept by the fitted model or its pickle" + note + extra
 
     def to_json(self) -> dict:
         def row(f):
             return {"path": f.path, "kind": f.kind, "type": f.type_name, "where": f.where, "attack": f.attack}
 
-        return {"clean": self.clean, "skipped": self.skipped, "findings": [row(f) for f in self.findings],
-                "notes": [row(f) for f in self.notes]}
+        eps = self.epsilon_lower
+        return {"clean": self.clean, "verdict": self.verdict, "skipped": self.skipped, "truncated": self.truncated,
+                "epsilon_lower": None if math.isinf(eps) else eps, "epsilon_lower_unbounded": math.isinf(eps),
+                "evidence": self.evidence, "findings": [row(f) for f in self.findings],
+                "notes": [row(f) for f in self.notes], "replays": [r.to_json() for r in self.replays],
+                "remarks": list(self.remarks)}
 
 
-def _children(obj):
-    """``(suffix, child)`` pairs of an object's contents (no descent into modules, classes, functions)."""
-    if isinstance(obj, dict):
-        return [(f"[{k!r}]", v) for k, v in obj.items()]
-    if isinstance(obj, (list, tuple)):
-        return [(f"[{i}]", v) for i, v in enumerate(obj)]
-    if isinstance(obj, (set, frozenset)):
-        return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
-    if isinstance(obj, np.ndarray):
-        if obj.dtype == object:
-            return [(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())]
-        return []
-    if isinstance(obj, (str, bytes, int, float, complex, bool, type(None), np.generic)) or inspect.isroutine(obj) \
-            or inspect.isclass(obj) or inspect.ismodule(obj):
-        return []
-    out = []
-    d = getattr(obj, "__dict__", None)
-    if isinstance(d, dict):
-        out.extend((f".{k}", v) for k, v in d.items())
-    for cls in type(obj).__mro__:
-        for name in getattr(cls, "__slots__", ()) if isinstance(getattr(cls, "__slots__", ()), (tuple, list)) else ():
-            if hasattr(obj, name):
-                out.append((f".{name}", getattr(obj, name)))
-    return out
-
-
-def _is_seed(value, seed: int) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, np.integer)):
-        return int(value) == seed
-    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and 0 < value.size <= 10 ** 6:
-        return bool(np.any(value == seed)) if seed <= np.iinfo(value.dtype).max else False
-    return False
+def find_state_walk(obj, seed: int | None, root: str = "model", where: str = "fitted object",
+                    max_nodes: int = MAX_NODES):
+    """``(findings, truncated)``: every piece of random state reachable from ``obj`` (breadth first)."""
+    found = []
+    w = walk(obj, root, max_nodes)
+    for path, node in w:
+        hit = recognise(node, seed)
+        if hit is not None:
+            w.prune()
+            found.append(StateFinding(path, hit[0], hit[1], where, path == f"{root}.random_state"))
+    return found, w.truncated
 
 
 def find_state(obj, seed: int | None, root: str = "model", where: str = "fitted object",
-               max_nodes: int = 200_000) -> list[StateFinding]:
-    """Every generator object and every copy of ``seed`` reachable from ``obj`` (breadth first)."""
-    found, seen = [], set()
-    queue = deque([(root, obj)])
-    while queue and len(seen) < max_nodes:
-        path, cur = queue.popleft()
-        if not isinstance(cur, (int, float, str, bytes, bool, type(None), np.generic)):  # scalars are shared
-            if id(cur) in seen:
-                continue
-            seen.add(id(cur))
-        param = path == f"{root}.random_state"
-        if isinstance(cur, _GENERATORS):
-            kind = next(t for t in ("Generator", "BitGenerator", "SeedSequence", "RandomState", "Random")
-                        if isinstance(cur, getattr(np.random, t, random.Random)))
-            found.append(StateFinding(path, "generator", kind, where, param))
-            continue
-        if seed is not None and _is_seed(cur, seed):
-            found.append(StateFinding(path, "seed", type(cur).__name__, where, param))
-            continue
-        queue.extend((path + suffix, child) for suffix, child in _children(cur))
-    return found
+               max_nodes: int = MAX_NODES) -> list[StateFinding]:
+    """Every generator, generator state and copy of ``seed`` reachable from ``obj``, by path."""
+    return find_state_walk(obj, seed, root, where, max_nodes)[0]
 
 
-def probe_estimator(make_estimator, X, y, seed: int = PROBE_SEED) -> StateReport:
-    """Fit ``make_estimator()`` on ``(X, y)`` with ``random_state=seed`` (when it takes one) and
-    report the random state it keeps, in the fitted object and in the object rebuilt from its pickle.
+def _takes_seed(est) -> bool:
+    try:
+        return "random_state" in est.get_params() if hasattr(est, "get_params") else hasattr(est, "random_state")
+    except Exception:  # noqa: BLE001 - outside code
+        return hasattr(est, "random_state")
 
-    A ``fit`` that raises, or a model that cannot be pickled, is reported in ``skipped`` (the
-    outputs' audit covers the exception); a model whose constructor takes no ``random_state`` is
-    probed for generator objects only.
-    """
+
+def _fit(make_estimator, D, seed):
     est = make_estimator()
-    takes_seed = "random_state" in getattr(est, "get_params", lambda: {})() or hasattr(est, "random_state")
-    if takes_seed:
-        try:
-            est.set_params(random_state=seed) if hasattr(est, "set_params") else setattr(est, "random_state", seed)
-        except Exception:  # noqa: BLE001 - a constructor that refuses an int seed: probe objects only
-            takes_seed = False
-    try:
-        est.fit(X, y)
-    except Exception as exc:  # noqa: BLE001 - any exception of outside code
-        return StateReport(skipped=f"fit raised {type(exc).__name__} on the probe's dataset")
-    s = seed if takes_seed else None
+    if seed is not None:
+        rp.with_seed(est, seed)
+    est.fit(*D)
+    return est
+
+
+def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, delta: float = 0.0,
+                    alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 10.0) -> StateReport:
+    """Fit ``make_estimator()`` with a distinctive seed and report the random state it keeps.
+
+    Parameters
+    ----------
+    make_estimator : callable
+        Returns a fresh unfitted estimator.
+    X, y : array-like
+        The probe's dataset (``D`` unless ``pair`` is given).
+    pair : tuple, optional
+        ``((X0, y0), (X1, y1))``, the neighbouring datasets D and D' of the replay measurement
+        (default: ``(X, y)`` and the same without its last record).
+    epsilon, delta, alpha : float
+        The claim, and the error level of the replay's lower bound.
+    seed : int
+        The probe seed (below ``2**31``); other seeds, then none, when the estimator refuses it.
+    max_seconds : float
+        No new replay trial starts after this much time.
+
+    Returns
+    -------
+    StateReport
+    """
+    start = time.perf_counter()
+    D0, D1 = pair if pair is not None else ((X, y), (X[:-1], y[:-1]))
     report = StateReport()
-    items = find_state(est, s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, start + max_seconds)
+    report.elapsed_s = time.perf_counter() - start
+    return report
+
+
+def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, deadline):
     try:
-        payload = pickle.dumps(est)
+        takes_seed = _takes_seed(make_estimator())
     except Exception as exc:  # noqa: BLE001
-        report.skipped = f"the fitted model cannot be pickled ({type(exc).__name__}); the live object was probed"
+        report.skipped = f"the estimator could not be built ({type(exc).__name__})"
+        return
+    seeds = [seed, *(s for s in OTHER_SEEDS if s != seed)] if takes_seed else []
+    est, refused = None, []
+    for s in [*seeds, None]:
+        try:
+            est, s1 = _fit(make_estimator, D0, s), s
+            break
+        except Exception as exc:  # noqa: BLE001 - any exception of outside code
+            refused.append(f"{'unseeded' if s is None else f'seed {s:,}'}: {type(exc).__name__}")
+    if est is None:
+        report.skipped = "fit raised on the probe's dataset (" + "; ".join(refused) + ")"
+        return
+    if refused:
+        report.remarks.append("fit refused " + "; ".join(refused))
+    items, report.truncated = find_state_walk(est, s1, max_nodes=MAX_NODES)
+    try:
+        back = pickle.loads(pickle.dumps(est))
+    except Exception as exc:  # noqa: BLE001
+        back = est
+        report.remarks.append(f"the fitted model cannot be pickled ({type(exc).__name__}); the live object was probed")
     else:
-        items += find_state(pickle.loads(payload), s, where="pickle")
+        more, cut = find_state_walk(back, s1, where="pickle", max_nodes=MAX_NODES)
+        items, report.truncated = items + more, report.truncated or cut
     for f in items:
         (report.notes if f.parameter and f.kind == "seed" else report.findings).append(f)
-    return report
+    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline)
+
+
+def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline):
+    """Fit twice more on D (another seed, the same seed), replay the integers that change, measure."""
+    seeded = s1 is not None
+    s2 = next(s for s in (*OTHER_SEEDS, PROBE_SEED) if s != s1) if seeded else None
+    try:
+        lb = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s2)))
+        la2 = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s1)))
+    except Exception as exc:  # noqa: BLE001
+        report.remarks.append(f"no replay: a second fit raised {type(exc).__name__}")
+        return
+    la = rp.leaves(back)
+    report.truncated = report.truncated or la.truncated or lb.truncated
+    cands, capped = rp.find_candidates(la, lb, la2, cap=MAX_CANDIDATES)
+    if capped:
+        report.remarks.append(f"more than {MAX_CANDIDATES} changing integers: only the first {MAX_CANDIDATES} "
+                              "were replayed")
+    plans = []
+    for cand in cands:
+        modes, reasons = rp.calibrate(cand, make_estimator, takes_seed, la, lb, D0, t=s1)
+        rec = rp.Replay(cand.path, "digit string" if cand.digits else "integer", cand.origin, modes, alpha=alpha,
+                        reason="; ".join(reasons) if not modes else "")
+        if not modes and not reasons:
+            rec.reason = "no way to replay it (no random_state parameter, no sub-estimator holding it)"
+        report.replays.append(rec)
+        if modes:
+            plans.append((cand, modes, rec))
+
+    if seeded:
+        kinds = {}
+        for f in report.findings:
+            if f.kind in ("generator", "state") and not f.parameter:
+                kinds.setdefault(f.path, f.type_name)
+        for path, type_name in kinds.items():
+            if path not in la.states or len(plans) >= MAX_CANDIDATES:
+                continue
+            kept = rp.KeptState(path)
+            modes, reasons = rp.calibrate_rewind(kept, make_estimator, la, lb, D0, s1)
+            rec = rp.Replay(path, type_name, "kept", modes, alpha=alpha, reason="; ".join(reasons))
+            report.replays.append(rec)
+            if modes:
+                plans.append((kept, modes, rec))
+
+    def publish(side, secret):
+        return _fit(make_estimator, (D0, D1)[side], secret if seeded else None)
+
+    rp.measure(plans, publish, make_estimator, D0, epsilon=epsilon, delta=delta, alpha=alpha, deadline=deadline,
+               rng=np.random.default_rng(seed))
+    if plans and time.perf_counter() > deadline:
+        report.remarks.append("the replay measurement stopped at its time limit")
+    known = {f.path for f in report.findings}  # a kept generator stays a generator finding (epsilon infinite)
+    for rec in report.replays:
+        if rec.reproduced and rec.path not in known:
+            report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))

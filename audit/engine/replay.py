@@ -1,0 +1,558 @@
+"""Replay: turn a suspicious integer kept by a fitted model into a measured privacy loss.
+
+A fitted model that keeps the seed its noise was drawn from (a derived ``tree_seed_``, an OS-entropy
+``seed_``, a tree's ``random_state`` inside a forest) lets whoever holds the model refit with that
+seed and obtain the very same model: the noise is known, the exact statistics come back. This
+module measures it.
+
+* :func:`leaves` reads a model's *fingerprint*: every numeric value its pickle carries (ints,
+  floats, numeric arrays, the fields of structured arrays, container lengths as ``path#len``) by
+  path, skipping generator states.
+* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first):
+  an integer (or int-array entry, or digit string) that changes and is at least ``2**16`` in
+  absolute value is a candidate.
+* :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole
+  model with ``random_state=c``; refit it with the probe's known seed while every generator seeded
+  with the candidate's value in that fit (``default_rng``, ``RandomState``, ``random.Random``) is
+  seeded with ``c`` instead (*reseed*: a derived seed drawn from the generator and then used for
+  the noise); or refit the sub-estimator holding the candidate
+  (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the
+  split diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not
+  determined by ``c`` (ledgers, timestamps): they are left out of the comparison. A replay must
+  reproduce values that change from seed to seed besides the candidate itself, else it proves
+  nothing (a noisy count alone is not a seed).
+* :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on
+  ``D`` and counts exact reproductions: the event "the replay on D reproduces the published
+  model" gives an epsilon lower bound (:func:`audit.engine.bounds.epsilon_lower_bound`), with
+  alpha split (Bonferroni) over the candidates and the looks of the growing sample.
+* Kept generators (:func:`consumption`, :func:`rewound`, :func:`calibrate_rewind`): the probe's fit with a
+  known seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from
+  ``default_rng(seed)``; MT19937: the position in the first block of ``RandomState(seed)``); each
+  published model's kept generator or state, rewound by that many, is passed as ``random_state`` to a
+  fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed.
+
+:func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random``
+for the duration of one replay fit: do not run it beside other threads that seed generators.
+"""
+from __future__ import annotations
+
+import pickle
+import random
+import re
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit.engine.bounds import epsilon_lower_bound, point_estimate
+from audit.engine.state_walk import MAX_NODES, recognise, walk
+
+__all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
+           "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
+           "calibrate_rewind"]
+
+#: sample sizes per side at which :func:`measure` looks at its counts
+LOOKS = (10, 20, 40, 80, 160, 200)
+#: an integer that changes must be at least this large (in absolute value) to be a candidate seed
+MIN_MAGNITUDE = 2 ** 16
+_DIGITS = re.compile(r"-?\d{5,}")
+_BOUNDARY = "[.#{"
+_PY = frozenset({int, float, bool, complex})
+
+
+def rebuilt(obj):
+    """The object rebuilt from its pickle (``obj`` itself when it does not pickle)."""
+    try:
+        return pickle.loads(pickle.dumps(obj))
+    except Exception:  # noqa: BLE001 - outside code
+        return obj
+
+
+@dataclass
+class Leaves:
+    """A model's fingerprint: numeric values and digit strings by path, fittable sub-objects by path."""
+
+    numeric: dict = field(default_factory=dict)
+    digits: dict = field(default_factory=dict)
+    subs: dict = field(default_factory=dict)
+    states: dict = field(default_factory=dict)
+    truncated: bool = False
+
+
+def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
+    """The fingerprint of ``obj`` (see the module docstring); generator states are not entered."""
+    out = Leaves()
+    w = walk(obj, root, max_nodes)
+    for path, node in w:
+        if recognise(node, None) is not None:
+            out.states[path] = node
+            w.prune()
+            continue
+        if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
+                                                             and node.dtype.kind in "biufc"):
+            out.numeric[path] = node
+        elif isinstance(node, np.ndarray):
+            if node.dtype.names:
+                for name in node.dtype.names:
+                    if node.dtype[name].kind in "biufc":
+                        out.numeric[f"{path}[{name!r}]"] = node[name]
+            elif node.dtype.kind in "biufc":
+                out.numeric[path] = node
+        elif isinstance(node, str):
+            if _DIGITS.fullmatch(node):
+                out.digits[path] = int(node)
+        elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
+            out.numeric[path + "#len"] = len(node)
+        elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
+            out.subs[path] = node
+    out.truncated = w.truncated
+    return out
+
+
+def same(a, b) -> bool:
+    """Exact equality of two numeric values or arrays, NaN equal to NaN."""
+    if type(a) in _PY and type(b) in _PY:
+        return a == b or (a != a and b != b)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    try:
+        if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        return bool(np.array_equal(a, b))
+    except TypeError:
+        return False
+
+
+def _diff(fa: dict, fb: dict) -> set:
+    keys = set(fa) | set(fb)
+    return {k for k in keys if k not in fa or k not in fb or not same(fa[k], fb[k])}
+
+
+def _prefixes(paths) -> set:
+    """Paths to leave out: a differing container length leaves out the whole container."""
+    return {p[:-4] if p.endswith("#len") else p for p in paths}
+
+
+def _excluded(path: str, prefixes) -> bool:
+    for q in prefixes:
+        if path == q or (path.startswith(q) and path[len(q)] in _BOUNDARY):
+            return True
+    return False
+
+
+def _compare(fa: dict, fb: dict, prefixes) -> bool:
+    ka = {k for k in fa if not _excluded(k, prefixes)}
+    kb = {k for k in fb if not _excluded(k, prefixes)}
+    return ka == kb and all(same(fa[k], fb[k]) for k in ka)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An integer that changes from fit to fit: ``key`` (a leaf path), ``index`` into an int array,
+    ``digits`` when it is kept as a string; ``origin`` says whether the first seed fixed it."""
+
+    key: str
+    index: int | None = None
+    digits: bool = False
+    origin: str = "derived from the seed"
+
+    @property
+    def path(self) -> str:
+        return self.key if self.index is None else f"{self.key}[{self.index}]"
+
+    def value(self, lv: Leaves):
+        """The candidate's value in another model's fingerprint (``None`` when absent)."""
+        try:
+            if self.digits:
+                return lv.digits[self.key]
+            v = lv.numeric[self.key]
+            v = np.asarray(v).ravel()[self.index] if self.index is not None else v
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                return None
+            return int(v)
+        except (KeyError, IndexError):
+            return None
+
+
+def _ints(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", cap: int = 16):
+    """Candidates (integers that differ between fits ``a`` and ``b``, at least :data:`MIN_MAGNITUDE`)
+    in walk order, at most ``cap`` of them; returns ``(candidates, capped)``."""
+    found = []
+    skip = {f"{root}.random_state"}
+
+    def origin(c):
+        return "derived from the seed" if c.value(la) == c.value(la2) else "changes with the same seed (OS entropy)"
+
+    for key, v in la.numeric.items():
+        if key in skip or key.endswith("#len") or key not in lb.numeric:
+            continue
+        w = lb.numeric[key]
+        if _ints(v) and _ints(w):
+            if int(v) != int(w) and abs(int(v)) >= MIN_MAGNITUDE:
+                found.append(Candidate(key))
+        elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and isinstance(w, np.ndarray) \
+                and w.shape == v.shape and v.size <= 10 ** 5:
+            a, b = v.ravel().astype(object), w.ravel().astype(object)
+            found.extend(Candidate(key, int(i)) for i in range(a.size) if a[i] != b[i] and abs(a[i]) >= MIN_MAGNITUDE)
+    for key, v in la.digits.items():
+        if key not in skip and key in lb.digits and lb.digits[key] != v and abs(v) >= MIN_MAGNITUDE:
+            found.append(Candidate(key, digits=True))
+    capped = len(found) > cap
+    return [Candidate(c.key, c.index, c.digits, origin(c)) for c in found[:cap]], capped
+
+
+_SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
+
+
+def _swap(seed):
+    try:
+        return _SUBSTITUTE.get(int(seed), seed) if isinstance(seed, (int, np.integer)) else seed
+    except TypeError:
+        return seed
+
+
+class _ReseededRandomState(np.random.RandomState):
+    def __init__(self, seed=None):
+        super().__init__(_swap(seed))
+
+
+class _ReseededRandom(random.Random):
+    def seed(self, a=None, version=2):
+        super().seed(_swap(a), version)
+
+
+@contextmanager
+def reseeded(old: int, new: int):
+    """Within the block, ``default_rng``, ``RandomState`` and ``random.Random`` seeded with ``old`` are
+    seeded with ``new`` (module attributes are patched and restored)."""
+    saved = np.random.default_rng, np.random.RandomState, random.Random
+    original_rng = saved[0]
+    _SUBSTITUTE.clear()
+    _SUBSTITUTE[int(old)] = int(new)
+    np.random.default_rng = lambda seed=None: original_rng(_swap(seed))
+    np.random.RandomState, random.Random = _ReseededRandomState, _ReseededRandom
+    try:
+        yield
+    finally:
+        np.random.default_rng, np.random.RandomState, random.Random = saved
+        _SUBSTITUTE.clear()
+
+
+@dataclass
+class Mode:
+    """One way to replay a candidate: refit the ``model`` with it as seed, refit the model with the known
+    seed ``t`` while seeds equal to ``old`` become the candidate (``reseed``), or refit the sub-estimator
+    at ``sub_path`` on ``D`` or on the ``i``-th of ``m`` even shares of ``D`` (``share``)."""
+
+    kind: str
+    sub_path: str | None = None
+    share: tuple | None = None
+    prefixes: set = field(default_factory=set)
+    t: int | None = None
+    old: int | None = None
+    k: int = 0
+
+    def describe(self, seed: str = "the candidate") -> str:
+        if self.kind == "model":
+            return f"refitting the model with {seed} as random_state on D"
+        if self.kind == "rewind":
+            return (f"rewinding a copy of {seed} by the {self.k} draws a fit with a known seed consumed and "
+                    "refitting the model with it as random_state on D")
+        if self.kind == "reseed":
+            part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
+            return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
+                    f"{self.old} that fit derived{part}")
+        data = "D" if self.share is None else f"share {self.share[0]} of {self.share[1]} of D"
+        return f"refitting {self.sub_path} with {seed} as random_state on {data}"
+
+
+def with_seed(est, c):
+    if hasattr(est, "set_params"):
+        est.set_params(random_state=c)
+    else:
+        est.random_state = c
+    return est
+
+
+def _share(X, y, i, m):
+    n = len(X)
+    idx = (np.arange(n) // (n / m)).astype(int) == i
+    return np.asarray(X)[idx], np.asarray(y)[idx]
+
+
+def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
+    """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
+    X, y = D
+    if mode.kind == "rewind":
+        est = with_seed(make_estimator(), rewound(c, mode.k))
+        est.fit(X, y)
+        return leaves(rebuilt(est), root="model").numeric
+    if mode.kind == "reseed":
+        est = with_seed(make_estimator(), mode.t)
+        with reseeded(mode.old, c):
+            est.fit(X, y)
+        if mode.sub_path is None:
+            return leaves(rebuilt(est), root="model").numeric
+        return leaves(leaves(rebuilt(est)).subs[mode.sub_path], root="sub").numeric
+    if mode.kind == "model":
+        est = with_seed(make_estimator(), c)
+        root = "model"
+    else:
+        sub = model_leaves.subs[mode.sub_path]
+        est = with_seed(type(sub)(**sub.get_params(deep=False)), c)
+        root = "sub"
+        if mode.share is not None:
+            X, y = _share(X, y, *mode.share)
+    est.fit(X, y)
+    return leaves(rebuilt(est), root=root).numeric
+
+
+def _target(mode: Mode, lv: Leaves):
+    """The published fingerprint the replay of ``mode`` must reproduce."""
+    if mode.kind in ("model", "rewind") or mode.sub_path is None:
+        return lv.numeric
+    return leaves(lv.subs[mode.sub_path], root="sub").numeric
+
+
+def _modes(cand: Candidate, la: Leaves, takes_seed: bool, t):
+    out = [Mode("model")] if takes_seed else []
+    if takes_seed and t is not None:
+        out.append(Mode("reseed", t=t, old=cand.value(la)))
+    owners = [p for p in la.subs if cand.key.startswith(p) and cand.key[len(p):len(p) + 1] in _BOUNDARY]
+    if owners:
+        sub_path = max(owners, key=len)
+        out.append(Mode("sub", sub_path))
+        m = re.fullmatch(r"(.*)\[(\d+)\]", sub_path)
+        if m and f"{m.group(1)}#len" in la.numeric:
+            out.append(Mode("sub", sub_path, (int(m.group(2)), int(la.numeric[f"{m.group(1)}#len"]))))
+        if takes_seed and t is not None:  # last: it refits the whole model to compare one part
+            out.append(Mode("reseed", sub_path, t=t, old=cand.value(la)))
+    return out
+
+
+def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb: Leaves, D, t=None):
+    """The modes whose replay reproduces a probe fit on ``D``: fit ``a`` (seed ``t``) from its own
+    candidate, or, for *reseed*, fit ``b`` from its candidate (the known seed being ``t``).
+
+    Returns ``(modes, reasons)``: ``reasons`` says why each other mode was dropped.
+    """
+    kept, reasons = [], []
+    for mode in _modes(cand, la, takes_seed, t):
+        whole = mode.sub_path is None
+        src, other = (lb, la) if mode.kind == "reseed" else (la, lb)
+        c = cand.value(src)
+        rel = cand.key if whole else "sub" + cand.key[len(mode.sub_path):]
+        fixed = {rel, ("model" if whole else "sub") + ".random_state"}
+        try:
+            if c is None or (mode.kind == "reseed" and (mode.old is None or c == mode.old)):
+                raise ValueError("no candidate value")
+            r1 = _replay(mode, make_estimator, src, c, D)
+            r2 = _replay(mode, make_estimator, src, c, D)
+            ta, tb = _target(mode, src), _target(mode, other) if whole or mode.sub_path in other.subs else {}
+        except Exception as exc:  # noqa: BLE001 - outside code refusing the seed
+            reasons.append(f"{mode.describe()}: raised {type(exc).__name__}")
+            continue
+        mode.prefixes = fixed | _prefixes(_diff(r1, r2))
+        if not {k for k in _diff(ta, tb) if not _excluded(k, mode.prefixes)}:
+            reasons.append(f"{mode.describe()}: nothing else in the model changes from seed to seed")
+        elif not _compare(r1, ta, mode.prefixes):
+            reasons.append(f"{mode.describe()}: does not reproduce the probe's fit")
+        else:
+            kept.append(mode)
+    return kept, reasons
+
+
+@dataclass
+class Replay:
+    """A candidate and what its replay measured (``k0`` of ``n0`` published from D reproduced,
+    ``k1`` of ``n1`` from D')."""
+
+    path: str
+    kind: str
+    origin: str = ""
+    modes: list = field(default_factory=list)
+    k0: int = 0
+    n0: int = 0
+    k1: int = 0
+    n1: int = 0
+    epsilon_lower: float = 0.0
+    alpha: float = 0.05
+    reason: str = ""
+
+    @property
+    def reproduced(self) -> bool:
+        return self.k0 > 0
+
+    def sentence(self) -> str:
+        how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
+        part = self.modes[0].sub_path if self.modes and self.modes[0].sub_path else "model"
+        counts = (f"reproduces the published {part} in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
+                  f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
+        if not self.reproduced and self.modes and self.n0 == 0:
+            return f"{self.path}: {self.origin} {self.kind}, replay calibrated but not measured (time limit)"
+        if not self.reproduced and self.origin == "kept":
+            return f"{self.path}: kept {self.kind}, " + (self.reason or f"replay did not reproduce: {counts}")
+        if not self.reproduced:
+            return f"{self.path}: candidate ({self.origin}), replay did not reproduce" + \
+                (f" ({self.reason})" if self.reason else f": {counts}")
+        head = "ε = ∞: " if self.k1 == 0 else ""
+        return f"{head}{how} {counts}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "origin": self.origin,
+                "replay": [m.describe() for m in self.modes], "counts": [self.k0, self.n0, self.k1, self.n1],
+                "epsilon_lower": self.epsilon_lower, "alpha": self.alpha, "reproduced": self.reproduced,
+                "reason": self.reason}
+
+
+def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadline, rng):
+    """Count replays that reproduce freshly published models.
+
+    Parameters
+    ----------
+    plans : list of (Candidate, list of Mode, Replay)
+        Candidates with at least one calibrated mode; their ``Replay`` records are filled in.
+    publish : callable
+        ``publish(side, secret) -> model`` fits a fresh model on D (side 0) or D' (side 1).
+    D : tuple
+        ``(X, y)``, the data every replay is fitted on.
+    deadline : float
+        ``time.perf_counter()`` value after which no new trial starts.
+    rng : numpy.random.Generator
+        Draws the secret seeds (below ``2**31``).
+    """
+    if not plans:
+        return
+    each = alpha / (len(plans) * len(LOOKS))
+    active = list(plans)
+    for look in LOOKS:
+        for _ in range(look - active[0][2].n0):
+            if time.perf_counter() > deadline:
+                break
+            for side in (0, 1):
+                lv = leaves(rebuilt(publish(side, int(rng.integers(2 ** 31)))))
+                for cand, modes, rep in active:
+                    c, hit = cand.value(lv), False
+                    for mode in modes if c is not None else ():
+                        try:
+                            hit = _compare(_replay(mode, make_estimator, lv, c, D), _target(mode, lv), mode.prefixes)
+                        except Exception:  # noqa: BLE001 - a replay that fails does not reproduce
+                            hit = False
+                        if hit:
+                            break
+                    if side == 0:
+                        rep.n0, rep.k0 = rep.n0 + 1, rep.k0 + hit
+                    else:
+                        rep.n1, rep.k1 = rep.n1 + 1, rep.k1 + hit
+        for _, _, rep in active:
+            rep.alpha = each
+            rep.epsilon_lower = epsilon_lower_bound(rep.k0, rep.n0, rep.k1, rep.n1, delta=delta, alpha=each)
+        # stop a candidate once its bound exceeds the claim, when it never reproduced, or when its point
+        # estimate is below half the claim (more trials would only sharpen a bound that stays below it)
+        active = [p for p in active if p[2].epsilon_lower <= epsilon and p[2].k0 + p[2].k1 > 0
+                  and point_estimate(p[2].k0, p[2].n0, p[2].k1, p[2].n1, delta=delta) >= epsilon / 2]
+        if not active or time.perf_counter() > deadline:
+            return
+
+
+# --- kept generators: rewind by the consumption a fit with a known seed measured ----------------------------------
+
+#: the most raw draws a rewind calibration steps through
+MAX_STEPS = 200_000
+
+
+def _bit_generator(state):
+    """A fresh bit generator (or ``RandomState``) holding a copy of a kept generator or generator state."""
+    if isinstance(state, np.random.Generator):
+        state = state.bit_generator
+    if isinstance(state, np.random.BitGenerator):
+        state = state.state
+    if isinstance(state, np.random.RandomState):
+        state = state.get_state(legacy=False)
+    if isinstance(state, tuple) and state and state[0] == "MT19937":
+        state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[1]), "pos": int(state[2])}}
+    if isinstance(state, dict) and "bit_generator" in state:
+        bg = getattr(np.random, str(state["bit_generator"]))()
+        bg.state = state
+        return bg
+    raise ValueError(f"a {type(state).__name__} state cannot be passed as random_state")
+
+
+def _mt_pos(bg):
+    return int(bg.state["state"]["pos"])
+
+
+def consumption(state, t: int, max_steps: int = MAX_STEPS) -> int:
+    """How many raw draws a fit seeded with ``t`` took from ``default_rng(t)`` (PCG64 family: step a copy
+    with ``advance(1)``) or ``RandomState(t)`` (MT19937: the position in its first block)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        ref = np.random.RandomState(t)
+        ref.random_sample()
+        if not np.array_equal(ref.get_state()[1], bg.state["state"]["key"]):
+            raise ValueError("the kept RandomState left the first block of RandomState(seed)")
+        return _mt_pos(bg)
+    if not hasattr(bg, "advance"):
+        raise ValueError(f"{type(bg).__name__} cannot be rewound")
+    start = np.random.default_rng(t).bit_generator
+    if type(start) is not type(bg):
+        raise ValueError(f"the kept {type(bg).__name__} is not default_rng's bit generator")
+    target = bg.state["state"]
+    for k in range(max_steps + 1):
+        if start.state["state"] == target:
+            return k
+        start.advance(1)
+    raise ValueError(f"not reached from default_rng(seed) within {max_steps:,} draws")
+
+
+def rewound(state, k: int):
+    """A generator holding a copy of ``state`` stepped back ``k`` draws: a ``Generator`` (PCG64 family) or a
+    ``RandomState`` whose block position is lowered by ``k`` (MT19937)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        st = bg.state
+        if _mt_pos(bg) < k:
+            raise ValueError("cannot rewind past the start of the block")
+        st["state"]["pos"] = _mt_pos(bg) - k
+        rs = np.random.RandomState(0)
+        rs.set_state(("MT19937", st["state"]["key"], st["state"]["pos"], 0, 0.0))
+        return rs
+    bg.advance(-k)
+    return np.random.Generator(bg)
+
+
+@dataclass(frozen=True)
+class KeptState:
+    """A kept generator (or generator state) at ``key``, read from another model's fingerprint."""
+
+    key: str
+
+    @property
+    def path(self) -> str:
+        return self.key
+
+    def value(self, lv: Leaves):
+        return lv.states.get(self.key)
+
+
+def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
+    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+    try:
+        mode = Mode("rewind", k=consumption(kept.value(la), t))
+        r1 = _replay(mode, make_estimator, la, kept.value(la), D)
+        r2 = _replay(mode, make_estimator, la, kept.value(la), D)
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound or a fit that refuses it
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else
+                    f"not replayed: {type(exc).__name__}"]
+    mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
+    if not {k for k in _diff(la.numeric, lb.numeric) if not _excluded(k, mode.prefixes)}:
+        return [], ["not replayed: nothing in the model changes from seed to seed"]
+    if not _compare(r1, la.numeric, mode.prefixes):
+        return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
+    return [mode], []

@@ -1,0 +1,223 @@
+"""Walk everything a fitted object (or its pickle) holds, and recognise random state in it.
+
+:func:`walk` visits an object graph breadth first and yields ``(path, node)`` pairs: attributes
+(``__dict__``, ``__slots__`` including a single-string ``__slots__``, and the dict or tuple a custom
+``__getstate__`` returns), dict keys and values, the items of lists, tuples, sets, deques and the other
+standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
+``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
+functions, and the objects that bytes starting with a pickle header unpickle to. It never enters
+modules, classes or a function's globals. When ``max_nodes`` is reached the walk stops and says so
+(``Walk.truncated``): no silent cap.
+
+:func:`recognise` names a node that *is* random state: a generator object, a bit generator's state
+dict, a ``RandomState.get_state()`` tuple, a ``random.Random().getstate()`` tuple, or a copy of a
+known seed (an int, a float equal to it, a string containing it, two 32-bit words).
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import pickle
+import random
+import types
+from collections import deque
+
+import numpy as np
+
+__all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES"]
+
+#: the default node limit of a walk (hit: ``Walk.truncated``)
+MAX_NODES = 2_000_000
+
+GENERATOR_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState,
+                   random.Random)
+_SCALARS = (int, float, complex, str, bool, type(None), np.generic)
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+def _type_name(obj) -> str:
+    for t in ("Generator", "BitGenerator", "SeedSequence", "RandomState"):
+        if isinstance(obj, getattr(np.random, t)):
+            return t
+    return "Random"
+
+
+def recognise(node, seed: int | None):
+    """``(kind, type_name)`` when ``node`` is random state, else ``None``.
+
+    Kinds: ``"generator"`` (a generator object), ``"state"`` (a generator's state in plain data) and
+    ``"seed"`` (a copy of ``seed``).
+    """
+    if type(node) in _PLAIN:  # fast path: most nodes are plain scalars
+        return ("seed", type(node).__name__) if seed is not None and _is_seed(node, seed) else None
+    if isinstance(node, GENERATOR_TYPES):
+        return "generator", _type_name(node)
+    if isinstance(node, dict) and "bit_generator" in node and "state" in node:
+        return "state", "bit_generator.state"
+    if isinstance(node, (tuple, list)) and len(node) >= 3:
+        if isinstance(node[0], str) and node[0] == "MT19937" and np.size(node[1]) == 624:
+            return "state", "RandomState.get_state()"
+        if node[0] == 3 and isinstance(node[1], tuple) and len(node[1]) == 625:
+            return "state", "random.Random.getstate()"
+    if seed is not None and _is_seed(node, seed):
+        return "seed", type(node).__name__
+    return None
+
+
+def _words(seed: int):
+    return seed >> 32, seed & 0xFFFFFFFF
+
+
+def _is_seed(value, seed: int) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, np.integer)):
+        return int(value) == seed
+    if isinstance(value, (float, np.floating)):
+        return float(value) == float(seed)
+    if isinstance(value, str):
+        return str(seed) in value
+    if isinstance(value, (tuple, list)) and 0 < len(value) <= 10 ** 5 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+        value = np.asarray([int(v) for v in value], dtype=object)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuO" and 0 < value.size <= 10 ** 6:
+        flat = value.ravel()
+        try:
+            if np.any(flat == seed):
+                return True
+            hi, lo = _words(seed)
+            return flat.size >= 2 and bool(np.any(((flat[:-1] == hi) & (flat[1:] == lo))
+                                                  | ((flat[:-1] == lo) & (flat[1:] == hi))))
+        except (OverflowError, TypeError):
+            return False
+    return False
+
+
+class Walk:
+    """A breadth-first walk of an object graph; iterate it for ``(path, node)`` pairs.
+
+    Parameters
+    ----------
+    obj : object
+        The root.
+    root : str
+        The root's name in the paths.
+    max_nodes : int
+        Visit at most this many nodes; ``truncated`` is set when the limit stopped the walk.
+    stop : callable, optional
+        ``stop(node) -> bool``: yield the node but do not enter it (e.g. a recognised generator).
+        A caller that has judged the node itself may call :meth:`prune` instead, before asking for
+        the next pair.
+    """
+
+    def __init__(self, obj, root: str = "model", max_nodes: int = MAX_NODES, stop=None):
+        self.obj, self.root, self.max_nodes, self.stop = obj, root, max_nodes, stop
+        self.truncated = False
+        self.visited = 0
+        self._pruned = False
+
+    def prune(self):
+        """Do not enter the node just yielded."""
+        self._pruned = True
+
+    def __iter__(self):
+        seen = {}  # id -> object: holding the object keeps temporaries (unpickled, __getstate__) from reusing an id
+        queue = deque([(self.root, self.obj)])
+        while queue:
+            if self.visited >= self.max_nodes:
+                self.truncated = True
+                return
+            path, cur = queue.popleft()
+            if not isinstance(cur, _SCALARS):
+                if id(cur) in seen:
+                    continue
+                seen[id(cur)] = cur
+            self.visited += 1
+            self._pruned = False
+            yield path, cur
+            if self._pruned or type(cur) in _PLAIN or (self.stop is not None and self.stop(cur)):
+                continue
+            queue.extend((path + suffix, child) for suffix, child in children(cur))
+
+
+def walk(obj, root: str = "model", max_nodes: int = MAX_NODES, stop=None) -> Walk:
+    """A :class:`Walk` of ``obj`` (iterate it; read ``truncated`` afterwards)."""
+    return Walk(obj, root, max_nodes, stop)
+
+
+def _slot_names(cls):
+    slots = cls.__dict__.get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _object_children(obj):
+    out, names = [], set()
+    d = getattr(obj, "__dict__", None)
+    if isinstance(d, dict):
+        out.extend((f".{k}", v) for k, v in d.items())
+        names.update(d)
+    for cls in type(obj).__mro__:
+        for name in _slot_names(cls):
+            if name not in ("__dict__", "__weakref__") and name not in names and hasattr(obj, name):
+                names.add(name)
+                out.append((f".{name}", getattr(obj, name)))
+    getstate = getattr(type(obj), "__getstate__", None)
+    if getstate is not None and getstate is not getattr(object, "__getstate__", None):
+        try:
+            state = obj.__getstate__()
+        except Exception:  # noqa: BLE001 - outside code
+            return out
+        parts = state if isinstance(state, tuple) and all(isinstance(s, (dict, type(None))) for s in state) \
+            else (state,)
+        for part in parts:
+            if isinstance(part, dict):
+                out.extend((f".{k}", v) for k, v in part.items()
+                           if not (k in names and d is not None and d.get(k) is v))
+            elif part is not None:
+                out.append((".__getstate__()", part))
+    return out
+
+
+def children(obj):
+    """``(suffix, child)`` pairs of what ``obj`` holds (see the module docstring)."""
+    if isinstance(obj, dict):
+        return [(f".keys()[{i}]", k) for i, k in enumerate(obj)] + [(f"[{k!r}]", v) for k, v in obj.items()]
+    if isinstance(obj, (list, tuple, deque)):
+        return [(f"[{i}]", v) for i, v in enumerate(obj)]
+    if isinstance(obj, (set, frozenset)):
+        return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
+    if isinstance(obj, collections.ChainMap):
+        return [(f".maps[{i}]", m) for i, m in enumerate(obj.maps)]
+    if isinstance(obj, np.ndarray):
+        return [(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())] if obj.dtype == object else []
+    if isinstance(obj, (bytes, bytearray)):
+        if obj[:1] == b"\x80":
+            try:
+                return [(".<unpickled>", pickle.loads(bytes(obj)))]
+            except Exception:  # noqa: BLE001 - not a pickle after all
+                return []
+        return []
+    if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj):
+        return []
+    if isinstance(obj, functools.partial):
+        return [(".func", obj.func), (".args", obj.args), (".keywords", obj.keywords)]
+    if isinstance(obj, types.FunctionType):
+        cells = [(f".__closure__[{i}]", c.cell_contents) for i, c in enumerate(obj.__closure__ or ())
+                 if _cell_full(c)]
+        return cells + [(".__defaults__", obj.__defaults__ or ()), (".__kwdefaults__", obj.__kwdefaults__ or {})]
+    if isinstance(obj, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)):
+        owner = getattr(obj, "__self__", None)
+        out = [] if owner is None or inspect.ismodule(owner) else [(".__self__", owner)]
+        return out + ([(".__func__", obj.__func__)] if isinstance(obj, types.MethodType) else [])
+    if inspect.isroutine(obj) or isinstance(obj, np.dtype):
+        return []
+    return _object_children(obj)
+
+
+def _cell_full(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
