@@ -185,3 +185,13 @@ def test_scikit_learn_forest_trees_are_replayed_by_reseeding_their_derived_seeds
     r = _replay(rep, "model.estimators_[1].random_state")
     assert r.modes[0].kind == "reseed" and r.modes[0].sub_path == "model.estimators_[1]"
     assert r.k0 == r.n0 >= 20 and r.k1 == 0 and r.epsilon_lower > 1.0
+
+
+def test_an_os_entropy_seed_that_ignores_random_state_is_replayed_with_every_seed_replaced():
+    """seed_ differs on every fit, seeded or not; the replay that puts it in place of every integer seed the fit
+    makes reproduces the published model from D, never from D' (counts of the measurement, fixed seeds)."""
+    rep = probe_estimator(forms.EntropyIgnoringSeed, X, Y, epsilon=1.0)
+    assert rep.verdict == "violation" and [f.path for f in rep.findings] == ["model.seed_"]
+    r = _replay(rep, "model.seed_")
+    assert (r.k0, r.k1) == (r.n0, 0) and r.epsilon_lower > 1
+    assert "in place of every integer seed the fit makes" in rep.evidence

@@ -208,11 +208,16 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
 
 
 _SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
+_ANY = {}  # "new" (and "keep"): while an any-seed replay runs, every integer seed but "keep" becomes "new"
 
 
 def _swap(seed):
     try:
-        return _SUBSTITUTE.get(int(seed), seed) if isinstance(seed, (int, np.integer)) else seed
+        if not isinstance(seed, (int, np.integer)):
+            return seed
+        if _ANY and int(seed) != _ANY.get("keep"):
+            return _ANY["new"]
+        return _SUBSTITUTE.get(int(seed), seed)
     except TypeError:
         return seed
 
@@ -228,13 +233,18 @@ class _ReseededRandom(random.Random):
 
 
 @contextmanager
-def reseeded(old: int, new: int):
+def reseeded(old: int | None, new: int, keep: int | None = None):
     """Within the block, ``default_rng``, ``RandomState`` and ``random.Random`` seeded with ``old`` are
-    seeded with ``new`` (module attributes are patched and restored)."""
+    seeded with ``new`` (module attributes are patched and restored); ``old=None`` swaps every integer seed
+    but ``keep`` (a seed the fit makes from OS entropy, never the same twice, is replaced whatever it is)."""
     saved = np.random.default_rng, np.random.RandomState, random.Random
     original_rng = saved[0]
     _SUBSTITUTE.clear()
-    _SUBSTITUTE[int(old)] = int(new)
+    _ANY.clear()
+    if old is None:
+        _ANY.update(new=int(new), keep=None if keep is None else int(keep))
+    else:
+        _SUBSTITUTE[int(old)] = int(new)
     np.random.default_rng = lambda seed=None: original_rng(_swap(seed))
     np.random.RandomState, random.Random = _ReseededRandomState, _ReseededRandom
     try:
@@ -242,6 +252,7 @@ def reseeded(old: int, new: int):
     finally:
         np.random.default_rng, np.random.RandomState, random.Random = saved
         _SUBSTITUTE.clear()
+        _ANY.clear()
 
 
 @dataclass
@@ -264,6 +275,10 @@ class Mode:
         if self.kind == "rewind":
             return (f"rewinding a copy of {seed} by the {self.k} draws a fit with a known seed consumed and "
                     "refitting the model with it as random_state on D")
+        if self.kind == "reseed" and self.old is None:
+            part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
+            return (f"refitting the model on D with {seed} in place of every integer seed the fit makes "
+                    f"(a seed drawn from OS entropy included){part}")
         if self.kind == "reseed":
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
@@ -294,8 +309,8 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
         est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "reseed":
-        est = with_seed(make_estimator(), mode.t)
-        with reseeded(mode.old, c):
+        est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
+        with reseeded(mode.old, c, keep=mode.t):
             est.fit(X, y)
         if mode.sub_path is None:
             return leaves(rebuilt(est), root="model").numeric
@@ -333,6 +348,9 @@ def _modes(cand: Candidate, la: Leaves, takes_seed: bool, t):
             out.append(Mode("sub", sub_path, (int(m.group(2)), int(la.numeric[f"{m.group(1)}#len"]))))
         if takes_seed and t is not None:  # last: it refits the whole model to compare one part
             out.append(Mode("reseed", sub_path, t=t, old=cand.value(la)))
+    # last of all: every integer seed the fit makes becomes the candidate (an OS-entropy seed kept beside the
+    # noise differs on every fit, so no seed of a known fit names it)
+    out.append(Mode("reseed", t=t if takes_seed else None, old=None))
     return out
 
 
@@ -350,7 +368,7 @@ def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb:
         rel = cand.key if whole else "sub" + cand.key[len(mode.sub_path):]
         fixed = {rel, ("model" if whole else "sub") + ".random_state"}
         try:
-            if c is None or (mode.kind == "reseed" and (mode.old is None or c == mode.old)):
+            if c is None or (mode.kind == "reseed" and mode.old is not None and c == mode.old):
                 raise ValueError("no candidate value")
             r1 = _replay(mode, make_estimator, src, c, D)
             r2 = _replay(mode, make_estimator, src, c, D)

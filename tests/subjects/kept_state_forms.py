@@ -187,3 +187,14 @@ class NoisyBigCounts(_Noisy):
         self.counts_ = (base + noise).astype(np.int64)
         self.total_ = int(self.counts_.sum())
         return self
+
+
+class EntropyIgnoringSeed(_Noisy):
+    """Ignores ``random_state``: ``seed_`` is drawn from OS entropy on every fit, kept, and seeds the noise. No
+    seed of a known fit names it; replaying the fit with every integer seed it makes replaced by ``seed_``
+    reproduces the model."""
+
+    def fit(self, X, y):
+        self.seed_ = int(np.random.SeedSequence().entropy % 2**63)
+        self.counts_ = self._counts(y, np.random.default_rng(self.seed_).laplace)
+        return self
