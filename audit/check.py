@@ -675,6 +675,8 @@ def _state_verdict(row, extra, probe, subject) -> None:
         # a kept generator, state or seed, or a kept value whose replay reproduces the published noise: whoever
         # holds the model subtracts the noise, so the loss is unbounded on any pair whose records that part reads
         row["epsilon_reading"] = "∞"
+        for key in ("power", "detectable_loss", "n_conclusive"):  # the sampled pass's power no longer applies
+            row.pop(key, None)
         extra.insert(0, "violation through kept state (ε = ∞: whoever holds the fitted model or its pickle can "
                         "replay the fit's noise and subtract it; --state warn reports it without failing): "
                         + probe.evidence)
