@@ -254,8 +254,8 @@ def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_te
             "0,1", "--out", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out
-    assert "screening 21 candidate pairs: 33 datasets at 200 outputs each" in out
-    assert "screened 21 candidate pairs in " in out and "best pilot scores: " in out
+    assert "screening 25 candidate pairs: 39 datasets at 200 outputs each" in out
+    assert "screened 25 candidate pairs in " in out and "best pilot scores: " in out
     assert "scale pattern 4/4 [pure region plus one record of another class]" in out
     assert "pair 1/2 confirmed at 2,000 outputs per input: [" in out and "pair 2/2 confirmed" in out
     assert "confirming the scale family's pair" in out and " left" not in out  # not a terminal: no time left
