@@ -93,7 +93,8 @@ class Subject:
     classes: list | None = None
     #: outputs per input (default: the budget's)
     n_samples: int | None = None
-    #: ``"auto"``, ``"predictions"``, ``"structure"`` or a list of fitted attribute names
+    #: ``"auto"``, a kind (``"release"``, ``"predictions"``, ``"structure"``, ``"attributes"``) or a list of
+    #: kinds and fitted attribute names
     release: object = "auto"
     #: neighbour search for estimators; exceptions as outcomes ("fail", "report" or "off"; True is "fail",
     #: False "off"); floating-point events for mechanisms
@@ -269,15 +270,19 @@ def parse_classes(text):
 
 
 def parse_release(text):
-    """``--release``: auto | predictions | structure | ATTR[,ATTR]."""
+    """``--release``: auto, or a comma list of the kinds release | predictions | structure | attributes and
+    fitted attribute names ATTR (a single kind stays a word: ``"predictions"``)."""
+    from audit.engine.release import KINDS
+
     if isinstance(text, (list, tuple)):
         return list(text)
-    if text in ("auto", "predictions", "structure"):
+    if text == "auto" or text in KINDS:
         return text
-    attrs = [a.strip() for a in str(text).split(",") if a.strip()]
-    if not attrs or not all(a.isidentifier() for a in attrs):
-        raise CheckError(f"--release must be auto, predictions, structure or ATTR[,ATTR], got {text!r}")
-    return attrs
+    items = [a.strip() for a in str(text).split(",") if a.strip()]
+    if not items or not all(a.isidentifier() for a in items):
+        raise CheckError(f"--release must be auto or a comma list of {', '.join(KINDS)} and fitted attribute "
+                         f"names ATTR, got {text!r}")
+    return items
 
 
 def _user_pairs(spec: str, relation: str):
@@ -444,7 +449,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     n = subject.n_samples or SAMPLES[budget]
     extra = []
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
-    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe), \
+    with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
@@ -474,6 +479,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     # announced when it joins the report, complete (its console line says what decided it)
     row = res.claim_row(id=subject.name, subject=f"{subject.target} {params_text(subject.params)} ({kind})",
                         expected=subject.expect, announce=False)
+    if kind == "estimator" and subject.float_probe:
+        extra.append("floating-point probe on (each real-valued coordinate that varies: sign, exponent, mantissa "
+                     "residues)")
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
         if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
@@ -502,6 +510,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         if crash and plan["exceptions"] == "report":
             extra.append(f"{len(crash)} pair(s) told apart by a refusal alone, reported not decisive, e.g. "
                          + _crash_text(mech, crash[0]))
+    if kind == "estimator" and subject.float_probe and res.violation and row.get("decided_by") != "exception":
+        _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -536,6 +546,19 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if subject.note:
         row["detail"] = f"{subject.note} — {row['detail']}"
     return row
+
+
+def _float_verdict(row: dict, extra: list, event: str) -> None:
+    """An estimator's violation decided by a floating-point event: ``decided_by`` and the words naming the
+    coordinate whose bit patterns tell the inputs apart."""
+    found = re.match(r"float pattern \(sign, exponent, mantissa mod (\d+)\) of (.+) in \{", event)
+    if not found:
+        return
+    row["decided_by"] = "float probe"
+    extra.insert(0, f"violation through the floating-point probe on {found.group(2)}: its values from the two "
+                    f"inputs lie on different float lattices (Mironov 2012), so some patterns of sign, exponent "
+                    f"and mantissa mod {found.group(1)} occur from one input only; --no-float-probe audits the "
+                    "claim in real arithmetic instead")
 
 
 def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:

@@ -317,9 +317,10 @@ def test_draw_many_gives_each_input_the_blocks_draw_gives_it_alone():
 
 
 def test_check_draws_a_declared_fast_path_with_the_per_draw_vectors():
-    """``audit check`` of a learner that declares a batched sampler (issue 19) goes through it: with the noise
-    off (epsilon 1e9, fixed budget shares) the batched vectors and the per-draw ones take the same values; a subclass that
-    overrides a step of the algorithm gets no fast path (its own code runs)."""
+    """``audit check --release release`` of a learner that declares a batched sampler (issue 19) goes through it:
+    with the noise off (epsilon 1e9, fixed budget shares) the batched vectors and the per-draw ones take the same
+    values; a subclass that overrides a step of the algorithm gets no fast path (its own code runs), and neither
+    does the default release (it also reads predictions and the model's state, which only a fit gives)."""
     from audit.learner_references import LEARNERS
 
     ref = LEARNERS["privatree"]
@@ -327,7 +328,7 @@ def test_check_draws_a_declared_fast_path_with_the_per_draw_vectors():
     datasets = [d for _, d in ref.inputs]
     rng = np.random.default_rng(0)
     for data in datasets:
-        rel = EstimatorRelease(cls, params, bounds=params["bounds"], classes=params["classes"])
+        rel = EstimatorRelease(cls, params, bounds=params["bounds"], classes=params["classes"], release="release")
         rel.calibrate([data])
         assert rel.batch is not None and rel.description == "the estimator's release()"
         # the only randomness left is the leaves' tie-breaking (at most a few outcomes, each with probability
@@ -340,6 +341,9 @@ def test_check_draws_a_declared_fast_path_with_the_per_draw_vectors():
         def _best_split(self, *args):
             return super()._best_split(*args)
 
-    changed = EstimatorRelease(Changed, params, bounds=params["bounds"], classes=params["classes"])
+    changed = EstimatorRelease(Changed, params, bounds=params["bounds"], classes=params["classes"], release="release")
     changed.calibrate(datasets[:1])
     assert changed.batch is None
+    default = EstimatorRelease(cls, params, bounds=params["bounds"], classes=params["classes"])
+    default.calibrate(datasets[:1])
+    assert default.batch is None and default.description.startswith("the estimator's release() + ")
