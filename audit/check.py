@@ -5,9 +5,12 @@ A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 * a class with ``fit`` (or a factory returning an object with ``fit``) is
   an estimator: each sample fits a fresh ``CALLABLE(**params)`` (``random_state``
   through the constructor when it takes one) on one of the neighbouring datasets
-  and releases what :class:`audit.engine.release.EstimatorRelease` says (``release()``,
-  else the fitted structure when recognised plus predictions on a grid over the
-  public domain, or named attributes); an exception in ``fit`` is an outcome.
+  and releases what :class:`audit.engine.release.EstimatorRelease` says (by default
+  everything the fitted model publishes: ``release()``, ``predict`` and ``predict_proba``
+  on a grid over the public domain, the fitted structure when recognised and every
+  number its pickle carries, by attribute path; ``--release`` narrows it); an
+  exception in ``fit`` is an outcome. Every real-valued coordinate gets the
+  floating-point events too (``decided_by`` is then ``"float probe"``).
   The pairs are found by the neighbour search of :mod:`audit.engine.search` (screened
   on a pilot, the best confirmed on fresh samples) plus the user's ``--pairs``;
 * any other class, or a function given ``params``, is a factory:
@@ -22,7 +25,8 @@ The neighbouring inputs come from ``data``:
   (:mod:`audit.engine.neighbours`);
 * for mechanisms, ``scalar`` (answers 0 and 1, the default) or ``query:N``
   (the query-vector patterns of length N), or ``--pairs MODULE:FUNCTION``;
-  scalar outputs also get the floating-point events of :mod:`audit.engine.events`.
+  scalar outputs (and the real-valued coordinates of vector outputs) also get the
+  floating-point events of :mod:`audit.engine.events`.
 
 A pass carries a power statement (:mod:`audit.engine.power`).
 """

@@ -220,8 +220,8 @@ def _vector_candidates(a: Samples, b: Samples):
                                          describe=lambda op, t, j=j: names.compare(j, op, t))
     if d > 1:
         pooled = np.concatenate((xa, xb))
-        for q in np.linspace(0.02, 0.98, _VECTOR_GRID):
-            t = np.quantile(pooled, q, axis=0)
+        qs = np.linspace(0.02, 0.98, _VECTOR_GRID)
+        for q, t in zip(qs, np.quantile(pooled, qs, axis=0)):  # one sort of each column for every level
             for sign, word in ((1, ">="), (-1, "<=")):
                 ka = np.count_nonzero(np.all(sign * (xa - t) >= 0, axis=1))
                 kb = np.count_nonzero(np.all(sign * (xb - t) >= 0, axis=1))
@@ -433,16 +433,22 @@ def _vector_float_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int])
     (:func:`float_coordinates`): ``(sign, exponent, mantissa mod q)`` of ``x[j]`` in a set of patterns, the
     prefixes of the two rankings of :func:`_discrete_candidates` for every coordinate and modulus.
 
-    A vector has many coordinates, so the prefixes are counted with numpy and only the
-    :data:`MAX_FLOAT_EVENTS` best by a cheap pessimistic log ratio (the point estimate minus two standard
-    errors) are offered to :func:`choose_event`, which bounds them exactly like every other candidate. The
-    choice is made on the pilot only, so this pre-selection cannot make the later bound unsound.
+    A vector has many coordinates, each with many patterns (up to 64 residues per sign and exponent), so a set
+    of patterns seen from one input only by chance would look decisive on the samples that chose it. The
+    patterns are therefore ranked on the first half of the pilot and each prefix is counted on the second half
+    (its counts scaled to the pilot's size): an accidental pattern does not repeat there, a lattice does. Only
+    the :data:`MAX_FLOAT_EVENTS` best prefixes by a cheap pessimistic log ratio (the point estimate minus two
+    standard errors) are offered to :func:`choose_event`, which ranks them with the other candidates. The
+    choice is made on the pilot only, so none of this can make the later bound unsound.
     """
     names = _COORDINATES.get()
     cols = float_coordinates(xa, xb, varying)
     if not cols:
         return
     na, nb = len(xa), len(xb)
+    ha, hb = na // 2, nb // 2
+    if min(ha, hb, na - ha, nb - hb) < 1:
+        return
     kas, kbs, owners, chosen = [], [], [], []
     for q in FLOAT_MODULI:
         fa, fb = float_features(xa[:, cols], q), float_features(xb[:, cols], q)
@@ -451,13 +457,15 @@ def _vector_float_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int])
             m = len(codes)
             if m < 2:
                 continue
-            c0 = np.bincount(inv[:na], minlength=m) + 0.5
-            c1 = np.bincount(inv[na:], minlength=m) + 0.5
-            log_ratio = np.log(c0 / na) - np.log(c1 / nb)
-            for score in (log_ratio, log_ratio - 2.0 * np.sqrt(1.0 / c0 + 1.0 / c1)):
+            rank0 = np.bincount(inv[:ha], minlength=m) + 0.5  # the halves that rank
+            rank1 = np.bincount(inv[na:na + hb], minlength=m) + 0.5
+            count0 = np.bincount(inv[ha:na], minlength=m) * (na / (na - ha))  # the halves that count
+            count1 = np.bincount(inv[na + hb:], minlength=m) * (nb / (nb - hb))
+            log_ratio = np.log(rank0 / ha) - np.log(rank1 / hb)
+            for score in (log_ratio, log_ratio - 2.0 * np.sqrt(1.0 / rank0 + 1.0 / rank1)):
                 order = np.argsort(-score, kind="stable")
-                kas.append(np.cumsum(c0[order] - 0.5)[:-1])
-                kbs.append(np.cumsum(c1[order] - 0.5)[:-1])
+                kas.append(np.cumsum(count0[order])[:-1])
+                kbs.append(np.cumsum(count1[order])[:-1])
                 owners.append(np.full(m - 1, len(chosen)))
                 chosen.append((j, q, codes[order]))
     if not kas:

@@ -405,6 +405,7 @@ class EstimatorRelease:
         rng = np.random.default_rng(seed)
         errors, seen = [], 0
         self.raised_on = {}
+        self.description = ""  # said again by this calibration
         names, state, truncated = {}, {}, {}
         for data in datasets:
             try:
