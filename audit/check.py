@@ -101,7 +101,7 @@ class Subject:
     #: kinds and fitted attribute names
     release: object = "auto"
     #: neighbour search for estimators; exceptions as outcomes ("fail", "report" or "off"; True is "fail",
-    #: False "off"); floating-point events for mechanisms
+    #: False "off"); floating-point events for mechanisms and estimators (every real-valued coordinate)
     search: bool = True
     exceptions: object = "fail"
     float_probe: bool = True
