@@ -75,9 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--n-samples", type=int, default=None,
                      help="outputs per input for each audited pair (default: the budget's)")
     chk.add_argument("--release", default="auto",
-                     help="estimators: auto (release() if any, else the fitted structure when recognised plus "
-                          "predictions on a grid over the domain), predictions, structure, or ATTR[,ATTR] "
-                          "(fitted attributes)")
+                     help="estimators: auto (everything published: release() if any, predict and predict_proba "
+                          "on a grid over the domain, the fitted structure when recognised, and every number the "
+                          "fitted model's pickle carries, by attribute path), or a comma list of the kinds release, "
+                          "predictions, structure, attributes and fitted attribute names ATTR (length and first "
+                          "values)")
     chk.add_argument("--no-search", action="store_true",
                      help="estimators: audit only the default (or --pairs) pairs, no neighbour search")
     chk.add_argument("--exceptions", choices=("fail", "report", "off"), default="fail",
@@ -93,7 +95,8 @@ def _parser() -> argparse.ArgumentParser:
                           "is reported on a line of its own (default: empty with --exceptions fail, empty,one-class "
                           "with --exceptions report)")
     chk.add_argument("--no-float-probe", action="store_true",
-                     help="mechanisms: no floating-point (mantissa pattern) events")
+                     help="mechanisms and estimators: no floating-point (mantissa pattern) events, on scalar "
+                          "outputs and on every real-valued coordinate of vector outputs")
     chk.add_argument("--no-scale", action="store_true",
                      help="estimators: no scale family (tiny patterns grown to thousands of records, bisected to "
                           "the size where the outputs move most; 45 s to choose and 45 s to confirm at quick)")

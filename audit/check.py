@@ -5,9 +5,12 @@ A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 * a class with ``fit`` (or a factory returning an object with ``fit``) is
   an estimator: each sample fits a fresh ``CALLABLE(**params)`` (``random_state``
   through the constructor when it takes one) on one of the neighbouring datasets
-  and releases what :class:`audit.engine.release.EstimatorRelease` says (``release()``,
-  else the fitted structure when recognised plus predictions on a grid over the
-  public domain, or named attributes); an exception in ``fit`` is an outcome.
+  and releases what :class:`audit.engine.release.EstimatorRelease` says (by default
+  everything the fitted model publishes: ``release()``, ``predict`` and ``predict_proba``
+  on a grid over the public domain, the fitted structure when recognised and every
+  number its pickle carries, by attribute path; ``--release`` narrows it); an
+  exception in ``fit`` is an outcome. Every real-valued coordinate gets the
+  floating-point events too (``decided_by`` is then ``"float probe"``).
   The pairs are found by the neighbour search of :mod:`audit.engine.search` (screened
   on a pilot, the best confirmed on fresh samples) plus the user's ``--pairs``;
 * any other class, or a function given ``params``, is a factory:
@@ -22,7 +25,8 @@ The neighbouring inputs come from ``data``:
   (:mod:`audit.engine.neighbours`);
 * for mechanisms, ``scalar`` (answers 0 and 1, the default) or ``query:N``
   (the query-vector patterns of length N), or ``--pairs MODULE:FUNCTION``;
-  scalar outputs also get the floating-point events of :mod:`audit.engine.events`.
+  scalar outputs (and the real-valued coordinates of vector outputs) also get the
+  floating-point events of :mod:`audit.engine.events`.
 
 A pass carries a power statement (:mod:`audit.engine.power`).
 """
@@ -98,10 +102,11 @@ class Subject:
     classes: list | None = None
     #: outputs per input (default: the budget's)
     n_samples: int | None = None
-    #: ``"auto"``, ``"predictions"``, ``"structure"`` or a list of fitted attribute names
+    #: ``"auto"``, a kind (``"release"``, ``"predictions"``, ``"structure"``, ``"attributes"``) or a list of
+    #: kinds and fitted attribute names
     release: object = "auto"
     #: neighbour search for estimators; exceptions as outcomes ("fail", "report" or "off"; True is "fail",
-    #: False "off"); floating-point events for mechanisms
+    #: False "off"); floating-point events for mechanisms and estimators (every real-valued coordinate)
     search: bool = True
     exceptions: object = "fail"
     float_probe: bool = True
@@ -281,15 +286,19 @@ def parse_classes(text):
 
 
 def parse_release(text):
-    """``--release``: auto | predictions | structure | ATTR[,ATTR]."""
+    """``--release``: auto, or a comma list of the kinds release | predictions | structure | attributes and
+    fitted attribute names ATTR (a single kind stays a word: ``"predictions"``)."""
+    from audit.engine.release import KINDS
+
     if isinstance(text, (list, tuple)):
         return list(text)
-    if text in ("auto", "predictions", "structure"):
+    if text == "auto" or text in KINDS:
         return text
-    attrs = [a.strip() for a in str(text).split(",") if a.strip()]
-    if not attrs or not all(a.isidentifier() for a in attrs):
-        raise CheckError(f"--release must be auto, predictions, structure or ATTR[,ATTR], got {text!r}")
-    return attrs
+    items = [a.strip() for a in str(text).split(",") if a.strip()]
+    if not items or not all(a.isidentifier() for a in items):
+        raise CheckError(f"--release must be auto or a comma list of {', '.join(KINDS)} and fitted attribute "
+                         f"names ATTR, got {text!r}")
+    return items
 
 
 def _user_pairs(spec: str, relation: str):
@@ -551,7 +560,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
-    with checkpoint.scope(subject.name), float_probe(kind == "mechanism" and subject.float_probe), \
+    with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
@@ -587,6 +596,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                         expected=subject.expect, announce=False)
     row["expected_stated"] = bool(subject.expected_stated)
     row["pairs_confirmed"] = confirmed
+    if kind == "estimator" and subject.float_probe:
+        extra.append("floating-point probe on (each real-valued coordinate that varies: sign, exponent, mantissa "
+                     "residues)")
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
         if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
@@ -598,6 +610,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
             row["decided_by"] = "outputs"
     if kind == "estimator" and plan["exceptions"] != "off":
         _exception_verdict(row, extra, plan, res, audited, confirmed)
+    if kind == "estimator" and subject.float_probe and res.violation and row.get("decided_by") != "exception":
+        _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -697,6 +711,19 @@ def _subject_error_row(subject: Subject, exc: Exception) -> dict:
             "epsilon_lower": nan, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "error",
             "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
             "decided_by": "error", "detail": f"error: {exc}"}
+
+
+def _float_verdict(row: dict, extra: list, event: str) -> None:
+    """An estimator's violation decided by a floating-point event: ``decided_by`` and the words naming the
+    coordinate whose bit patterns tell the inputs apart."""
+    found = re.match(r"float pattern \(sign, exponent, mantissa mod (\d+)\) of (.+) in \{", event)
+    if not found:
+        return
+    row["decided_by"] = "float probe"
+    extra.insert(0, f"violation through the floating-point probe on {found.group(2)}: its values from the two "
+                    f"inputs lie on different float lattices (Mironov 2012), so some patterns of sign, exponent "
+                    f"and mantissa mod {found.group(1)} occur from one input only; --no-float-probe audits the "
+                    "claim in real arithmetic instead")
 
 
 def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:

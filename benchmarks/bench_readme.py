@@ -41,7 +41,7 @@ COMMANDS = {
     "check-privatree-quick": ("`audit check` of the reference PrivaTree at the quick budget (README, Check your "
                               "fast implementation)",
                               ["-m", "audit", "check", "reference.privatree:PrivaTreeClassifier", "--params",
-                               _CHECK_PARAMS, "--epsilon", "1", "--out", "{out}"], "."),
+                               _CHECK_PARAMS, "--epsilon", "1", "--release", "release", "--out", "{out}"], "."),
     "certify-privatree": ("`audit certify privatree --jobs 2`",
                           ["-m", "audit", "certify", "privatree", "--jobs", "2", "--out", "{out}"], "."),
     "certify-random-trees": ("`audit certify random-trees`",

@@ -16,7 +16,8 @@ so no multiplicity correction is owed for the candidates.
   continuous, thresholds on ratios and products of two coordinates, and a learned score (a logistic
   regression on ``[x, x**2]`` and one on ``x``, in the style of DP-Sniper)
   thresholded like a scalar;
-* floating point (on request, :func:`float_probe`; scalars): the outcome
+* floating point (on request, :func:`float_probe`; scalars, and each real-valued coordinate of a vector
+  that varies in the pilot, at most :data:`MAX_FLOAT_COORDS`): the outcome
   ``(sign, binary exponent, integer mantissa mod q)`` for small moduli ``q``,
   ranked like a discrete output. Adding float noise to a raw value, or drawing
   a uniform inside a data-dependent interval, puts the outputs of neighbouring
@@ -38,7 +39,7 @@ from audit.engine.render import compact
 from audit.engine.sampling import Samples
 
 __all__ = ["Event", "choose_event", "float_probe", "float_features", "FLOAT_MODULI", "Coordinates",
-           "NamedCoordinates", "coordinates"]
+           "NamedCoordinates", "coordinates", "float_coordinates", "MAX_FLOAT_COORDS"]
 
 _SCALAR_GRID = 257
 _INTERVAL_GRID = 33
@@ -219,8 +220,8 @@ def _vector_candidates(a: Samples, b: Samples):
                                          describe=lambda op, t, j=j: names.compare(j, op, t))
     if d > 1:
         pooled = np.concatenate((xa, xb))
-        for q in np.linspace(0.02, 0.98, _VECTOR_GRID):
-            t = np.quantile(pooled, q, axis=0)
+        qs = np.linspace(0.02, 0.98, _VECTOR_GRID)
+        for q, t in zip(qs, np.quantile(pooled, qs, axis=0)):  # one sort of each column for every level
             for sign, word in ((1, ">="), (-1, "<=")):
                 ka = np.count_nonzero(np.all(sign * (xa - t) >= 0, axis=1))
                 kb = np.count_nonzero(np.all(sign * (xb - t) >= 0, axis=1))
@@ -229,6 +230,8 @@ def _vector_candidates(a: Samples, b: Samples):
                     lambda s, t=t, sign=sign: np.all(sign * (s.values - t) >= 0, axis=1))
     yield from _pattern_candidates(xa, xb, varying)
     yield from _pair_candidates(xa, xb, varying)
+    if _FLOAT.get():
+        yield from _vector_float_candidates(xa, xb, varying)
     cols = np.asarray(varying if varying else [0], dtype=int)  # constant columns add nothing to the fit
     for squares in (True, False):
         score = _learned_score(xa[:, cols], xb[:, cols], squares)
@@ -366,7 +369,8 @@ _FLOAT: contextvars.ContextVar[bool] = contextvars.ContextVar("float_probe", def
 
 @contextlib.contextmanager
 def float_probe(on: bool = True):
-    """Add the floating-point events to the candidates of scalar outputs inside this block."""
+    """Add the floating-point events to the candidates of scalar outputs, and of the real-valued coordinates
+    of vector outputs, inside this block."""
     token = _FLOAT.set(bool(on))
     try:
         yield
@@ -393,6 +397,93 @@ def _float_candidates(a: Samples, b: Samples):
                              lambda s, inner=inner, q=q: inner.member(
                                  Samples("discrete", float_features(s.values, q), ("int",))))
             yield ka, kb, wrapped
+
+
+#: coordinates of a vector output that get the floating-point events at most (the first real-valued ones
+#: that vary in the pilot; the events' count is this times ``len(FLOAT_MODULI)`` times at most 128)
+MAX_FLOAT_COORDS = 256
+#: floating-point events of a vector output offered to :func:`choose_event` (the best of the pilot's prefixes)
+MAX_FLOAT_EVENTS = 512
+
+
+def float_coordinates(xa: np.ndarray, xb: np.ndarray, varying: list[int]) -> list[int]:
+    """The coordinates of a vector pilot that the floating-point probe reads: those that vary and are not all
+    integers (an integer-valued coordinate sits on the integer lattice whatever the input), at most
+    :data:`MAX_FLOAT_COORDS`."""
+    out = []
+    for j in varying:
+        col = np.concatenate((xa[:, j], xb[:, j]))
+        if not np.all(col == np.round(col)):
+            out.append(j)
+            if len(out) == MAX_FLOAT_COORDS:
+                break
+    return out
+
+
+def _float_codes_text(codes) -> str:
+    """``{(+, 2^3, 5), ...}``: the patterns of :func:`float_features` codes (sign, binary exponent of the
+    mantissa in [0.5, 1), residue), the first four and how many."""
+    codes = [int(c) for c in codes]
+    parts = [f"({'-' if (c // 128) % 2 else '+'}, 2^{c // 256 - 1100}, {c % 128})" for c in codes[:4]]
+    return "{" + ", ".join(parts) + (f", ... ({len(codes)} patterns)" if len(codes) > 4 else "") + "}"
+
+
+def _vector_float_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int]):
+    """The floating-point events of :func:`_float_candidates` on each real-valued coordinate of a vector output
+    (:func:`float_coordinates`): ``(sign, exponent, mantissa mod q)`` of ``x[j]`` in a set of patterns, the
+    prefixes of the two rankings of :func:`_discrete_candidates` for every coordinate and modulus.
+
+    A vector has many coordinates, each with many patterns (up to 64 residues per sign and exponent), so a set
+    of patterns seen from one input only by chance would look decisive on the samples that chose it. The
+    patterns are therefore ranked on the first half of the pilot and each prefix is counted on the second half
+    (its counts scaled to the pilot's size): an accidental pattern does not repeat there, a lattice does. Only
+    the :data:`MAX_FLOAT_EVENTS` best prefixes by a cheap pessimistic log ratio (the point estimate minus two
+    standard errors) are offered to :func:`choose_event`, which ranks them with the other candidates. The
+    choice is made on the pilot only, so none of this can make the later bound unsound.
+    """
+    names = _COORDINATES.get()
+    cols = float_coordinates(xa, xb, varying)
+    if not cols:
+        return
+    na, nb = len(xa), len(xb)
+    ha, hb = na // 2, nb // 2
+    if min(ha, hb, na - ha, nb - hb) < 1:
+        return
+    kas, kbs, owners, chosen = [], [], [], []
+    for q in FLOAT_MODULI:
+        fa, fb = float_features(xa[:, cols], q), float_features(xb[:, cols], q)
+        for k, j in enumerate(cols):
+            codes, inv = np.unique(np.concatenate((fa[:, k], fb[:, k])), return_inverse=True)
+            m = len(codes)
+            if m < 2:
+                continue
+            rank0 = np.bincount(inv[:ha], minlength=m) + 0.5  # the halves that rank
+            rank1 = np.bincount(inv[na:na + hb], minlength=m) + 0.5
+            count0 = np.bincount(inv[ha:na], minlength=m) * (na / (na - ha))  # the halves that count
+            count1 = np.bincount(inv[na + hb:], minlength=m) * (nb / (nb - hb))
+            log_ratio = np.log(rank0 / ha) - np.log(rank1 / hb)
+            for score in (log_ratio, log_ratio - 2.0 * np.sqrt(1.0 / rank0 + 1.0 / rank1)):
+                order = np.argsort(-score, kind="stable")
+                kas.append(np.cumsum(count0[order])[:-1])
+                kbs.append(np.cumsum(count1[order])[:-1])
+                owners.append(np.full(m - 1, len(chosen)))
+                chosen.append((j, q, codes[order]))
+    if not kas:
+        return
+    ka, kb, owner = np.concatenate(kas), np.concatenate(kbs), np.concatenate(owners)
+    size = np.concatenate([np.arange(1, len(c)) for _, _, c in chosen])
+    p0, p1 = (ka + 0.5) / (na + 1), (kb + 0.5) / (nb + 1)
+    proxy = np.log(p0) - np.log(p1) - 2.0 * np.sqrt((1 - p0) / (ka + 0.5) + (1 - p1) / (kb + 0.5))
+    keep = np.argsort(-proxy, kind="stable")[:MAX_FLOAT_EVENTS]
+    for i in keep:
+        j, q, ordered = chosen[owner[i]]
+
+        def make(j=j, q=q, codes=ordered[:size[i]]):
+            return Event(f"float pattern (sign, exponent, mantissa mod {q}) of {names.name(j)} in "
+                         f"{_float_codes_text(codes)}",
+                         lambda s: np.isin(float_features(s.values[:, j], q), codes))
+
+        yield ka[i], kb[i], make
 
 
 # --------------------------------------------------------------------------- selection

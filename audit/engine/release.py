@@ -10,17 +10,25 @@ model (so a loss seen on it is a loss of the model):
   exception's type (:func:`exception_code`): exceptions are outcomes, so an estimator that crashes
   on one input of a pair and not on the other is told apart by this coordinate (the per-coordinate
   threshold events read it whatever the other outputs are); the other coordinates are then 0;
+By default (``release="auto"``) the vector holds everything the fitted model publishes, each
+coordinate named:
+
+* the estimator's own ``release()`` when it has one (``release()[i]`` and its length);
+* the **predictions on a grid** covering the public domain, of ``predict`` (class labels as their
+  index in the public classes) and of ``predict_proba`` when present;
 * the **structure**, when its layout is recognised (scikit-learn's ``tree_``;
   nested node objects or dicts with ``feature``/``threshold`` and
   ``left``/``right`` or ``children``; lists of either, one per tree): node,
   leaf and depth counts, splits per feature, the smallest and largest threshold
   per feature, the node count and root value of the first trees, and the
   feature and value of the first tree's first nodes in breadth-first order;
-* the **predictions on a grid** covering the public domain (class labels as
-  their index in the public classes);
-* or, with ``attrs``, the named fitted attributes (each as its length and its
-  first values), or the estimator's own ``release()`` when it has one.
+* the **numbers the fitted model's pickle carries** (:mod:`audit.engine.model_state`), by attribute
+  path (``model.tree_.nodes['n_node_samples'][3]``, ``model._secret[0]``): the coordinates are the
+  union of the paths seen in :meth:`EstimatorRelease.calibrate` (a fit lacking one reads 0), at most
+  :data:`MAX_ATTRIBUTES`, the rest counted in ``description``.
 
+``release`` narrows this to some kinds (``"release"``, ``"predictions"``, ``"structure"``,
+``"attributes"``) and may name fitted attributes (each as its length and its first values).
 ``description`` says which release was used.
 """
 from __future__ import annotations
@@ -33,9 +41,10 @@ from numbers import Real
 
 import numpy as np
 
+from audit.engine.model_state import ROOT, state_numbers
 from audit.engine.outcome import canonical_message, catchable, subject_exit
 
-__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code"]
+__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "KINDS", "MAX_ATTRIBUTES"]
 
 
 def exception_code(exc: BaseException) -> int:
@@ -214,6 +223,35 @@ def _numbers(value) -> list[float]:
     return arr.tolist()
 
 
+#: the kinds of published numbers ``release`` may name (``"auto"``: all of them)
+KINDS = ("release", "predictions", "structure", "attributes")
+#: coordinates read from the fitted model's state at most (the first in walk order; the rest are counted)
+MAX_ATTRIBUTES = 1024
+
+
+def release_spec(release) -> tuple[frozenset, list]:
+    """``(kinds, attribute names)`` of a ``release`` value: ``"auto"`` is every kind, a kind is itself, a
+    list (or comma text) mixes kinds and fitted attribute names."""
+    if release == "auto":
+        return frozenset(KINDS), []
+    items = release.split(",") if isinstance(release, str) else list(release)
+    items = [str(i).strip() for i in items if str(i).strip()]
+    if "auto" in items:
+        return frozenset(KINDS), [i for i in items if i not in KINDS and i != "auto"]
+    return frozenset(i for i in items if i in KINDS), [i for i in items if i not in KINDS]
+
+
+def _is_state(name: str) -> bool:
+    return name.startswith((f"{ROOT}.", f"len({ROOT}."))
+
+
+def _release_numbers(value) -> dict:
+    vals = _numbers(value)
+    out = {"len(release())": float(len(vals))}
+    out.update((f"release()[{i}]", v) for i, v in enumerate(vals))
+    return out
+
+
 def _takes(cls, name: str) -> bool:
     try:
         params = inspect.signature(cls).parameters
@@ -231,8 +269,11 @@ class EstimatorRelease:
     params : dict of constructor arguments
     bounds : public ``(low, high)`` per feature: the probe grid covers them
     classes : public class labels (predictions are released as their index)
-    release : ``"auto"`` (``release()`` if the estimator has one, else the structure when recognised plus the
-        grid predictions), ``"predictions"``, ``"structure"`` or a list of fitted attribute names
+    release : ``"auto"`` (everything published: ``release()`` when present, the grid predictions of
+        ``predict`` and ``predict_proba``, the fitted structure when recognised and the numbers of the
+        fitted model's state), one of the kinds ``"release"``, ``"predictions"``, ``"structure"``,
+        ``"attributes"``, or a list of kinds and fitted attribute names (each named attribute as its
+        length and first values)
     exceptions : bool
         Exceptions in ``fit`` or the release are outcomes (the ``raised`` coordinate), not errors.
     """
@@ -242,6 +283,7 @@ class EstimatorRelease:
         self.bounds, self.classes = list(bounds), list(classes)
         self.grid = probe_grid(bounds)
         self.release = release
+        self.kinds, self.attrs = release_spec(release)
         self.exceptions = exceptions
         self.seed_through_constructor = _takes(cls, "random_state") and "random_state" not in self.params
         self.layout = None
@@ -251,9 +293,13 @@ class EstimatorRelease:
         #: what each coordinate of the released vector is (set by :meth:`calibrate`), and whether every
         #: calibration fit's predictions were public classes (released as their index)
         self.names = ["raised"]
+        self._index = {}
         self._as_classes = True
         self._mapped = True
-        self._first_prediction = None
+        #: containers of the model's state cut at :data:`model_state.MAX_ITEMS` values, and the state
+        #: coordinates left out by :data:`MAX_ATTRIBUTES` (both said in ``description``)
+        self.truncated = []
+        self.dropped = 0
         #: ``1 + exception_code`` -> the exception type's name, for every refusal seen in calibration
         self.raised_types = {}
 
@@ -278,68 +324,100 @@ class EstimatorRelease:
         return [_as_float(p) for p in pred]
 
     def features(self, est) -> list[float]:
-        """The released numbers of a fitted estimator (without the ``raised`` flag)."""
-        return self._features(est)[0]
+        """The released numbers of a fitted estimator (without the ``raised`` flag), in the order of
+        ``names[1:]`` once calibrated (coordinates this fit lacks read 0)."""
+        parts = self._features(est)
+        if not self._index:
+            return list(parts.values())
+        out = [0.0] * (len(self.names) - 1)
+        for name, v in parts.items():
+            j = self._index.get(name)
+            if j is not None:
+                out[j - 1] = v
+        return out
 
-    def _features(self, est) -> tuple[list[float], list[str]]:
-        """The released numbers and what each one is (``names``: the events' words for its coordinates)."""
-        if isinstance(self.release, (list, tuple)):
-            out, names = [], []
-            for name in self.release:
-                if not hasattr(est, name):
-                    raise AttributeError(f"the fitted estimator has no attribute {name!r} (--release)")
-                vals = _numbers(getattr(est, name))
-                out += [float(len(vals))] + (vals + [0.0] * ATTR_VALUES)[:ATTR_VALUES]
-                names += [f"len({name})"] + [f"{name}[{i}]" for i in range(ATTR_VALUES)]
-            return out, names
-        if self.release == "auto" and callable(getattr(est, "release", None)):
-            out = _numbers(est.release())
-            return out, [f"release()[{i}] (flattened)" for i in range(len(out))]
-        out, names = [], []
-        if self.release in ("auto", "structure"):
+    def _features(self, est) -> dict:
+        """The released numbers by name (the events' words for their coordinates), in release order."""
+        out = {}
+        for name in self.attrs:
+            if not hasattr(est, name):
+                raise AttributeError(f"the fitted estimator has no attribute {name!r} (--release)")
+            vals = _numbers(getattr(est, name))
+            out[f"len({name})"] = float(len(vals))
+            out.update((f"{name}[{i}]", v) for i, v in enumerate((vals + [0.0] * ATTR_VALUES)[:ATTR_VALUES]))
+        if "release" in self.kinds and callable(getattr(est, "release", None)):
+            out.update(_release_numbers(est.release()))
+        if "predictions" in self.kinds:
+            if callable(getattr(est, "predict", None)):
+                out.update(zip((f"prediction at {_point(p)}" for p in self.grid), self._predictions(est)))
+            if callable(getattr(est, "predict_proba", None)):
+                proba = np.asarray(est.predict_proba(self.grid), dtype=float).reshape(len(self.grid), -1)
+                out.update((f"predict_proba at {_point(p)}[{k}]", float(v))
+                           for p, row in zip(self.grid, proba) for k, v in enumerate(row))
+        if "structure" in self.kinds:
             layout, trees = tree_nodes(est, self.layout)
             if trees:
                 self.layout = layout.split(" ")[0]
-                out += _structure_features(trees, len(self.bounds))
-                names += _structure_names(len(self.bounds))
-        if self.release in ("auto", "predictions"):
-            self._first_prediction = len(out) + 1  # in the released vector, after the raised flag
-            out += self._predictions(est)
-            names += [f"prediction at {_point(p)}" for p in self.grid]
-        return out, names
+                out.update(zip(_structure_names(len(self.bounds)), _structure_features(trees, len(self.bounds))))
+        if "attributes" in self.kinds:
+            values, truncated = state_numbers(est)
+            self._last_truncated = truncated
+            out.update(values)
+        return out
 
     def describe(self, est) -> str:
-        if isinstance(self.release, (list, tuple)):
-            return f"fitted attributes {', '.join(self.release)} (length and first {ATTR_VALUES} values each)"
-        if self.release == "auto" and callable(getattr(est, "release", None)):
-            return "the estimator's release()"
         parts = []
-        if self.release in ("auto", "structure"):
+        if self.attrs:
+            parts.append(f"fitted attributes {', '.join(self.attrs)} (length and first {ATTR_VALUES} values each)")
+        if "release" in self.kinds and callable(getattr(est, "release", None)):
+            parts.append("the estimator's release()")
+        if "predictions" in self.kinds:
+            methods = [m for m in ("predict", "predict_proba") if callable(getattr(est, m, None))]
+            if methods == ["predict"]:
+                parts.append(f"predictions on a {len(self.grid)}-point grid over the public domain")
+            elif methods:
+                parts.append(f"predictions ({' and '.join(methods)}) on a {len(self.grid)}-point grid over the "
+                             "public domain")
+        if "structure" in self.kinds:
             layout, trees = tree_nodes(est)
             if trees:
                 parts.append(f"fitted structure from {layout}")
-        if self.release in ("auto", "predictions"):
-            parts.append(f"predictions on a {len(self.grid)}-point grid over the public domain")
         return " + ".join(parts) or "nothing recognised"
+
+    def _describe_state(self) -> str:
+        n = sum(1 for name in self.names if _is_state(name))
+        text = f"{n} numbers of the fitted model's state (what its pickle carries: every fitted attribute, " \
+               "private ones too, by attribute path; constructor parameters and random generators left out)"
+        if self.dropped:
+            text += f"; {self.dropped} more state coordinates dropped by the cap of {MAX_ATTRIBUTES}"
+        if self.truncated:
+            text += f"; containers read in part: {', '.join(self.truncated[:3])}" + \
+                (f" and {len(self.truncated) - 3} more" if len(self.truncated) > 3 else "")
+        return text
 
     # ------------------------------------------------------------------ the mechanism
     def calibrate(self, datasets, seed: int = 0):
-        """Fit once on each dataset to fix the release's length; returns the exceptions seen, and records
-        in ``raised_on`` (dataset key -> ``"Type('message')"``) the datasets on which ``fit`` raised."""
+        """Fit once on each dataset to fix the release's coordinates (the union of the names seen; a fit
+        lacking one reads 0); returns the exceptions seen, and records in ``raised_on`` (dataset key ->
+        ``"Type('message')"``) the datasets on which ``fit`` raised."""
         from audit.engine.search import data_key
 
         rng = np.random.default_rng(seed)
-        errors, lengths = [], []
+        errors, seen = [], 0
         self.raised_on = {}
-        names = []
+        self.description = ""  # said again by this calibration
+        names, state, truncated = {}, {}, {}
         for data in datasets:
             try:
                 est = self.fit(data, int(rng.integers(0, 2**31 - 1)))
                 self._mapped = True
-                values, these = self._features(est)
+                self._last_truncated = []
+                values = self._features(est)
                 self._as_classes = self._as_classes and self._mapped  # read in calibration only
-                lengths.append(len(values))
-                names = these if len(these) > len(names) else names
+                seen += 1
+                for name in values:
+                    (state if _is_state(name) else names).setdefault(name, None)
+                truncated.update(dict.fromkeys(self._last_truncated))
                 if not self.description:
                     self.description = self.describe(est)
             except BaseException as exc:  # noqa: BLE001 - every exception of the subject is an outcome ...
@@ -350,13 +428,17 @@ class EstimatorRelease:
                 errors.append(exc)
                 self.raised_on[data_key(data)] = f"{type(exc).__name__}({canonical_message(exc)[:80]!r})"
                 self.raised_types[exception_code(exc)] = f"{type(exc).__name__}({canonical_message(exc)[:60]!r})"
-        self.names = ["raised"] + names
-        if not lengths:
+        if not seen:
             raise errors[0]
-        if len(set(lengths)) > 1 and not isinstance(self.release, (list, tuple)):
-            raise ValueError(f"the release's length changes between datasets ({sorted(set(lengths))}); "
-                             "name fixed-size fitted attributes with --release ATTR[,ATTR]")
-        self.length = max(lengths)
+        state = list(state)
+        self.dropped = max(0, len(state) - MAX_ATTRIBUTES)
+        self.truncated = list(truncated)
+        self.names = ["raised"] + list(names) + state[:MAX_ATTRIBUTES]
+        self._index = {name: j for j, name in enumerate(self.names) if j}
+        if "attributes" in self.kinds:
+            self.description = " + ".join(p for p in (self.description.replace("nothing recognised", ""),
+                                                      self._describe_state()) if p)
+        self.length = len(self.names) - 1
         return errors
 
     # ------------------------------------------------------------------ words for the events
@@ -392,8 +474,7 @@ class EstimatorRelease:
                 return "fit succeeded" + exact
             named = types(lambda c: c <= t)
             return f"fit succeeded or raised {named or 'an exception'}" + exact
-        first = self._first_prediction
-        if first is not None and self._as_classes and j >= first and j < first + len(self.grid):
+        if self._as_classes and j < len(self.names) and self.names[j].startswith("prediction at "):
             return f"{self.names[j]} {self._class_set(op, t)}"
         return None
 
@@ -417,14 +498,15 @@ class EstimatorRelease:
     def _sampler(self):
         """The estimator's declared batched sampler of ``release()`` (:mod:`reference.fast_path`), or None.
 
-        Used only when the release read is the estimator's own ``release()`` (``release="auto"``): the
+        Used only when the release read is the estimator's own ``release()`` alone (``release="release"``;
+        the default ``"auto"`` also reads the predictions and the model's state, which only a fit gives): the
         sampler then draws releases with the law of fitting once per draw, and the vector built from each
         is the one :meth:`__call__` builds. A sampler that refuses the class (a subclass that changes a
         step of the algorithm) returns None, and the estimator is fitted once per draw.
         """
         if not hasattr(self, "_fast"):
             self._fast = None
-            if self.release == "auto" and callable(getattr(self.cls, "release", None)):
+            if self.kinds == {"release"} and not self.attrs and callable(getattr(self.cls, "release", None)):
                 from reference.fast_path import batched_sampler
 
                 try:
@@ -446,8 +528,10 @@ class EstimatorRelease:
             data = (np.asarray(X, dtype=float).reshape(-1, len(self.bounds)), np.asarray(y))
             out = np.zeros((n, 1 + self.length))
             for i, r in enumerate(sampler.batch(data, n, rng)):
-                vals = (_numbers(r) + [0.0] * self.length)[:self.length]
-                out[i, 1:] = vals
+                for name, v in _release_numbers(r).items():
+                    j = self._index.get(name)
+                    if j is not None:
+                        out[i, j] = v
             out[~np.isfinite(out)] = 0.0
             return out
 
