@@ -32,15 +32,10 @@ A pass carries a power statement (:mod:`audit.engine.power`).
 """
 from __future__ import annotations
 
-import ast
-import importlib
 import inspect
-import json
 import math
-import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -48,8 +43,13 @@ from audit.engine import checkpoint, progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import coordinates, float_probe
-from audit.engine.neighbours import NeighbourPair, add_remove_pairs, query_pairs, substitute_pairs
-from audit.engine.outcome import REFUSAL_KINDS, SubjectExit, canonical_message, catchable, refusal_kind, subject_exit
+from audit.check_inputs import (BUILTIN_ROWS, CheckError, _user_pairs, load_dataset, mechanism_pairs, params_text,
+                                parse_bounds, parse_classes, parse_params, parse_release, resolve)
+from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals, _crash_text, _exception_verdict,
+                                  _exempt_text, _raises, exceptions_mode, exempt_list)
+from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
+from audit.engine.neighbours import add_remove_pairs, substitute_pairs
+from audit.engine.outcome import SubjectExit
 from audit.engine.power import conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
@@ -58,28 +58,16 @@ from audit.engine.search import candidate_pairs, data_key, search_and_confirm
 from audit.engine.state_probe import probe_estimator
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
-           "params_text"]
+           "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
+           "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS"]
 
-ALPHA = 0.05
-#: records of the built-in datasets used as the base of the pairs (tiny data gives strong signals)
-BUILTIN_ROWS = 8
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
 #: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
 #: probability 0.9
 POWER_MARGIN = 0.25
-#: refusals exempted by default in each exceptions mode (``Subject.exempt``): that a dataset is not empty is
-#: public (a claim's domain is n >= 1); ``report`` also exempts datasets of one class
-EXEMPT_DEFAULT = {"fail": ("empty",), "report": ("empty", "one-class"), "off": ()}
-#: fits per dataset that decide whether a refusal is certain on it (a refusal that happens only sometimes is an
-#: outcome, never exempt)
-EXEMPT_FITS = 5
 #: seconds the scale family may spend choosing its pair, and again confirming it, per budget
 SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
-
-
-class CheckError(ValueError):
-    """A usage error of ``check``: the message says what is wrong, and where."""
 
 
 @dataclass
@@ -127,25 +115,6 @@ class Subject:
     expected_stated: bool = False
 
 
-def resolve(target: str):
-    """Import ``MODULE:CALLABLE``."""
-    if not isinstance(target, str) or target.count(":") != 1:
-        raise CheckError(f"the subject must be written MODULE:CALLABLE, got {target!r}")
-    module_name, attr = target.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise CheckError(f"cannot import module {module_name!r} of {target!r}: {type(exc).__name__}: {exc}") from exc
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise CheckError(f"module {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise CheckError(f"{target!r} is not callable")
-    return obj
-
-
 def _is_estimator(obj, params) -> bool:
     """A class with ``fit``, or a factory whose product has ``fit``."""
     if inspect.isclass(obj):
@@ -156,169 +125,6 @@ def _is_estimator(obj, params) -> bool:
         return callable(getattr(obj(**params), "fit", None))
     except Exception:
         return False
-
-
-def load_dataset(spec: str):
-    """The base dataset ``(X, y, bounds, classes)`` named by ``spec``."""
-    if spec == "builtin:blobs":
-        rng = np.random.default_rng(20261122)
-        X = np.clip(rng.normal(0.5, 0.2, size=(BUILTIN_ROWS, 2)), 0.0, 1.0)
-        y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
-        return X, y, [(0.0, 1.0), (0.0, 1.0)], [0, 1]
-    if spec.startswith("builtin:"):
-        from sklearn import datasets
-
-        name = spec.split(":", 1)[1]
-        loaders = {"iris": datasets.load_iris, "wine": datasets.load_wine, "breast_cancer": datasets.load_breast_cancer}
-        if name not in loaders:
-            raise CheckError(f"unknown built-in dataset {name!r}; choose blobs, {', '.join(loaders)}")
-        full = loaders[name]()
-        bounds = [(float(lo), float(hi)) for lo, hi in zip(full.data.min(0), full.data.max(0))]
-        idx = np.random.default_rng(0).choice(len(full.target), size=BUILTIN_ROWS, replace=False)
-        return full.data[idx], full.target[idx], bounds, sorted(set(full.target.tolist()))
-    path = Path(spec)
-    if path.suffix != ".csv" or not path.exists():
-        raise CheckError(f"--data must be builtin:NAME or an existing PATH.csv, got {spec!r}")
-    import pandas as pd
-
-    frame = pd.read_csv(path)
-    X = frame.iloc[:, :-1].to_numpy(dtype=float)
-    y = frame.iloc[:, -1].to_numpy()
-    bounds = [(float(lo), float(hi)) for lo, hi in zip(X.min(0), X.max(0))]
-    return X, y, bounds, sorted(set(y.tolist()))
-
-
-def mechanism_pairs(spec: str):
-    if spec == "scalar":
-        return [NeighbourPair(0.0, 1.0, "answers 0 and 1")]
-    if spec.startswith("query:"):
-        try:
-            n = int(spec.split(":", 1)[1])
-        except ValueError:
-            raise CheckError(f"--data query:N needs an integer N, got {spec!r}") from None
-        return query_pairs(n)
-    raise CheckError(f"a mechanism's --data must be 'scalar' or 'query:N', got {spec!r}")
-
-
-def parse_params(value, option: str = "--params") -> dict:
-    """Constructor or factory arguments: a dict as is (a claims file's table), or text that is a JSON object, a
-    Python literal dict (``ast.literal_eval``: tuples, sets, None, True, e.g. diffprivlib's
-    ``{'bounds': ((0, 0), (1, 1))}``), or ``MODULE:FUNCTION`` whose call returns the dict (numpy arrays, objects:
-    whatever an outside constructor needs that neither JSON nor a literal can say)."""
-    if isinstance(value, dict):
-        return dict(value)
-    text = str(value).strip()
-    forms = (f"{option} must be a JSON object, a Python literal dict (tuples allowed: \"{{'bounds': ((0, 0), "
-             f"(1, 1))}}\") or MODULE:FUNCTION returning a dict")
-    if re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", text):
-        func = resolve(text)
-        try:
-            params = func()
-        except Exception as exc:
-            raise CheckError(f"{option} {text}() failed: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(params, dict):
-            raise CheckError(f"{option} {text}() must return a dict, got {type(params).__name__}")
-        return dict(params)
-    try:
-        params = json.loads(text)
-    except json.JSONDecodeError as exc:
-        try:
-            params = ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            raise CheckError(f"{forms}; {text!r} is neither (JSON: {exc})") from None
-    if not isinstance(params, dict):
-        raise CheckError(f"{forms}, got {text!r}")
-    return params
-
-
-def params_text(params: dict) -> str:
-    """Parameters as a report shows them: JSON when JSON says them exactly, else Python's notation (tuples
-    stay tuples, arrays are written as lists)."""
-    try:
-        text = json.dumps(params)
-        if json.loads(text) == params:
-            return text
-    except (TypeError, ValueError):
-        pass
-
-    def plain(v):
-        if isinstance(v, np.ndarray):
-            return v.tolist()
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return type(v)(plain(x) for x in v)
-        return v
-
-    return repr(plain(params))
-
-
-def parse_bounds(text):
-    """``--bounds``: JSON ``[[low, high], ...]`` (``None`` stays ``None``)."""
-    if text is None:
-        return None
-    try:
-        bounds = json.loads(text) if isinstance(text, str) else text
-        bounds = [(float(lo), float(hi)) for lo, hi in bounds]
-    except (ValueError, TypeError) as exc:
-        raise CheckError(f"--bounds must be JSON [[low, high], ...], got {text!r}") from exc
-    if not bounds or any(not (np.isfinite(lo) and np.isfinite(hi) and lo < hi) for lo, hi in bounds):
-        raise CheckError(f"--bounds needs finite low < high for every feature, got {text!r}")
-    return bounds
-
-
-def parse_classes(text):
-    """``--classes``: a JSON list or comma-separated labels (integers where they parse)."""
-    if text is None:
-        return None
-    if isinstance(text, (list, tuple)):
-        classes = list(text)
-    else:
-        try:
-            classes = json.loads(text)
-            classes = classes if isinstance(classes, list) else [classes]
-        except ValueError:
-            classes = [c.strip() for c in text.split(",") if c.strip()]
-            classes = [int(c) if c.lstrip("-").isdigit() else c for c in classes]
-    if not classes:
-        raise CheckError(f"--classes must name at least one class, got {text!r}")
-    return classes
-
-
-def parse_release(text):
-    """``--release``: auto, or a comma list of the kinds release | predictions | structure | attributes and
-    fitted attribute names ATTR (a single kind stays a word: ``"predictions"``)."""
-    from audit.engine.release import KINDS
-
-    if isinstance(text, (list, tuple)):
-        return list(text)
-    if text == "auto" or text in KINDS:
-        return text
-    items = [a.strip() for a in str(text).split(",") if a.strip()]
-    if not items or not all(a.isidentifier() for a in items):
-        raise CheckError(f"--release must be auto or a comma list of {', '.join(KINDS)} and fitted attribute "
-                         f"names ATTR, got {text!r}")
-    return items
-
-
-def _user_pairs(spec: str, relation: str):
-    """The pairs returned by ``MODULE:FUNCTION()`` (``--pairs``)."""
-    func = resolve(spec)
-    try:
-        raw = list(func())
-    except Exception as exc:
-        raise CheckError(f"--pairs {spec}() failed: {type(exc).__name__}: {exc}") from exc
-    if not raw:
-        raise CheckError(f"--pairs {spec}() returned no pairs")
-    pairs = []
-    for k, p in enumerate(raw):
-        if isinstance(p, NeighbourPair):
-            pairs.append(p)
-        elif isinstance(p, (tuple, list)) and len(p) in (2, 3):
-            pairs.append(NeighbourPair(p[0], p[1], str(p[2]) if len(p) == 3 else f"--pairs #{k}", relation))
-        else:
-            raise CheckError(f"--pairs {spec}() item {k} must be (d0, d1) or a NeighbourPair, got {p!r}")
-    return pairs
 
 
 def _domain(subject: Subject):
@@ -420,83 +226,6 @@ def plan_subject(subject: Subject) -> dict:
     return {"mechanism": mech, "kind": "mechanism", "fixed": pairs, "candidates": [], "notes": notes}
 
 
-def exceptions_mode(value) -> str:
-    """``"fail"``, ``"report"`` or ``"off"`` from a flag value (``True`` is ``"fail"``, ``False`` ``"off"``)."""
-    if value is True:
-        return "fail"
-    if value is False or value is None:
-        return "off"
-    if value in ("fail", "report", "off"):
-        return value
-    raise CheckError(f"exceptions must be 'fail', 'report' or 'off', got {value!r}")
-
-
-def exempt_list(subject: Subject) -> tuple:
-    """The refusals that do not decide: the subject's ``exempt`` (``"none"`` for none), else its mode's default."""
-    mode = exceptions_mode(subject.exceptions)
-    if subject.exempt is None:
-        return EXEMPT_DEFAULT[mode]
-    items = [subject.exempt] if isinstance(subject.exempt, str) else list(subject.exempt)
-    items = [str(i).strip() for i in items if str(i).strip()]
-    if items == ["none"]:
-        return ()
-    bad = [i for i in items if i not in REFUSAL_KINDS and not i.isidentifier()]
-    if bad or "none" in items:
-        raise CheckError(f"--exempt must be none or a comma list of {', '.join(REFUSAL_KINDS)} and exception type "
-                         f"names, got {subject.exempt!r}")
-    return tuple(items)
-
-
-def _certain_refusals(mech, datasets, exempt) -> dict:
-    """``data_key -> text`` of the datasets that ``fit`` refuses, with an exempt refusal, on every one of
-    :data:`EXEMPT_FITS` fits (the calibration's and more with other seeds): a refusal that happens only sometimes
-    is an outcome of the mechanism, never a statement about the domain."""
-    out = {}
-    for data in datasets:
-        key = data_key(data)
-        seen = _raises(mech, data)
-        if seen is None or key in out:
-            continue
-        kind = refusal_kind(data)
-        if kind not in exempt and seen.split("(")[0] not in exempt:
-            continue
-        rng = np.random.default_rng(0xE3E3)
-        texts = {seen}
-        for _ in range(EXEMPT_FITS - 1):
-            try:
-                mech.fit(data, int(rng.integers(0, 2**31 - 1)))
-            except BaseException as exc:  # noqa: BLE001 - the subject's exception is what is measured
-                if isinstance(exc, SystemExit):
-                    raise subject_exit(exc, data) from None
-                if not catchable(exc):
-                    raise
-                texts.add(f"{type(exc).__name__}({canonical_message(exc)[:80]!r})")
-            else:
-                break
-        else:
-            what = {"empty": "an empty dataset", "one-class": "a dataset of one class"}.get(kind, "a dataset")
-            out[key] = f"fit refuses {what} ({len(data[1])} records) on every one of {EXEMPT_FITS} fits: " + \
-                " / ".join(sorted(texts))
-    return out
-
-
-def _exempt_text(pair, certain) -> str:
-    side = "D" if data_key(pair.d0) in certain else "D'"
-    text = certain.get(data_key(pair.d0)) or certain.get(data_key(pair.d1))
-    return f"{pair.description}: {text} (on {side})"
-
-
-def _raises(mech, data) -> str | None:
-    """What ``fit`` raised on ``data`` during calibration (``"Type('message')"``), or None."""
-    return getattr(mech, "raised_on", {}).get(data_key(data))
-
-
-def _crash_text(mech, pair) -> str:
-    a, b = _raises(mech, pair.d0), _raises(mech, pair.d1)
-    which, other = ("D", "D'") if a else ("D'", "D")
-    return f"fit raises {a or b} on {which} and not on {other} ({pair.description})"
-
-
 def preflight(mech, data) -> list[str]:
     """Warnings when the same seed does not give the same outputs, or different seeds give the same."""
     try:
@@ -518,11 +247,6 @@ def pilot_samples(n_samples: int) -> int:
     200 and 20,000. Each distinct dataset is sampled once for every pair that holds it, so at quick the 27
     default candidates (40 datasets) cost a third of the 80,000 fits of the two confirmed pairs."""
     return int(min(20_000, max(200, n_samples // 30)))
-
-
-def _reads_exception(event: str) -> bool:
-    """Whether an event's words read the ``raised`` coordinate (fit raised / fit succeeded)."""
-    return "fit raised" in event or "fit succeeded" in event or event.startswith("raised") or "[raised" in event
 
 
 def _state_probe(plan: dict, subject: Subject):
@@ -639,91 +363,6 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if subject.note:
         row["detail"] = f"{subject.note} — {row['detail']}"
     return row
-
-
-def _exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
-    """What the refusals decided: the deciding event read for the ``raised`` coordinate, the outputs' own bound
-    beside it, and the exempt refusals on a line of their own."""
-    mech = plan["mechanism"]
-    extra.append("exceptions in fit are outcomes (type and message)" + (
-        f"; exempt refusals (not decisive): {', '.join(plan['exempt'])}" if plan["exempt"] else ""))
-    crash = plan["crash_pairs"]
-    row["exception_findings"] = [_crash_text(mech, p) for p in crash]
-    row["exempt_refusals"] = list(plan["exempted"])
-    if plan["exempted"]:
-        what = "empty dataset" if all("an empty dataset" in t for t in plan["exempted"]) else "exempt refusal"
-        extra.append(f"reported, not decisive: the refusal of an {what} on {len(plan['exempted'])} pair(s), e.g. "
-                     f"{plan['exempted'][0]}; that a dataset has at least one record is public, so such pairs lie "
-                     "outside the claim's domain (--exempt none lets them decide)" if what == "empty dataset" else
-                     f"reported, not decisive: {len(plan['exempted'])} pair(s) with a dataset fit always refuses "
-                     f"(--exempt {','.join(plan['exempt'])}), e.g. {plan['exempted'][0]}")
-    worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
-    event = str(getattr(res.worst, "event", ""))
-    through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and _reads_exception(event)
-    row["decided_by"] = "exception" if through_crash else "outputs"
-    crash_descriptions = {p.description for p in crash}
-    alone = [c for c in confirmed if c["pair"] not in crash_descriptions and not _reads_exception(c["event"])]
-    if alone:
-        best = max(alone, key=lambda c: c["epsilon_lower"])
-        row["outputs_alone"] = best
-        alone_text = (f"the outputs alone: ε ≥ {best['epsilon_lower']:.3g} on {best['pair']} "
-                      f"({'above' if best['epsilon_lower'] > row['epsilon_claimed'] else 'within'} the claim)")
-    else:
-        alone_text = "the outputs alone were not confirmed on a pair fit accepts on both sides"
-    if res.violation and through_crash:
-        extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
-                        f"tells them apart; --exempt TYPE exempts a refusal you declare public); {alone_text}")
-    elif res.violation:
-        extra.insert(0, "violation through the outputs")
-
-
-def _state_verdict(row, extra, probe, subject) -> None:
-    """The state probe's verdict joins the row: a finding fails the gate (``--state fail``) with an unbounded
-    loss; a probe that could not run makes a pass inconclusive, never clean."""
-    row["state"] = probe.to_json()
-    extra.append(probe.summary())
-    verdict = probe.verdict
-    if verdict == "violation" and subject.state == "fail":
-        row["verdict"] = "violation"
-        row["decided_by"] = "kept state"
-        # a kept generator, state or seed, or a kept value whose replay reproduces the published noise: whoever
-        # holds the model subtracts the noise, so the loss is unbounded on any pair whose records that part reads
-        row["epsilon_reading"] = "∞"
-        for key in ("power", "detectable_loss", "n_conclusive"):  # the sampled pass's power no longer applies
-            row.pop(key, None)
-        extra.insert(0, "violation through kept state (ε = ∞: whoever holds the fitted model or its pickle can "
-                        "replay the fit's noise and subtract it; --state warn reports it without failing): "
-                        + probe.evidence)
-    elif verdict == "inconclusive" and row["verdict"] == "pass":
-        row["power"] = "inconclusive"
-        row["state_inconclusive"] = probe.skipped or "the probe's walk was cut short"
-        extra.insert(0, f"inconclusive: the state probe could not run ({row['state_inconclusive']}), so kept "
-                        "random state was not ruled out")
-        if subject.strict_power:
-            row["verdict"] = "inconclusive"
-
-
-def _subject_error_row(subject: Subject, exc: Exception) -> dict:
-    """The row of a subject whose audit could not finish (it ended the process inside ``fit``)."""
-    nan = float("nan")
-    return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)}",
-            "neighbouring": subject.neighbours, "epsilon_claimed": subject.epsilon, "delta": subject.delta,
-            "epsilon_lower": nan, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "error",
-            "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
-            "decided_by": "error", "detail": f"error: {exc}"}
-
-
-def _float_verdict(row: dict, extra: list, event: str) -> None:
-    """An estimator's violation decided by a floating-point event: ``decided_by`` and the words naming the
-    coordinate whose bit patterns tell the inputs apart."""
-    found = re.match(r"float pattern \(sign, exponent, mantissa mod (\d+)\) of (.+) in \{", event)
-    if not found:
-        return
-    row["decided_by"] = "float probe"
-    extra.insert(0, f"violation through the floating-point probe on {found.group(2)}: its values from the two "
-                    f"inputs lie on different float lattices (Mironov 2012), so some patterns of sign, exponent "
-                    f"and mantissa mod {found.group(1)} occur from one input only; --no-float-probe audits the "
-                    "claim in real arithmetic instead")
 
 
 def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:
