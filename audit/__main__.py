@@ -83,9 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--no-search", action="store_true",
                      help="estimators: audit only the default (or --pairs) pairs, no neighbour search")
     chk.add_argument("--exceptions", choices=("fail", "report", "off"), default="fail",
-                     help="estimators: an exception in fit is an outcome that decides the verdict (fail, the "
-                          "default: a refusal on one dataset of a pair and not the other tells them apart); report: "
-                          "such refusals are reported but the verdict rests on the datasets fit accepts; off: an "
+                     help="estimators: an exception in fit is an outcome (its type and message) that decides the "
+                          "verdict (fail, the default: a refusal on one dataset of a pair and not the other tells "
+                          "them apart), except the refusals --exempt names (by default an empty dataset's, "
+                          "reported on a line of its own); report: the same with empty,one-class exempt; off: an "
                           "exception is a usage error")
     chk.add_argument("--no-exceptions", action="store_true", help="the same as --exceptions off")
     chk.add_argument("--exempt", default=None,
@@ -108,9 +109,10 @@ def _parser() -> argparse.ArgumentParser:
                           "1.25 times the claim with probability 0.9 (default: such a pass exits 0 and its line "
                           "and report say 'inconclusive' with the sample size that would make it conclusive)")
     chk.add_argument("--state", choices=("fail", "warn", "off"), default="fail",
-                     help="estimators: random generators, seed sequences or copies of the seed kept by the fitted "
-                          "model or its pickle: fail the gate (default: whoever holds the model can replay the "
-                          "noise), warn (report only) or off (no probe)")
+                     help="estimators: random generators, their states, copies of the seed, and kept values whose "
+                          "replay reproduces the published model (a derived or OS-entropy seed), found in the "
+                          "fitted model or its pickle before any sampling: fail the gate (default: whoever holds "
+                          "the model can replay the noise, ε = ∞), warn (report only) or off (no probe)")
     _common(chk, "quick")
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",

@@ -1,0 +1,59 @@
+"""The neighbour search builds one-vs-two-record pairs at the public bounds' corners, and the scale family keeps the
+claim's neighbour relation.
+
+Deterministic: the pairs generated (no sampling). Statistical: ``check`` at alpha 0.05 with fixed seeds and 2,000
+outputs per input; the correct mean would be flagged with probability at most 0.05 under another seed.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audit.__main__ import main
+from audit.engine.scale import SCALE_PATTERNS, _pair
+from audit.engine.search import FAMILIES, candidate_pairs
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def subjects_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_one_vs_two_records_at_the_corners_under_add_remove(d):
+    bounds = [(-1.0, 3.0)] * d
+    pairs = [p for p in candidate_pairs(bounds, ["a", "b"]) if p.description.startswith(f"[{FAMILIES[10]}]")]
+    assert len(pairs) == 4
+    for p in pairs:
+        (X0, y0), (X1, y1) = p.d0, p.d1
+        assert (len(y0), len(y1)) == (1, 2) and np.array_equal(X1[:1], X0)
+        assert set(np.unique(X1)) <= {-1.0, 3.0} and set(y1) <= {"a", "b"}
+    far = [p for p in pairs if not np.array_equal(p.d1[0][0], p.d1[0][1])]
+    assert len(far) == 2  # the second record at the opposite corner, with the other label
+
+
+def test_under_substitution_the_records_move_corner_to_corner_and_sizes_stay():
+    pairs = [p for p in candidate_pairs([(0.0, 1.0)], [0, 1], "substitute")
+             if p.description.startswith(f"[{FAMILIES[10]}]")]
+    assert pairs and all(len(p.d0[1]) == len(p.d1[1]) for p in pairs)
+    assert all(p.relation == "substitute" for p in pairs)
+
+
+@pytest.mark.parametrize("pattern", SCALE_PATTERNS)
+def test_the_scale_family_keeps_the_substitute_relation(pattern):
+    p = _pair(pattern, 40, [(0.0, 1.0)], [0, 1], "substitute")
+    assert len(p.d0[1]) == len(p.d1[1]) == 40 and "replaced" in p.description and "vs 41" not in p.description
+    assert np.array_equal(p.d0[0][:-1], p.d1[0][:-1])
+
+
+@pytest.mark.parametrize("fixed, code", [(False, 1), (True, 0)])
+def test_a_mean_whose_noise_is_right_from_two_records_on_is_flagged_and_its_fix_passes(tmp_path, fixed, code):
+    params = json.dumps({"fixed": fixed})
+    assert main(["check", "subjects.bounded_mean:NoisyMean", "--epsilon", "1", "--params", params, "--no-scale",
+                 "--n-samples", "2000", "--bounds", "[[0, 1]]", "--classes", "0,1", "--quiet",
+                 "--out", str(tmp_path)]) == code
