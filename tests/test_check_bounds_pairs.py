@@ -57,3 +57,6 @@ def test_a_mean_whose_noise_is_right_from_two_records_on_is_flagged_and_its_fix_
     assert main(["check", "subjects.bounded_mean:NoisyMean", "--epsilon", "1", "--params", params, "--no-scale",
                  "--n-samples", "2000", "--bounds", "[[0, 1]]", "--classes", "0,1", "--quiet",
                  "--out", str(tmp_path)]) == code
+    row = json.loads((tmp_path / "check-subjects.bounded_mean-NoisyMean" / "report.json").read_text())["claims"][0]
+    if code:  # the leak lives on one record vs two at opposite bounds (loss 2 there, at most 4/3 elsewhere)
+        assert row["winning_pair"].startswith(f"[{FAMILIES[10]}]") and row["epsilon_lower"] > 1

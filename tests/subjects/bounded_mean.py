@@ -1,10 +1,11 @@
-"""A DP mean whose sensitivity is right for datasets of two or more records only (issue's measured case).
+"""A DP mean whose noise assumes more records than the smallest datasets hold.
 
-``NoisyMean`` releases the mean of feature 0 (public bounds [0, 1]) plus Laplace noise of scale
-``1 / (max(n, 2) epsilon)``, rounded to a public lattice of 1e-4. Under add/remove the mean moves by at most
-``1 / (n + 1)`` between ``n`` and ``n + 1`` records, so the scale is right from two records on; one record at a
-bound vs two at opposite bounds moves it by 1/2 with noise of scale 1/(2 epsilon): a loss of about 2 epsilon
-there, and only there (among tiny pairs). ``fixed=True`` uses ``1 / epsilon`` for every size (correct).
+``NoisyMean`` releases the mean of feature 0 (public bounds [0, 1]) plus Laplace noise of a fixed scale, rounded
+to a public lattice of 1e-4 (post-processing). Under add/remove the mean of ``n`` records moves by at most
+``1 / (n + 1)`` when one is added, so the sensitivity is 1/2 (one record vs two); the leaky version assumes 1/4
+(scale ``1 / (4 epsilon)``, right from three records on): one record at a bound vs two at opposite bounds loses
+``2 epsilon``, two vs three ``4/3 epsilon``, larger datasets at most ``epsilon``. ``fixed=True`` uses the
+sensitivity 1/2 (scale ``1 / (2 epsilon)``): exactly epsilon-DP, the loss epsilon reached on that same pair.
 """
 import numpy as np
 
@@ -23,11 +24,10 @@ class NoisyMean:
 
     def fit(self, X, y):
         X = np.asarray(X, dtype=float)
-        n = len(X)
-        if n == 0:
+        if len(X) == 0:
             raise ValueError("cannot take the mean of no records")
         rng = np.random.default_rng(self.random_state)
-        scale = 1.0 / self.epsilon if self.fixed else 1.0 / (max(n, 2) * self.epsilon)
+        scale = 1.0 / ((2 if self.fixed else 4) * self.epsilon)
         self.mean_ = round(float(np.clip(X[:, 0], 0, 1).mean() + rng.laplace(0.0, scale)), 4)
         return self
 
