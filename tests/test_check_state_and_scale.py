@@ -66,3 +66,15 @@ def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_p
     n0, n1 = (int(v.replace(",", "")) for v in re.findall(r"([\d,]+) records vs ([\d,]+)", row["winning_pair"])[0])
     assert n1 == n0 + 1 and n0 >= 29_000, (n0, n1)
     assert row["epsilon_lower"] > 2
+
+
+def test_a_certain_state_finding_is_printed_before_any_sampling(tmp_path, capsys):
+    """Fail fast: the state probe runs first and its finding is on the console before the first pair is sampled."""
+    assert main(["check", "subjects.kept_state:NoisyCountModel", "--epsilon", "1", "--n-samples", "2000",
+                 "--no-search", "--bounds", "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    found = next(i for i, line in enumerate(out) if "FOUND kept state" in line)
+    sampled = next(i for i, line in enumerate(out) if "confirmed at 2,000 outputs per input" in line)
+    assert found < sampled and "model.noise_rng_" in out[found]
+    row = _row(tmp_path, "NoisyCountModel")
+    assert row["epsilon_reading"] == "∞" and "power" not in row
