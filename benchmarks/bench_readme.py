@@ -51,7 +51,8 @@ COMMANDS = {
     "check-underflow-standard": ("the scale family's worked example (standard budget)",
                                  ["-m", "audit", "check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree",
                                   "--epsilon", "2", "--params", _SCALE_PARAMS, "--bounds", "[[0, 1]]", "--classes",
-                                  "0,1", "--budget", "standard", "--n-samples", "2000", "--out", "{out}"], "."),
+                                  "0,1", "--budget", "standard", "--n-samples", "2000", "--release", "release",
+                                  "--out", "{out}"], "."),
 }
 
 

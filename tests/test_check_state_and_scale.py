@@ -53,11 +53,15 @@ def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_p
     The family's largest size is fixed at 32,000 records (``n_max``, as the measured fit time allows on a quiet
     machine): left to the time budget, a loaded machine grows it less far, and the bisection then lands in the
     partial-underflow region near 7,500 records, where 2,000 outputs per input may show no loss (the README's
-    scale-family paragraph). The rest of the path is the default ``check``'s."""
+    scale-family paragraph). The release is the model's own ``release()`` (``--release release``: the tree, through
+    the batched sampler), as in the README's command; the default also audits the fitted ``bin_edges_``, where the
+    partial underflow near 6,000 tied records already shows (the same verdict, on another pair). The rest of the
+    path is the default ``check``'s."""
     monkeypatch.setattr(check_module, "scale_pairs", partial(scale_pairs, n_max=32_000))
     params = '{"epsilon": 2, "max_depth": 1, "bounds": [[0, 1]], "classes": [0, 1], "epsilon_shares": [0.5, 0.25, 0.25]}'
     code = main(["check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree", "--epsilon", "2", "--params", params,
                  "--bounds", "[[0, 1]]", "--classes", "0,1", "--budget", "standard", "--n-samples", "2000", "--quiet",
+                 "--release", "release",
                  "--out", str(tmp_path)])
     assert code == 1
     row = json.loads((tmp_path / "check-audit.privatree.underflow_jointexp-UnderflowPrivaTree" / "report.json")
