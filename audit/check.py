@@ -66,6 +66,14 @@ CONFIRM = 2
 #: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
 #: probability 0.9
 POWER_MARGIN = 0.25
+#: the share of alpha kept for growing an inconclusive pass (the first audit runs at the rest: Bonferroni over the
+#: first audit and every growth stage, so a claim that holds is flagged with probability at most alpha overall)
+GROW_SHARE = 0.2
+#: growth stages at most, each drawing GROW_FACTOR times the outputs per input of the one before
+GROW_STAGES = 2
+GROW_FACTOR = 4
+#: seconds an inconclusive pass may spend growing its budget, per budget
+GROW_SECONDS = {"quick": 60.0, "standard": 300.0, "full": 1200.0}
 #: seconds the scale family may spend choosing its pair, and again confirming it, per budget
 SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
@@ -106,6 +114,9 @@ class Subject:
     state: str = "fail"
     #: an inconclusive pass (its detectable loss above the claim) fails the gate
     strict_power: bool = False
+    #: an inconclusive pass grows its budget on the winning pair (:data:`GROW_STAGES` stages within
+    #: :data:`GROW_SECONDS`) until it is conclusive, with :data:`GROW_SHARE` of alpha kept for it
+    grow: bool = True
     #: refusals that do not decide (:data:`EXEMPT_DEFAULT` per exceptions mode when None): "empty" (no records),
     #: "one-class" (a single label) or exception type names; a pair one of whose datasets ``fit`` refuses so on
     #: every one of :data:`EXEMPT_FITS` fits lies outside the claim's public domain and is reported, not audited
@@ -265,6 +276,58 @@ def _confirmed_rows(pairs, results) -> list[dict]:
              "counts": {k: int(v) for k, v in r.counts.items()}} for p, r in zip(pairs, results)]
 
 
+def _conclusive(res, subject) -> bool:
+    loss, _ = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
+    return loss <= subject.epsilon * (1.0 + POWER_MARGIN)
+
+
+def _grow(mech, res, audited, claim, subject, n, seed, budget, spent):
+    """Grow an inconclusive pass: audit its winning pair again on fresh outputs, :data:`GROW_FACTOR` times more
+    per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
+    kept), until the pass is conclusive, a stage finds a violation, or the next stage would overrun
+    :data:`GROW_SECONDS`. Returns the deciding result, its pairs, and one record per stage."""
+    if _conclusive(res, subject):
+        return res, audited, []
+    pair = audited[res.worst_pair]
+    limit = GROW_SECONDS.get(budget, GROW_SECONDS["quick"])
+    per_output = spent / max(1, 2 * n * len(audited))  # an upper estimate: the first audit's whole time
+    stages, used = [], 0.0
+    for k in range(1, GROW_STAGES + 1):
+        n_k = n * GROW_FACTOR ** k
+        cost = 2 * n_k * per_output
+        if used + cost > limit:
+            stages.append({"n": n_k, "used": False, "reason": f"would take about {cost:.0f} s, beyond the "
+                                                                  f"{limit:.0f} s growth limit"})
+            break
+        progress.step(f"inconclusive pass: growing the winning pair to {n_k:,} outputs per input (stage {k})")
+        t0 = time.perf_counter()
+        stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=ALPHA * GROW_SHARE / GROW_STAGES,
+                            seed=seed + 7919 * k)
+        took = time.perf_counter() - t0
+        used += took
+        per_output = took / (2 * n_k)
+        row = _confirmed_rows([pair], stage.results)[0]
+        row["pair"] = f"{pair.description} (grown to {n_k:,} outputs per input)"
+        stages.append({"n": n_k, "used": True, "epsilon_lower": float(stage.epsilon_lower),
+                       "violation": bool(stage.violation), "conclusive": _conclusive(stage, subject),
+                       "seconds": took, "row": row})
+        if stage.violation or stages[-1]["conclusive"]:
+            return stage, [pair], stages
+    return res, audited, stages
+
+
+def _grow_text(stages) -> str:
+    parts = []
+    for s in stages:
+        if not s["used"]:
+            parts.append(f"{s['n']:,} per input not drawn ({s['reason']})")
+        else:
+            what = "violation" if s["violation"] else "conclusive" if s["conclusive"] else "still inconclusive"
+            parts.append(f"{s['n']:,} per input: ε ≥ {s['epsilon_lower']:.3g}, {what} ({s['seconds']:.0f} s)")
+    return (f"budget grown on the winning pair (alpha {ALPHA * GROW_SHARE:g} kept for it, {ALPHA * (1 - GROW_SHARE):g}"
+            " for the first audit): " + " → ".join(parts))
+
+
 def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     """Audit one subject; return its claim row.
 
@@ -284,6 +347,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
+    alpha0 = ALPHA * (1.0 - GROW_SHARE) if subject.grow else ALPHA
+    started = time.perf_counter()
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
         try:
@@ -299,7 +364,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 crash_ids = {id(p) for p in plan["crash_pairs"]}
                 also = (lambda p: id(p) not in crash_ids) if crash_ids and plan["exceptions"] != "off" else None
                 found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
-                                           alpha=ALPHA, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale,
+                                           alpha=alpha0, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale,
                                            also=also)
                 res = found.decisive
                 extra.append("search: " + found.summary())
@@ -310,9 +375,15 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                     confirmed += _confirmed_rows([scale[0]], found.scale_audit.results)
             else:
                 audited = plan["fixed"] + plan["candidates"]
-                res = audit_pairs(mech, audited, claim, n_samples=n, alpha=ALPHA, seed=seed)
+                res = audit_pairs(mech, audited, claim, n_samples=n, alpha=alpha0, seed=seed)
                 tried = None
                 confirmed = _confirmed_rows(audited, res.results)
+            if subject.grow and not res.violation and audited:
+                res, audited, grown = _grow(mech, res, audited, claim, subject, n, seed, budget,
+                                            time.perf_counter() - started)
+                if grown:
+                    confirmed += [s["row"] for s in grown if s["used"]]
+                    extra.append(_grow_text(grown))
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     # announced when it joins the report, complete (its console line says what decided it)

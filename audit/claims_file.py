@@ -54,7 +54,7 @@ EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected", "exempt",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
-                "state", "strict_power"}
+                "state", "strict_power", "grow"}
 
 
 def _name(key: str) -> str:
@@ -177,7 +177,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             raise CheckError(f"{at('expected')}: subject {name!r}: expected must be one of {EXPECTED}, "
                              f"got {expected!r}")
         options = {"pairs": entry.get("pairs"), "n_samples": entry.get("n_samples"),
-                   **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale")},
+                   **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale", "grow")},
                    "strict_power": bool(entry.get("strict_power", False)),
                    "expected_stated": "expected" in entry, "exempt": entry.get("exempt")}
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
