@@ -286,8 +286,9 @@ def _grow(mech, res, audited, claim, subject, n, seed, budget, spent):
     per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
     kept), until the pass is conclusive, a stage finds a violation, or the next stage would overrun
     :data:`GROW_SECONDS`. Returns the deciding result, its pairs, and one record per stage."""
-    if _conclusive(res, subject):
-        return res, audited, []
+    if _conclusive(res, subject) or conclusive_n(res.worst, claim=subject.epsilon, delta=subject.delta,
+                                                 target=subject.epsilon * (1.0 + POWER_MARGIN)) is None:
+        return res, audited, []  # conclusive already, or no sample size makes its event conclusive
     pair = audited[res.worst_pair]
     limit = GROW_SECONDS.get(budget, GROW_SECONDS["quick"])
     per_output = spent / max(1, 2 * n * len(audited))  # an upper estimate: the first audit's whole time
@@ -296,8 +297,8 @@ def _grow(mech, res, audited, claim, subject, n, seed, budget, spent):
         n_k = n * GROW_FACTOR ** k
         cost = 2 * n_k * per_output
         if used + cost > limit:
-            stages.append({"n": n_k, "used": False, "reason": f"would take about {cost:.0f} s, beyond the "
-                                                                  f"{limit:.0f} s growth limit"})
+            stages.append({"n": n_k, "used": False, "seconds_estimated": cost,
+                           "reason": f"beyond the {limit:.0f} s growth limit"})
             break
         progress.step(f"inconclusive pass: growing the winning pair to {n_k:,} outputs per input (stage {k})")
         t0 = time.perf_counter()
@@ -323,7 +324,7 @@ def _grow_text(stages) -> str:
             parts.append(f"{s['n']:,} per input not drawn ({s['reason']})")
         else:
             what = "violation" if s["violation"] else "conclusive" if s["conclusive"] else "still inconclusive"
-            parts.append(f"{s['n']:,} per input: ε ≥ {s['epsilon_lower']:.3g}, {what} ({s['seconds']:.0f} s)")
+            parts.append(f"{s['n']:,} per input: ε ≥ {s['epsilon_lower']:.3g}, {what}")
     return (f"budget grown on the winning pair (alpha {ALPHA * GROW_SHARE:g} kept for it, {ALPHA * (1 - GROW_SHARE):g}"
             " for the first audit): " + " → ".join(parts))
 
@@ -348,6 +349,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - GROW_SHARE) if subject.grow else ALPHA
+    grow_rows = []
     started = time.perf_counter()
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
@@ -384,6 +386,9 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 if grown:
                     confirmed += [s["row"] for s in grown if s["used"]]
                     extra.append(_grow_text(grown))
+                    # no times in the report: the same seed gives the same report.json (tests/test_determinism.py)
+                    grow_rows = [{k: v for k, v in s.items() if k not in ("row", "seconds", "seconds_estimated")}
+                                 for s in grown]
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     # announced when it joins the report, complete (its console line says what decided it)
@@ -391,6 +396,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                         expected=subject.expect, announce=False)
     row["expected_stated"] = bool(subject.expected_stated)
     row["pairs_confirmed"] = confirmed
+    if grow_rows:
+        row["grown"] = grow_rows
     if kind == "estimator" and subject.float_probe:
         extra.append("floating-point probe on (each real-valued coordinate that varies: sign, exponent, mantissa "
                      "residues)")
@@ -453,6 +460,8 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
                         "shared over its audited pairs and both directions: a claim that holds is flagged with "
                         "probability at most alpha. For estimators the audited pairs are the user's (--pairs) and "
                         f"the {CONFIRM} best of a neighbour search screened on separate pilot samples (a thirtieth "
-                        "of the budget per dataset, at least 200), so the search does not raise that rate.")
+                        "of the budget per dataset, at least 200), so the search does not raise that rate. Unless "
+                        f"--no-grow, {GROW_SHARE:.0%} of alpha is kept for growing an inconclusive pass (the first "
+                        f"audit runs at {ALPHA * (1 - GROW_SHARE):g}).")
     report.elapsed_s = time.perf_counter() - start
     return report

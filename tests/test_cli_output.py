@@ -7,6 +7,7 @@ import pytest
 
 from audit import checkpoint
 from audit.__main__ import _default_out, main
+from audit.check import GROW_SHARE
 
 #: float noise added to a value: private in real arithmetic, so the floating-point probe is off here
 LAPLACE = ["check", "tests.subjects.noise:MyLaplace", "--params", '{"epsilon": 1}', "--epsilon", "1",
@@ -27,7 +28,8 @@ def test_check_prints_a_line_per_claim_then_the_summary(tmp_path, capsys):
     assert oct(folder.stat().st_mode & 0o777) == oct(0o777 & ~_umask())
     row = json.loads((folder / "report.json").read_text())["claims"][0]
     ev = row["evidence_data"]
-    assert ev["pair"] == 0 and ev["n_pairs"] == 1 and ev["event"].startswith("x ") and ev["alpha"] == 0.025
+    assert ev["pair"] == 0 and ev["n_pairs"] == 1 and ev["event"].startswith("x ") and \
+        ev["alpha"] == pytest.approx(0.05 * (1 - GROW_SHARE) / 2)  # per direction; a fifth kept for growing
     assert ev["counts"]["n0"] == ev["counts"]["n1"] == 16_000 and ev["direction"] in ("d0 vs d1", "d1 vs d0")
     assert ev["epsilon_lower"] == row["epsilon_lower"] and isinstance(row["detail"], str)
 
