@@ -11,7 +11,9 @@ The rules every DP learner of :mod:`reference` follows:
 * the fit draws from :func:`fit_rng`, a fresh generator held only by ``fit`` and discarded with it,
   never the user's object itself: ``None`` gives OS entropy; an integer ``s`` gives
   ``SeedSequence(s)`` (reproducible); a ``Generator`` gives a child spawned from it
-  (``Generator.spawn``), so the fit neither advances nor stores the user's generator;
+  (``Generator.spawn``), so the fit does not advance the user's generator's stream; the spawn counter of its
+  seed sequence does advance, and the generator (the constructor parameter, kept untouched) with that counter
+  spawns the fit's child again: like an integer seed, it is the user's secret;
 * draws at predict time (probabilistic voting) come from :func:`predict_rng`, a stream independent
   of the fit's (a different entropy pool), made at each call and not kept;
 * ``random_state`` itself is a constructor parameter, kept untouched as scikit-learn requires; it
