@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from audit.check_inputs import CheckError
-from audit.engine.outcome import REFUSAL_KINDS, canonical_message, catchable, refusal_kind, subject_exit
+from audit.engine.outcome import REFUSAL_KINDS, admit, refusal_kind, refusal_text
 from audit.engine.search import data_key
 
 if TYPE_CHECKING:
@@ -73,11 +73,7 @@ def _certain_refusals(mech, datasets, exempt) -> dict:
             try:
                 mech.fit(data, int(rng.integers(0, 2**31 - 1)))
             except BaseException as exc:  # noqa: BLE001 - the subject's exception is what is measured
-                if isinstance(exc, SystemExit):
-                    raise subject_exit(exc, data) from None
-                if not catchable(exc):
-                    raise
-                texts.add(f"{type(exc).__name__}({canonical_message(exc)[:80]!r})")
+                texts.add(refusal_text(admit(exc, data)))
             else:
                 break
         else:

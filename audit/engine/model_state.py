@@ -16,10 +16,11 @@ keys: public and constant), random generator objects (the state probe,
 from __future__ import annotations
 
 import inspect
-import random
 from numbers import Real
 
 import numpy as np
+
+from audit.engine.state_walk import GENERATOR_TYPES
 
 __all__ = ["state_numbers", "constructor_keys", "MAX_ITEMS", "ROOT"]
 
@@ -30,8 +31,6 @@ MAX_DEPTH = 12
 #: the name of the fitted estimator in the paths
 ROOT = "model"
 
-_GENERATORS = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState,
-               random.Random)
 _OPAQUE = (str, bytes, bytearray, type(None), type, complex)
 
 
@@ -125,7 +124,7 @@ class _Walk:
                 self.value(f"{path}[{_key(k)}]", v, depth + 1)
 
     def value(self, path: str, v, depth: int):
-        if isinstance(v, _OPAQUE) or isinstance(v, _GENERATORS) or depth > MAX_DEPTH:
+        if isinstance(v, _OPAQUE) or isinstance(v, GENERATOR_TYPES) or depth > MAX_DEPTH:
             return
         if isinstance(v, (bool, np.bool_, Real, np.number)):
             if isinstance(v, (np.complexfloating,)):

@@ -25,7 +25,7 @@ import re
 import numpy as np
 
 __all__ = ["outcome_code", "outcome_text", "canonical_message", "SubjectExit", "OutcomeCollision",
-           "refusal_kind", "REFUSAL_KINDS", "catchable"]
+           "refusal_kind", "REFUSAL_KINDS", "admit", "refusal_text"]
 
 #: the kinds of refusal ``--exempt`` may name, beside exception type names
 REFUSAL_KINDS = ("empty", "one-class")
@@ -68,23 +68,19 @@ def outcome_code(exc: BaseException) -> int:
     return code
 
 
-def describe(code: float) -> str | None:
-    """The outcome text of a code made in this process, else None."""
-    return _TEXTS.get(int(code)) if float(code).is_integer() else None
+def admit(exc: BaseException, data) -> BaseException:
+    """``exc`` when it is an outcome of the subject's ``fit`` on ``data`` (every exception but Ctrl-C and
+    ``SystemExit``); ``SystemExit`` is raised again as :class:`SubjectExit`, Ctrl-C as itself."""
+    if isinstance(exc, SystemExit):
+        raise subject_exit(exc, data) from None
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
+    return exc
 
 
-def short(code: float) -> str:
-    """A short name of the outcome: ``ValueError('…')`` when this process made it, else ``an exception``."""
-    text = describe(code)
-    if text is None:
-        return "an exception"
-    kind, _, msg = text.partition(": ")
-    return f"{kind.rsplit('.', 1)[-1]}({msg[:80]!r})"
-
-
-def catchable(exc: BaseException) -> bool:
-    """Whether an exception from the subject is an outcome: everything but Ctrl-C and ``SystemExit``."""
-    return not isinstance(exc, (KeyboardInterrupt, SystemExit))
+def refusal_text(exc: BaseException, limit: int = 80) -> str:
+    """``Type('message')``, the message canonical and cut at ``limit`` characters: how reports name a refusal."""
+    return f"{type(exc).__name__}({canonical_message(exc)[:limit]!r})"
 
 
 def refusal_kind(data) -> str | None:

@@ -6,10 +6,11 @@ constructor takes it, so code that reads it in ``__init__`` is seeded), fits
 it, and returns one fixed-length float vector, a post-processing of the fitted
 model (so a loss seen on it is a loss of the model):
 
-* ``raised``: 0 when ``fit`` and the release succeeded, else ``1 + k`` with ``k`` a code of the
-  exception's type (:func:`exception_code`): exceptions are outcomes, so an estimator that crashes
+* ``raised``: 0 when ``fit`` and the release succeeded, else a code (never 0) of the exception's type
+  and canonical message (:data:`exception_code`): exceptions are outcomes, so an estimator that crashes
   on one input of a pair and not on the other is told apart by this coordinate (the per-coordinate
-  threshold events read it whatever the other outputs are); the other coordinates are then 0;
+  threshold events read it whatever the other outputs are); the other coordinates are then 0.
+
 By default (``release="auto"``) the vector holds everything the fitted model publishes, each
 coordinate named:
 
@@ -42,17 +43,14 @@ from numbers import Real
 import numpy as np
 
 from audit.engine.model_state import ROOT, state_numbers
-from audit.engine.outcome import canonical_message, catchable, subject_exit
+from audit.engine.outcome import admit, outcome_code, refusal_text
 
 __all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "KINDS", "MAX_ATTRIBUTES"]
 
 
-def exception_code(exc: BaseException) -> int:
-    """The ``raised`` coordinate of an exception: ``1 +`` a 48-bit code of its type and canonical message
-    (:func:`audit.engine.outcome.outcome_code`), so different refusals are different outcomes."""
-    from audit.engine.outcome import outcome_code
-
-    return outcome_code(exc)
+#: the ``raised`` coordinate of an exception: a 48-bit code (never 0) of its type and canonical message
+#: (:func:`audit.engine.outcome.outcome_code`), so different refusals are different outcomes
+exception_code = outcome_code
 
 #: breadth-first nodes whose feature and value are released
 BFS_NODES = 7
@@ -300,7 +298,7 @@ class EstimatorRelease:
         #: coordinates left out by :data:`MAX_ATTRIBUTES` (both said in ``description``)
         self.truncated = []
         self.dropped = 0
-        #: ``1 + exception_code`` -> the exception type's name, for every refusal seen in calibration
+        #: ``exception_code`` -> ``Type('message')``, for every refusal seen in calibration
         self.raised_types = {}
 
     # ------------------------------------------------------------------ fitting
@@ -420,14 +418,10 @@ class EstimatorRelease:
                 truncated.update(dict.fromkeys(self._last_truncated))
                 if not self.description:
                     self.description = self.describe(est)
-            except BaseException as exc:  # noqa: BLE001 - every exception of the subject is an outcome ...
-                if isinstance(exc, SystemExit):  # ... but ending the process, which is an error of its own
-                    raise subject_exit(exc, data) from None
-                if not catchable(exc):
-                    raise
-                errors.append(exc)
-                self.raised_on[data_key(data)] = f"{type(exc).__name__}({canonical_message(exc)[:80]!r})"
-                self.raised_types[exception_code(exc)] = f"{type(exc).__name__}({canonical_message(exc)[:60]!r})"
+            except BaseException as exc:  # noqa: BLE001 - every exception of the subject is an outcome (admit)
+                errors.append(admit(exc, data))
+                self.raised_on[data_key(data)] = refusal_text(exc)
+                self.raised_types[exception_code(exc)] = refusal_text(exc, 60)
         if not seen:
             raise errors[0]
         state = list(state)
@@ -457,7 +451,7 @@ class EstimatorRelease:
         return f"is {chosen[0]!r}" if len(chosen) == 1 else "in {" + ", ".join(map(repr, chosen)) + "}"
 
     def _words(self, j: int, op: str, t: float) -> str | None:
-        if j == 0:  # 0: fit succeeded; 1 + code: it raised an exception of that type
+        if j == 0:  # 0: fit succeeded; a code: it raised that exception (type and message)
             def types(keep):
                 seen = sorted({name for code, name in self.raised_types.items() if keep(code)})
                 return " or ".join(seen)
@@ -483,9 +477,8 @@ class EstimatorRelease:
         try:
             vals = self.features(self.fit(data, seed))
         except BaseException as exc:  # noqa: BLE001 - see calibrate
-            if isinstance(exc, SystemExit):
-                raise subject_exit(exc, data) from None
-            if not self.exceptions or not catchable(exc):
+            admit(exc, data)
+            if not self.exceptions:
                 raise
             out = np.zeros(1 + self.length)
             out[0] = float(exception_code(exc))  # a failed fit is an outcome of its own (type and message)
