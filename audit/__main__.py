@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
@@ -20,6 +21,7 @@ from audit import checkpoint, extras, progress, sampling
 from audit.engine.budget import BUDGETS
 from audit.report import write_report
 from audit.targets import TARGETS, load
+from reference.randomness import SEEDED_FITS_ENV
 
 
 def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
@@ -382,6 +384,9 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     _ARGS = args
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    # the auditor's fits are seeded (the same seed gives the same report), here and in the worker processes it
+    # starts; the reference learners' default is fresh OS entropy per fit (reference.randomness)
+    os.environ[SEEDED_FITS_ENV] = "1"
     try:
         return _dispatch(args)
     except KeyboardInterrupt:

@@ -119,7 +119,7 @@ class Subject:
     grow: bool = True
     #: refusals that do not decide (:data:`EXEMPT_DEFAULT` per exceptions mode when None): "empty" (no records),
     #: "one-class" (a single label) or exception type names; a pair one of whose datasets ``fit`` refuses so on
-    #: every one of :data:`EXEMPT_FITS` fits lies outside the claim's public domain and is reported, not audited
+    #: every one of the audit's draws per input (at least :data:`EXEMPT_FITS` fits) lies outside the claim's public domain and is reported, not audited
     exempt: list | None = None
     #: whether the user stated the expected verdict (a claims file's ``expected``); without it the verdict is
     #: read as the gate's answer, never as "expected" or "MISMATCH"
@@ -169,8 +169,9 @@ def build(subject: Subject):
     return plan["mechanism"], plan["fixed"] + plan["candidates"], plan["kind"]
 
 
-def plan_subject(subject: Subject) -> dict:
-    """Everything needed to audit a subject: its mechanism, kind, candidate and fixed pairs, notes."""
+def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
+    """Everything needed to audit a subject: its mechanism, kind, candidate and fixed pairs, notes. ``draws``:
+    the outputs per input the audit takes, the fits on which a refusal must hold to be exempt."""
     obj = resolve(subject.target)
     notes = []
     if _is_estimator(obj, subject.params):
@@ -206,7 +207,7 @@ def plan_subject(subject: Subject) -> dict:
                          f"tried (e.g. {type(errors[0]).__name__}: {str(errors[0])[:80]})"
                          if mode != "off" else "")
         exempt = exempt_list(subject)
-        certain = _certain_refusals(mech, datasets, exempt) if errors and exempt else {}
+        certain = _certain_refusals(mech, datasets, exempt, draws) if errors and exempt else {}
         outside = [p for p in fixed + cands if data_key(p.d0) in certain or data_key(p.d1) in certain]
         exempted = [_exempt_text(p, certain) for p in outside]
         fixed = [p for p in fixed if not any(p is q for q in outside)]
@@ -335,10 +336,10 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
     (:mod:`audit.engine.state_probe`) and the refusals seen while calibrating; then the outputs are sampled.
     """
-    plan = plan_subject(subject)
+    n = subject.n_samples or SAMPLES[budget]
+    plan = plan_subject(subject, draws=n)
     mech, kind = plan["mechanism"], plan["kind"]
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
-    n = subject.n_samples or SAMPLES[budget]
     extra = []
     probe = None
     if kind == "estimator" and subject.state != "off":

@@ -3,6 +3,7 @@ domain: an empty dataset by default), and the verdict text when a refusal separa
 (:mod:`audit.engine.outcome` codes the outcomes)."""
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,7 +15,7 @@ from audit.engine.search import data_key
 if TYPE_CHECKING:
     from audit.check import Subject
 
-__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "exceptions_mode", "exempt_list"]
+__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "EXEMPT_SECONDS", "exceptions_mode", "exempt_list"]
 
 
 #: refusals exempted by default in each exceptions mode (``Subject.exempt``): that a dataset is not empty is
@@ -22,9 +23,13 @@ __all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "exceptions_mode", "exempt_list"]
 EXEMPT_DEFAULT = {"fail": ("empty",), "report": ("empty", "one-class"), "off": ()}
 
 
-#: fits per dataset that decide whether a refusal is certain on it (a refusal that happens only sometimes is an
-#: outcome, never exempt)
+#: the fewest fits per dataset that decide whether a refusal is certain on it (a refusal that happens only
+#: sometimes is an outcome, never exempt); ``audit check`` judges it on as many fits as the audit draws outputs
+#: per input (every draw the audit would take), within :data:`EXEMPT_SECONDS`
 EXEMPT_FITS = 5
+
+#: CPU time (s) the refusal fits of one dataset may take before the judgement stops at the fits made (stated)
+EXEMPT_SECONDS = 30.0
 
 
 def exceptions_mode(value) -> str:
@@ -54,10 +59,12 @@ def exempt_list(subject: Subject) -> tuple:
     return tuple(items)
 
 
-def _certain_refusals(mech, datasets, exempt) -> dict:
-    """``data_key -> text`` of the datasets that ``fit`` refuses, with an exempt refusal, on every one of
-    :data:`EXEMPT_FITS` fits (the calibration's and more with other seeds): a refusal that happens only sometimes
+def _certain_refusals(mech, datasets, exempt, fits: int = EXEMPT_FITS) -> dict:
+    """``data_key -> text`` of the datasets that ``fit`` refuses, with an exempt refusal, on every one of ``fits``
+    fits (the calibration's and more with other seeds; ``audit check`` passes its draws per input, at least
+    :data:`EXEMPT_FITS`, within :data:`EXEMPT_SECONDS` of CPU per dataset): a refusal that happens only sometimes
     is an outcome of the mechanism, never a statement about the domain."""
+    fits = max(EXEMPT_FITS, int(fits))
     out = {}
     for data in datasets:
         key = data_key(data)
@@ -69,16 +76,18 @@ def _certain_refusals(mech, datasets, exempt) -> dict:
             continue
         rng = np.random.default_rng(0xE3E3)
         texts = {seen}
-        for _ in range(EXEMPT_FITS - 1):
+        made, start = 1, time.process_time()
+        while made < fits and (made < EXEMPT_FITS or time.process_time() - start < EXEMPT_SECONDS):
             try:
                 mech.fit(data, int(rng.integers(0, 2**31 - 1)))
             except BaseException as exc:  # noqa: BLE001 - the subject's exception is what is measured
                 texts.add(refusal_text(admit(exc, data)))
+                made += 1
             else:
                 break
         else:
             what = {"empty": "an empty dataset", "one-class": "a dataset of one class"}.get(kind, "a dataset")
-            out[key] = f"fit refuses {what} ({len(data[1])} records) on every one of {EXEMPT_FITS} fits: " + \
+            out[key] = f"fit refuses {what} ({len(data[1])} records) on every one of {made:,} fits: " + \
                 " / ".join(sorted(texts))
     return out
 

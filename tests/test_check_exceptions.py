@@ -39,7 +39,7 @@ def test_the_refusal_of_empty_data_is_reported_apart_and_decides_only_when_asked
     assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--out", str(tmp_path)]) == 0
     row = _row(tmp_path, "RefusesEmpty")
     assert row["verdict"] == "pass" and row["exempt_refusals"] and not row["exception_findings"]
-    assert all("fit refuses an empty dataset (0 records) on every one of 5 fits" in t for t in row["exempt_refusals"])
+    assert all("fit refuses an empty dataset (0 records) on every one of 2,000 fits" in t for t in row["exempt_refusals"])
     assert "reported, not decisive: the refusal of an empty dataset" in row["detail"]
     assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--exempt", "none", "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "RefusesEmpty")
@@ -76,6 +76,15 @@ def test_a_refusal_at_random_on_every_dataset_is_an_outcome_that_separates_nothi
     assert main(["check", "subjects.crashing:RandomRefusal", *BASE, "--out", str(tmp_path)]) == 0
     row = _row(tmp_path, "RandomRefusal")
     assert row["verdict"] == "pass"
+
+
+def test_an_exempt_refusal_is_judged_on_every_draw_not_on_five_fits(tmp_path):
+    """fit refuses the empty dataset except with probability 0.02 (``RarelyAcceptsEmpty``): over the 2,000 fits the
+    audit draws per input it accepts it, so the refusal is not exempt, and the rare output of the empty side
+    decides. (At the old five fits it was exempt with probability 0.90 and the gate passed.)"""
+    assert main(["check", "subjects.crashing:RarelyAcceptsEmpty", *BASE, "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "RarelyAcceptsEmpty")
+    assert row["verdict"] == "violation" and not row["exempt_refusals"]
 
 
 def test_sys_exit_in_fit_is_an_error_row_and_exit_2_and_later_subjects_are_still_audited(tmp_path, capsys):

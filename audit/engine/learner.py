@@ -5,6 +5,8 @@ from numbers import Real
 
 import numpy as np
 
+from reference.randomness import seeded_fits
+
 __all__ = ["learner_mechanism", "LearnerMechanism"]
 
 
@@ -93,7 +95,8 @@ class LearnerMechanism:
             est.random_state = seed
         elif hasattr(est, "get_params") and "random_state" in est.get_params(deep=False):
             est.set_params(random_state=seed)
-        est.fit(X, y)
+        with seeded_fits():  # the seed above decides the fit: same seed, same release (reference.randomness)
+            est.fit(X, y)
         return est
 
     def release_of(self, est):

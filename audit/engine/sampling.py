@@ -32,6 +32,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from reference.randomness import seeded_fits
+
 __all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "draw_many", "gather",
            "reseed_globals"]
 
@@ -168,6 +170,11 @@ def reseed_globals(rng) -> None:
 
 
 def _raw_block(mechanism, data, size: int, rng, start: int):
+    with seeded_fits():  # reference learners honour the seeds the mechanism passes (same seed, same samples)
+        return _raw_block_seeded(mechanism, data, size, rng, start)
+
+
+def _raw_block_seeded(mechanism, data, size: int, rng, start: int):
     reseed_globals(rng)
     batch = getattr(mechanism, "batch", None)
     try:

@@ -233,8 +233,9 @@ class LPDTRegressor(_PartitionRegressor):
     public_data : (X_public, y_public) or None
         Public sample, used when ``fit`` is not given one.
     random_state : int, numpy.random.Generator or None
-        Seeds the privatisation generator (tests only; ``None`` is OS entropy): a fresh child stream,
-        discarded after fit; a fitted model's pickle drops ``random_state`` (``reference.randomness``).
+        Privacy first: the privatisation draws fresh OS entropy, whatever this holds, unless seeded fits are on
+        (``reference.randomness.seeded_fits``, used by the auditor and tests): then it seeds a fresh child stream
+        and is a secret key. The stream is discarded after fit; a fitted model's pickle drops ``random_state``.
 
     Attributes
     ----------

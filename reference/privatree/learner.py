@@ -190,9 +190,10 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     min_samples_leaf : int, default 1
         Candidates with a noisy side total below it are skipped (post-processing).
     random_state : int, Generator or None
-        The fit's noise comes from a fresh child stream (an integer seeds it; a Generator is never drawn from
-        or kept: a child is spawned from it), discarded after fit; a fitted model's pickle drops
-        ``random_state`` (``reference.randomness``). A seed is a secret key: never publish it.
+        Privacy first: the fit's noise comes from fresh OS entropy, whatever this holds, unless seeded fits are
+        on (``reference.randomness.seeded_fits``, used by the auditor and reproductions): then an integer seeds
+        the fit's stream and a Generator spawns its child (never drawn from or kept), and the seed is a secret key.
+        The stream is discarded after fit; a fitted model's pickle drops ``random_state``.
 
     Attributes
     ----------

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from reference.randomness import PublishSafeMixin, check_random_state, predict_rng
+from reference.randomness import PublishSafeMixin, fit_seed_sequence, predict_rng
 from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
                                   check_X, check_y, facts_by_index)
 from reference.validation import shown
@@ -92,15 +92,6 @@ def _check_classes(classes) -> np.ndarray:
 
 
 
-def _seed_sequence(random_state) -> np.random.SeedSequence:
-    """A fit-local SeedSequence: from OS entropy, the integer seed, or a child of the user's Generator's own
-    SeedSequence (never kept after the fit)."""
-    rs = check_random_state(random_state)
-    if isinstance(rs, np.random.Generator):
-        return rs.bit_generator.seed_seq.spawn(1)[0]
-    return np.random.SeedSequence(rs)
-
-
 # --------------------------------------------------------------------------- the estimator
 class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     """Random decision trees, non-private (Algorithm 1) and epsilon-DP (Algorithm 2).
@@ -134,10 +125,12 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
     n_records : int, optional
         Public number of records, used only by ``n_estimators="log"``.
     random_state : None, int or numpy.random.Generator
-        Seeds two streams of the fit (structure, noise), discarded after it; probabilistic voting draws its
-        coins at each ``predict`` from a separate entropy pool (``reference.randomness.predict_rng``: new
-        coins per call with ``None``, the same for an integer seed). A fitted
-        model's pickle drops ``random_state``. A seed is a secret key: never publish it.
+        Privacy first: the fit's two streams (structure, noise) come from fresh OS entropy, whatever this holds,
+        unless seeded fits are on (``reference.randomness.seeded_fits``, used by the auditor and reproductions):
+        then this seeds them and is a secret key. The streams are discarded after fit. Probabilistic voting
+        draws its coins at each ``predict`` from a separate entropy pool (``reference.randomness.predict_rng``:
+        new coins per call with ``None``, the same for an integer seed). A fitted model's pickle drops
+        ``random_state``.
 
     Attributes
     ----------
@@ -229,7 +222,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         # structure and noise streams from one fit-local SeedSequence, discarded with the fit; predict-time coins
         # come from reference.randomness.predict_rng, a separate entropy pool (issue 26 finding 2: a kept sibling
         # of the noise seed let anyone rebuild the noise)
-        structure_ss, noise_ss = _seed_sequence(self.random_state).spawn(2)
+        structure_ss, noise_ss = fit_seed_sequence(self.random_state).spawn(2)
         self.forest_ = self._draw_forests(X, y_index, 1, np.random.default_rng(structure_ss),
                                           np.random.default_rng(noise_ss), validated=(k, h, bounds, classes))
         scale = self._noise_scale(k)

@@ -88,3 +88,18 @@ class RandomRefusal(RefusesEmpty):
         if rng.random() < 0.3:
             raise RuntimeError("did not converge")
         return super().fit(X, y)
+
+
+class RarelyAcceptsEmpty(RefusesEmpty):
+    """Refuses an empty dataset, except with probability 0.02, when it publishes 6 (never published on data):
+    five fits see only refusals with probability 0.98^5 = 0.90, so a judgement on five fits exempts it; on every
+    draw the audit takes (2,000 here: 0.98^2000 < 1e-17) the refusal is not certain, so it is an outcome, and the
+    rare release of 6 on the empty side tells the pair apart."""
+
+    def fit(self, X, y):
+        if len(y) == 0:
+            rng = np.random.default_rng(None if self.random_state is None else self.random_state + 2)
+            if rng.random() < 0.02:
+                self.count_ = 6
+                return self
+        return super().fit(X, y)
