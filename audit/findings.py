@@ -9,17 +9,21 @@ Each finding names one sampled row of a report (the *sampled lower bound*: a bou
 holds with probability at least ``1 - alpha``) and, where the release has an exact law, where the *exact loss*
 is read: the same row's law, or the worst neighbouring pair of a certificate's tiny domain.
 
-``python -m audit findings`` prints the table.
+``python -m audit findings`` prints the table; :func:`update_pages` writes it into the README and the
+documentation's home page.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table"]
+__all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table", "update_pages"]
 
+#: the false-alarm rate of the committed reports' rows (a row with another says so in its cell)
+ALPHA = 0.01
 #: the committed reports, beside the package in a source checkout
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
@@ -134,6 +138,13 @@ def _interval(lo, hi) -> str:
     return f"{_number(lo)} to {_number(hi)}"
 
 
+def _alpha(row: dict, report: dict) -> str:
+    """The row's confidence and budget when they are not the table's usual ones (α = 0.01, full budget)."""
+    notes = [f"α = {row['alpha']:g}"] if row.get("alpha", ALPHA) != ALPHA else []
+    notes += [f"{report['budget']} budget"] if report.get("budget") != "full" else []
+    return f" ({', '.join(notes)})" if notes else ""
+
+
 def _exact(f: Finding, report: dict, reports: Path) -> str:
     if f.exact is None:
         return "–"
@@ -187,7 +198,8 @@ def findings_rows(reports: str | Path | None = None) -> list[dict]:
             raise ValueError(f"finding {f.claim!r}: the report reads {verdict!r}, the table's words disagree")
         words = "holds" if verdict == "pass" else f"does not hold: {f.reason}"
         rows.append({"paper": f.paper, "claim": f.claim, "epsilon": f"{float(row['epsilon_claimed']):g}",
-                     "sampled": f"ε ≥ {_number(row['epsilon_lower'])}", "exact": _exact(f, report, base),
+                     "sampled": f"ε ≥ {_number(row['epsilon_lower'])}" + _alpha(row, report),
+                     "exact": _exact(f, report, base),
                      "verdict": words})
     return rows
 
@@ -211,3 +223,41 @@ def findings_table(reports: str | Path | None = None) -> str:
         lines.append(f"| {r['paper']} | {r['claim']} | {r['epsilon']} | {r['sampled']} | {r['exact']} | "
                      f"{r['verdict']} |")
     return "\n".join(lines) + "\n"
+
+
+#: the table's place in a page: between these two comments
+BLOCK = re.compile(r"(<!-- findings:start[^>]*-->\n)(.*?)(<!-- findings:end -->)", flags=re.S)
+
+
+def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[Path]:
+    """Write the generated table into each page's findings block (after the committed reports changed).
+
+    Parameters
+    ----------
+    *paths : str or Path
+        Pages holding exactly one block ``<!-- findings:start ... -->`` ... ``<!-- findings:end -->``
+        (the README and ``docs/index.md``).
+    reports : str or Path, optional
+        The reports directory (default: ``reports/`` of the source checkout).
+
+    Returns
+    -------
+    list of Path
+        The pages whose table changed.
+
+    Raises
+    ------
+    ValueError
+        When a page does not hold exactly one findings block (nothing is written then).
+    """
+    table = findings_table(reports)
+    texts = {}
+    for path in map(Path, paths):
+        text = path.read_text()
+        if len(BLOCK.findall(text)) != 1:
+            raise ValueError(f"paths: {path} holds {len(BLOCK.findall(text))} findings blocks, expected 1")
+        texts[path] = BLOCK.sub(lambda m: m.group(1) + table + m.group(3), text)
+    changed = [p for p, t in texts.items() if t != p.read_text()]
+    for p in changed:
+        p.write_text(texts[p])
+    return changed

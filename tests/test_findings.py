@@ -22,7 +22,9 @@ BLOCK = re.compile(r"<!-- findings:start[^>]*-->\n(.*?)<!-- findings:end -->", f
 def test_the_page_shows_the_generated_table(page):
     found = BLOCK.findall((ROOT / page).read_text())
     assert len(found) == 1, f"{page}: one findings block expected, found {len(found)}"
-    assert found[0] == findings_table(), f"{page}: regenerate its table with `python -m audit findings`"
+    assert found[0] == findings_table(), \
+        f"{page}: rewrite its table with: python -c \"from audit.findings import update_pages; " \
+        f"update_pages('README.md', 'docs/index.md')\""
 
 
 def test_the_readme_opens_with_the_findings():
@@ -32,8 +34,8 @@ def test_the_readme_opens_with_the_findings():
 
 
 def _loss(cell: str) -> float:
-    """The largest number a table cell states (``∞`` for an infinite loss)."""
-    values = [math.inf if v == "∞" else float(v) for v in re.findall(r"∞|\d+\.\d+", cell)]
+    """The largest loss a table cell states (``∞`` for an infinite loss), before any note in parentheses."""
+    values = [math.inf if v == "∞" else float(v) for v in re.findall(r"∞|\d+\.\d+", cell.split("(")[0])]
     return max(values)
 
 
@@ -82,3 +84,16 @@ def test_the_command_prints_the_table():
     proc = subprocess.run([sys.executable, "-m", "audit", "findings"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == findings_table()
+
+
+def test_update_pages_writes_the_table_into_its_block_only(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("before\n<!-- findings:start -->\nold table\n<!-- findings:end -->\nafter\n")
+    from audit.findings import update_pages
+
+    assert update_pages(page) == [page] and update_pages(page) == []
+    assert page.read_text() == f"before\n<!-- findings:start -->\n{findings_table()}<!-- findings:end -->\nafter\n"
+    other = tmp_path / "other.md"
+    other.write_text("no block\n")
+    with pytest.raises(ValueError, match="paths: .*other.md holds 0 findings blocks"):
+        update_pages(page, other)
