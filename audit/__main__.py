@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            help="what to do (python -m audit COMMAND --help for its options)")
     sub.add_parser("list", help="list the audit targets")
+    sub.add_parser("findings", help="each paper's privacy claim, measured, with its verdict (from the committed reports)")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
     _common(run, "quick")
@@ -404,6 +405,14 @@ def _dispatch(args) -> int:
         return 0
     if args.command == "data":
         return _data(args)
+    if args.command == "findings":
+        from audit.findings import findings_table
+
+        try:
+            print(findings_table(), end="")
+        except ValueError as exc:  # no committed reports here (an installed copy), or one lacks a row
+            return _error(str(exc))
+        return 0
     if args.seed < 0:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.jobs < 1:

@@ -215,7 +215,7 @@ class Report:
         if self.notes:
             lines += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]
         cited = cited_in("\n".join(lines))
-        if cited:  # the papers in full, the one place their seed files are named (issue 28 item 5)
+        if cited:  # the papers in full (authors, year, title, venue)
             lines += ["## References", ""] + references(cited) + [""]
         lines += ["## Versions", "", ", ".join(f"{k} {v}" for k, v in self.versions.items()), ""]
         return "\n".join(lines)

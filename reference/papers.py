@@ -1,8 +1,9 @@
 """The papers the learners implement, cited the way a reader looks them up: authors, title, year.
 
 Every text a user reads (reports, ``audit list``, ``compare --reference list``, the README) cites a paper by
-:func:`cite` (``Vos et al. 2023``) and lists it in full in a references section (:func:`references`), the
-only place that names the file of the paper's text in the project's seed collection (``seed_file``).
+:func:`cite` (``Vos et al. 2023``) and lists it in full in a references section (:func:`references`). The file
+of the paper's text in the project's seed collection (``seed_file``) is kept here for developers and is named
+in no text a user reads.
 """
 from __future__ import annotations
 
@@ -71,11 +72,10 @@ def cited_in(text: str) -> list[str]:
 
 
 def references(keys) -> list[str]:
-    """Markdown lines of a references section: each paper in full, with its seed file where the project has one."""
+    """Markdown lines of a references section: each paper in full (authors, year, title, venue)."""
     out = []
     for k in keys:
         p = PAPERS[k]
         label = f"{p.short}" + (f", {p.tag}" if p.tag else "")
-        out.append(f"- **{label}**: {full(k)}" + (f" Text in the seed collection: `{p.seed_file}`." if p.seed_file
-                                                   else ""))
+        out.append(f"- **{label}**: {full(k)}")
     return out

@@ -73,9 +73,9 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-#: what a user cannot look up: the seed collection's file ids and the project's internal notes
+#: what a user cannot look up: the seed collection's file ids, the project's internal notes and issue numbers
 INTERNAL = re.compile(r"\d{3}_[0-9a-f]{16}|\(00\d_|\b00\d_\b|seed 00\d|seed slide|\bspecs?\b|\banchors?\b|"
-                      r"\[(?:CODE|REC|SEED|VERIFIED)\]")
+                      r"\[(?:CODE|REC|SEED|VERIFIED)\]|\b[Ii]ssues? #?\d+")
 
 
 def _user_strings(path: Path):
@@ -117,7 +117,7 @@ def test_audit_list_and_reference_list_cite_papers_by_authors_and_year():
         assert "Vos et al. 2023" in out and "Ma et al. 2023" in out and "Bojarski et al. 2014" in out
 
 
-def test_a_report_cites_papers_in_text_and_names_seed_files_only_under_references(tmp_path):
+def test_a_report_cites_papers_in_text_and_lists_them_in_full_under_references(tmp_path):
     from audit.report import Report, write_report
     from reference.papers import PAPERS, cite
 
@@ -128,18 +128,39 @@ def test_a_report_cites_papers_in_text_and_names_seed_files_only_under_reference
     md = (write_report(rep, tmp_path) / "report.md").read_text()
     refs = md.index("## References")
     for key in ("privatree", "lpdt"):
-        p = PAPERS[key]
-        assert md.index(p.seed_file) > refs and p.title in md[refs:]
-    assert PAPERS["random-trees"].seed_file not in md  # only the papers the report cites
+        assert PAPERS[key].title in md[refs:]
+    assert PAPERS["random-trees"].title not in md  # only the papers the report cites
+    assert not SEED_OR_ISSUE.search(md), SEED_OR_ISSUE.search(md).group(0)
 
 
-def test_readme_names_seed_files_only_in_its_papers_section_and_its_snippets_print():
+#: what a user cannot look up: a seed file of the papers' texts, or a number of the project's issue tracker
+SEED_OR_ISSUE = re.compile(r"\d{3}_[0-9a-f]{16}|\bseed files?\b|\bseed collection\b|\bissues? #?\d+", flags=re.I)
+
+
+def _texts():
+    """The README, every documentation page, and every committed report's text (Markdown and JSON)."""
+    yield ROOT / "README.md"
+    yield ROOT / "CHANGELOG.md"
+    yield from sorted((ROOT / "docs").rglob("*.md"))
+    for ext in ("md", "json"):
+        yield from sorted(p for p in (ROOT / "reports").rglob(f"*.{ext}") if "/." not in str(p.relative_to(ROOT)))
+
+
+def test_readme_docs_and_committed_reports_name_no_seed_file_and_no_issue():
+    found = []
+    for path in _texts():
+        for m in SEED_OR_ISSUE.finditer(path.read_text()):
+            found.append(f"{path.relative_to(ROOT)}: {m.group(0)!r}")
+    assert not found, "\n".join(found)
+
+
+def test_readme_lists_the_papers_and_the_snippets_print():
     readme = (ROOT / "README.md").read_text()
-    body, _, papers = readme.partition("\n## Papers\n")
-    assert papers and not re.search(r"\d{3}_[0-9a-f]{16}|\(00\d_\)|\b00\d_\b|\bspecs?\b", body)
-    assert all(p.seed_file in papers for p in __import__("reference.papers").papers.PAPERS.values()
-               if p.seed_file)
-    for lang, code in re.findall(r"```(\w+)\n(.*?)```", readme, flags=re.S):
+    _, _, papers = readme.partition("\n## Papers\n")
+    assert papers and all(p.title in papers.replace("\n  ", " ") for k, p in
+                          __import__("reference.papers").papers.PAPERS.items() if p.seed_file)
+    pages = [readme] + [p.read_text() for p in sorted((ROOT / "docs").rglob("*.md"))]
+    for lang, code in [b for text in pages for b in re.findall(r"```(\w+)\n(.*?)```", text, flags=re.S)]:
         if lang == "python":  # run as a script, a bare expression shows nothing
             bare = [ast.unparse(s) for s in ast.parse(code).body
                     if isinstance(s, ast.Expr) and not isinstance(s.value, (ast.Call, ast.Constant))]

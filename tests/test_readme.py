@@ -1,7 +1,8 @@
-"""The README's examples run as written (issue 21): its Python snippets are executed, its cheap commands
-run (``check`` at the quick budget, from ``examples/`` where they name the example package), its claims
-file is the one shipped in ``examples/``, and its CI snippet installs this project from a path, not a name.
-Long commands are skipped with the reason beside them."""
+"""The README's and the documentation pages' examples run as written: their Python snippets are executed,
+their cheap commands run (``check`` at the quick budget, from ``examples/`` where they name the example
+package), the claims file they show is the one shipped in ``examples/``, and the CI snippet installs this
+project from a path, not a name. Long commands are skipped with the reason beside them. The texts read are
+``README.md`` and every page under ``docs/``: a command that moved from the README to a page is still run."""
 import os
 import re
 import shlex
@@ -13,7 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"```(\w+)\n(.*?)```", README, flags=re.S)
+#: the README and the documentation pages, each by its path relative to the project
+TEXTS = {"README.md": README} | {str(p.relative_to(ROOT)): p.read_text() for p in sorted((ROOT / "docs").rglob("*.md"))}
+BLOCKS = [block for text in TEXTS.values() for block in re.findall(r"```(\w+)\n(.*?)```", text, flags=re.S)]
 
 #: commands not run here, and why
 LONG = {
@@ -26,6 +29,7 @@ LONG = {
                                   "HTTP server)",
     "python -m audit certify": "every domain's exact laws: seconds to a minute (tests/test_*_exact_law.py run "
                                "it, as a slow test)",
+    "mkdocs build": "builds the documentation site (CI, .ci/run, with the docs extra installed)",
 }
 
 
@@ -33,16 +37,18 @@ LONG = {
 EXPECTED_EXIT = {"python -m audit check mypkg.noise:MyLaplace --params '{\"epsilon\": 1}' --epsilon 1": 1}
 
 
-def _commands():
-    """Every command the README shows: lines of bash blocks and inline `python -m audit ...` spans."""
-    for lang, body in BLOCKS:
-        if lang == "bash":
-            for line in body.splitlines():
-                line = line.split("  #")[0].strip()
-                if line:
-                    yield from (part.strip() for part in line.split("&&"))
-    for span in re.findall(r"`((?:cd examples && )?python -m audit [^`]+)`", README.replace("\n", " ")):
-        yield from (part.strip() for part in span.split("&&"))
+def _commands(texts=None):
+    """Every command the texts show (default: the README and the docs): lines of bash blocks and inline
+    `python -m audit ...` or `mkdocs ...` spans."""
+    for text in (TEXTS if texts is None else texts).values():
+        for lang, body in re.findall(r"```(\w+)\n(.*?)```", text, flags=re.S):
+            if lang == "bash":
+                for line in body.splitlines():
+                    line = line.split("  #")[0].strip()
+                    if line:
+                        yield from (part.strip() for part in line.split("&&"))
+        for span in re.findall(r"`((?:cd examples && )?(?:python -m audit|mkdocs) [^`]+)`", text.replace("\n", " ")):
+            yield from (part.strip() for part in span.split("&&"))
 
 
 def _run(cmd: str, cwd: Path):
@@ -65,8 +71,9 @@ RUNNABLE = sorted({c for c in _commands() if c.startswith("python -m audit") and
 
 
 def test_the_readme_shows_commands_and_each_long_one_has_a_reason():
+    assert "python -m audit run privatree" in list(_commands({"README.md": README}))
     commands = list(_commands())
-    assert "python -m audit run privatree" in commands and "python -m audit check --claims dp-claims.toml" in RUNNABLE
+    assert "python -m audit check --claims dp-claims.toml" in RUNNABLE
     for c in commands:
         assert c in RUNNABLE or c == "cd examples" or _is_synopsis(c) or any(c.startswith(k) for k in LONG), \
             f"README command with no test and no stated reason: {c}"
@@ -90,7 +97,7 @@ def test_readme_python_snippets_run():
     sys.path.insert(0, str(ROOT / "examples"))
     try:
         for body in snippets:
-            exec(compile(body, "README.md", "exec"), {})
+            exec(compile(body, "README.md or docs/", "exec"), {})
     finally:
         sys.path.remove(str(ROOT / "examples"))
 
@@ -123,7 +130,8 @@ def test_readme_times_are_the_benchmarks_measurements():
     import json
 
     numbers = json.loads((ROOT / "benchmarks" / "readme_numbers.json").read_text())["commands"]
-    quoted = re.findall(r"<!-- bench:([\w-]+) -->\s*(?:about )?([\d.,]+) (s|min)\b", README)
+    quoted = [q for text in TEXTS.values()
+              for q in re.findall(r"<!-- bench:([\w-]+) -->\s*(?:about )?([\d.,]+) (s|min)\b", text)]
     assert {cid for cid, _, _ in quoted} >= set(NAMED_TIMES), "the README must quote these commands' times"
     for cid, value, unit in quoted:
         assert cid in numbers, f"README quotes {cid!r}, which benchmarks/readme_numbers.json does not hold"

@@ -318,7 +318,7 @@ def run(budget: str, seed: int) -> Report:
         "alpha. Their outputs are the forests' discrete release (threshold bin on a public grid, leaf codes "
         "'low'/'high' at a bound or a bin), post-processing of the model.")
     report.notes.append(
-        f"Strict rows (issue 29 item 3): {N_LAW[budget]:,} forests per input, every one counted: the event is the "
+        f"Strict rows: {N_LAW[budget]:,} forests per input, every one counted: the event is the "
         "likelihood-ratio event of the two exact laws of the whole release (audit.diprime.cell_law: thresholds and "
         "leaf values to 6 decimals; a leaf's rare values and the regression leaf's windows grouped into cells), "
         "so no pilot is spent; the row shows the pairs' exact loss (audit.diprime.exact_law.pair_loss; the "

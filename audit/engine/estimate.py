@@ -276,10 +276,25 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
 
     Parameters
     ----------
-    mechanism : see :func:`estimate_epsilon`
+    mechanism : callable
+        ``m(data, rng)``, optionally with ``m.batch(data, n, rng)`` (as for :func:`estimate_epsilon`).
     pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.neighbours.NeighbourPair`
+        The neighbouring inputs to audit.
     claim : Claim
-    n_samples, alpha, seed, pilot_fraction : see :func:`estimate_epsilon`
+        The claimed ``(epsilon, delta)``.
+    n_samples : int, default 100_000
+        Outputs drawn per input of each pair, pilot batch included.
+    alpha : float, default 0.05
+        False-alarm rate of the whole call, shared by the pairs and directions.
+    seed : int or SeedSequence, default 0
+        The same seed gives the same result.
+    pilot_fraction : float, default 0.2
+        Share of ``n_samples`` used to choose each pair's event.
+
+    Returns
+    -------
+    AuditResult
+        The worst pair's bound against the claim (``violation``, ``epsilon_lower``, ``evidence()``).
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audit.Claim, got {claim!r}")

@@ -386,7 +386,7 @@ def run(budget: str, seed: int) -> Report:
         "fitting the reference, checked by the oracle in tests/test_privatree_batch.py; mutants that override a "
         "step other than the leaf epsilon fall back to fitting the reference).")
     report.notes.append(
-        "Truth beside the bound (issue 29 item 3): where the whole release has an exact law within reach "
+        "Truth beside the bound: where the whole release has an exact law within reach "
         "(audit.privatree.exact_law: public uniform edges of two bins; one feature to depth 2, two features at "
         "depth 1 from epsilon 4; G1 and G2), a row's event is the likelihood-ratio event of the two exact laws "
         "and all its draws count (method 'sampled, law event'); the row shows the pairs' exact loss and the "

@@ -352,9 +352,8 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
 
     References
     ----------
-    Consul and Williamson, 003_9d9c0c8370f39611.txt, Algorithms 1-2, section 3.1,
-    section 4 (budgets); 000_3adb53c34ab1d76d.txt, Algorithms 1-3, section 3.
-    spec/diprime.md, sections 1.3-1.7, 2.4, 5.
+    Consul and Williamson 2021 (V003), Algorithms 1-2, section 3.1, section 4 (budgets); Consul and
+    Williamson 2020 (V000), Algorithms 1-3, section 3.
     """
 
     def __init__(self, epsilon=1.0, n_estimators=10, max_depth=4, max_features=5, rho=0.5, variant="exp",
@@ -377,7 +376,7 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         return self._fit(X, np.clip(y, lo, hi), (lo, hi))
 
     def predict(self, X) -> np.ndarray:
-        """Mean of the trees' leaf values (spec A11)."""
+        """Mean of the trees' leaf values."""
         return self._leaf_values(X).mean(axis=0)
 
     def _release_leaf(self, value, bins):
@@ -396,7 +395,7 @@ class DiPriMeForestClassifier(ClassifierMixin, _DiPriMeForest):
 
     Leaves hold ``max(0, n_k + Laplace(1/eps_l))`` per class, normalised
     (uniform when all are 0); the forest averages the trees' probabilities
-    and predicts the argmax, ties to the first class (spec A5, A11; V003
+    and predicts the argmax, ties to the first class (V003
     section 3, V000 section 3). The attribute score is the one-hot SSE
     (``N * Gini``, sensitivity 2); under ``accounting="paper"`` with two
     classes, the authors' 0/1 SSE with sensitivity 4.

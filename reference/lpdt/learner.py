@@ -229,7 +229,7 @@ class LPDTRegressor(_PartitionRegressor):
         Clip leaf values to ``target_bounds`` (post-processing).
     label_noise : {"per_user", "per_leaf"}
         ``"per_user"``: the paper's mechanism (3). ``"per_leaf"``: the authors'
-        code (spec 9 D1), NOT epsilon-LDP; the ledger shows its true cost.
+        code, NOT epsilon-LDP; the ledger shows its true cost.
     public_data : (X_public, y_public) or None
         Public sample, used when ``fit`` is not given one.
     random_state : int, numpy.random.Generator or None
@@ -246,8 +246,7 @@ class LPDTRegressor(_PartitionRegressor):
 
     References
     ----------
-    Seed 002: mechanisms (3)-(4), Theorem 3.1, Theorem 3.4, "Max-edge Partition Rule".
-    spec/lpdt.md sections 3, 4, 9.
+    Ma et al. 2023: mechanisms (3)-(4), Theorem 3.1, Theorem 3.4, "Max-edge Partition Rule".
     """
 
     def __init__(self, epsilon=1.0, max_depth=4, min_samples_leaf=1, target_bounds=None, bounds=None,

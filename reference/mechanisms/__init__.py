@@ -24,7 +24,7 @@ McSherry, Talwar (2007), the exponential mechanism.
 McKenna, Sheldon (2020), permute-and-flip; Ding et al. (2021) show it equals
 report-noisy-max with exponential noise, which :meth:`PermuteAndFlip.batch` uses.
 Warner (1965), randomized response.
-Consul, Williamson, 003_9d9c0c8370f39611.txt section 3.1, the private median
+Consul and Williamson 2021 (V003), section 3.1, the private median
 over a bounded interval (Theorem 3's form), here on a public grid.
 """
 from __future__ import annotations

@@ -174,8 +174,7 @@ class JointExp:
     References
     ----------
     Gillenwater, Joseph, Kulesza (2021), Section 3 (JointExp);
-    ``spec/privatree.md`` section 2.4; PrivaTree (004_2521a6732a5af66c.txt),
-    Algorithm 1 lines 3-5.
+    PrivaTree (Vos et al. 2023), Algorithm 1 lines 3-5.
     """
 
     kind = "discrete"

@@ -51,7 +51,7 @@ class _BoundedMedian(Mechanism):
 
 class IntervalExponential(_BoundedMedian):
     """Private median on a bounded interval, released on a public grid: the
-    exponential mechanism of 003_9d9c0c8370f39611.txt, section 3.1 (and the
+    exponential mechanism of Consul and Williamson 2021 (V003), section 3.1 (and the
     proof of its Theorem 3), with the Lebesgue base measure replaced by the
     counting measure of the public grid ``t_j = low + (high - low) j / M``,
     ``j = 0..M`` (:mod:`reference.mechanisms.grid`).
@@ -67,7 +67,7 @@ class IntervalExponential(_BoundedMedian):
     (``|G_i|`` its number of grid points), then a grid point uniformly inside it
     with exact integers (``rng.integers``). The attainable outputs are the same
     public grid for every dataset; no float lattice of the data's gaps is
-    released (Mironov 2012; issue 17 finding 2).
+    released (Mironov 2012).
 
     Privacy map: datasets differing in ``d_in`` added or removed values give
     loss ``epsilon * d_in / sensitivity``. The gap is drawn from floating-point
@@ -90,7 +90,7 @@ class IntervalExponential(_BoundedMedian):
 
     References
     ----------
-    Consul, Williamson, 003_9d9c0c8370f39611.txt section 3.1, Theorem 3.
+    Consul and Williamson 2021 (V003), section 3.1, Theorem 3.
     McSherry, Talwar (2007), the exponential mechanism. Mironov (2012).
     """
 

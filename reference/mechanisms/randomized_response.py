@@ -73,7 +73,7 @@ class BitRandomizedResponse(Mechanism):
     Each bit is kept with probability ``e^(eps/s) / (1 + e^(eps/s))`` where
     ``s = sensitivity`` is the largest number of bits in which two neighbouring
     inputs differ (``s = 2`` for one-hot vectors, as in the leaf-indicator
-    randomiser of LPDT, 002_5a21b2792a729c80.txt mechanism (4)).
+    randomiser of LPDT, Ma et al. 2023, mechanism (4)).
     Outputs are tuples of 0/1 ints (discrete).
 
     Privacy map: inputs at Hamming distance ``d_in`` give loss ``d_in * epsilon / sensitivity``.

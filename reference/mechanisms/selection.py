@@ -141,7 +141,7 @@ class PermuteAndFlip(_Selection):
         every row stops). The same algorithm as :meth:`sample`, so the same law and the same residual
         delta (:meth:`residual_delta`); tested against :meth:`pmf` and :meth:`sample`. It replaces the
         report-noisy-max form with numpy's floating-point exponential noise, whose residual delta was not
-        bounded (issue 26 finding 5)."""
+        bounded."""
         check_generator(rng)
         n = _check_n(n)
         u = self.utilities(data)

@@ -155,7 +155,7 @@ def budget_split(epsilon, max_depth, K, *, m_num, m_cat, n_public=None, E_max=0.
 
 # --------------------------------------------------------------------------- the learner
 class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
-    """PrivaTree (Algorithm 1 of 004_2521a6732a5af66c.txt); see the module docstring.
+    """PrivaTree (Vos et al. 2023, Algorithm 1); see the module docstring.
 
     Parameters
     ----------
@@ -179,7 +179,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     max_leaf_share : float, default 0.5
         Cap on ``eps_leaf / eps`` (Eq. 8).
     epsilon_shares : "auto" or (s_q, s_node, s_leaf)
-        Eqs. 8-10, or explicit shares summing to 1 (spec 2.3, Fig. 2).
+        Eqs. 8-10, or explicit shares summing to 1 (the paper's Fig. 2).
     use_private_quantiles : bool, default True
         False gives PrivaTree*: non-private quantile edges (not DP; section VI).
     binning : {"quantile", "uniform"}
@@ -206,7 +206,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     References
     ----------
     PrivaTree: Algorithm 1; Eqs. 4 and 7-10; Corollary 1; Theorem 3 (and its
-    gaps G1, G2 in spec 4.3). JointExp: Gillenwater et al. (2021).
+    gaps G1, per-feature node budget, and G2, the stopping rule). JointExp: Gillenwater et al. (2021).
     Permute-and-flip: McKenna and Sheldon (2020).
     """
 
@@ -509,7 +509,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         return out
 
     def predict(self, X):
-        """Class of each row: numerical ``x <= threshold`` and categorical ``x in L`` go left (spec A23)."""
+        """Class of each row: numerical ``x <= threshold`` and categorical ``x in L`` go left."""
         check_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
@@ -535,7 +535,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         class_index)``. ``edges=None`` omits the numerical bin edges (the tree
         over bin ids, post-processing of the model); ``edges="exact"`` adds them
         rounded to 6 decimals; an integer ``G`` adds, per edge, which of ``G``
-        equal cells of its public range it falls in (spec 4.3 step 3).
+        equal cells of its public range it falls in.
         """
         check_fitted(self)
         if edges is None:

@@ -105,7 +105,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
     max_depth : int, default 6
         Tree height ``h >= 0`` (``h = 0``: one leaf per tree).
     voting : {"majority", "threshold", "probabilistic"}
-        Prediction rule of Algorithm 1/2 "Testing" (spec 2.3).
+        Prediction rule of Algorithm 1/2 "Testing".
     private : bool, default True
         Algorithm 2 (noisy leaf counts) when true, Algorithm 1 otherwise.
     epsilon : float, default 1.0
@@ -114,7 +114,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         The relation the epsilon is claimed under.
     accounting : {"strict", "paper"}
         ``"paper"``: ``Lap(k / epsilon)`` whatever the relation (Section 5.2);
-        ``"strict"``: ``Lap(2k / epsilon)`` under substitution (spec E1).
+        ``"strict"``: ``Lap(2k / epsilon)`` under substitution (a substitution changes two counts).
     invalid_rule : {"paper", "clamp"}
         Algorithm 2's handling of invalid noisy counts (see :func:`leaf_values`).
     bounds : sequence of (low, high)
@@ -148,7 +148,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
     References
     ----------
     Bojarski et al., arXiv:1410.6973: Algorithms 1 and 2, Section 5.2,
-    Theorems 3.1 and 3.2; spec ``random_trees.md`` sections 2.1-2.5.
+    Theorems 3.1 and 3.2.
     """
 
     def __init__(self, n_estimators=11, max_depth=6, voting="majority", private=True, epsilon=1.0,
