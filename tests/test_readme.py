@@ -30,6 +30,7 @@ LONG = {
     "python -m audit certify": "every domain's exact laws: seconds to a minute (tests/test_*_exact_law.py run "
                                "it, as a slow test)",
     "mkdocs build": "builds the documentation site (CI, .ci/run, with the docs extra installed)",
+    "python -m audit check outside_mechanisms:": "needs opendp and the diffprivlib extra (not installed in CI)",
 }
 
 
