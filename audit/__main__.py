@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 import reference
 from audit import checkpoint, extras, progress, sampling
 from audit.engine.budget import BUDGETS
+from audit.engine.parts import single_thread
 from audit.report import write_report
 from audit.targets import TARGETS, load
 
@@ -35,8 +37,9 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
     p.add_argument("--print-report", action="store_true", help="also print the report's Markdown on stdout")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its saved counts (same seed, same result)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="worker processes drawing sample blocks (same seed, same report for any number)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (same seed, same report for any number; default: for run, the cores "
+                        "available, which compute the run's parts side by side; for check and compare, 1)")
     p.add_argument("--scheduler", default=None,
                    help="address of a Dask distributed scheduler (tcp://host:8786) that draws the sample blocks "
                         "(extra 'distributed'; same seed, same report)")
@@ -186,6 +189,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--baseline", default=None,
                      help="an earlier run's PAPER.json: the report adds how far each of our numbers moved from it")
     return p
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _certify(args) -> int:
@@ -401,6 +412,8 @@ def _dispatch(args) -> int:
         return _data(args)
     if args.seed < 0:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.jobs is None:
+        args.jobs = available_cores() if args.command == "run" else 1
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
     if getattr(args, "scheduler", None):
@@ -415,7 +428,7 @@ def _dispatch(args) -> int:
         return _certify(args)
     if args.command != "run" and args.out is None:
         args.out = "reports"
-    with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
+    with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler), single_thread():
         if args.command == "run":
             return _run(args)
         console = progress.Console(lines=not args.quiet, bar=False, steps=True,

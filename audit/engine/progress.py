@@ -20,8 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["Console", "listening", "finished", "step", "row_line", "summary_lines", "summary_json", "expected_rows",
-           "gate_status", "is_gate"]
+__all__ = ["Console", "listening", "silent", "finished", "step", "row_line", "summary_lines", "summary_json",
+           "expected_rows", "gate_status", "is_gate"]
 
 _LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
 
@@ -62,6 +62,16 @@ def listening(console: "Console"):
     finally:
         _LISTENER.reset(token)
         console.close()
+
+
+@contextlib.contextmanager
+def silent():
+    """Announce nothing inside this block (a worker process computing rows that the parent announces)."""
+    token = _LISTENER.set(None)
+    try:
+        yield
+    finally:
+        _LISTENER.reset(token)
 
 
 def _num(x) -> str:

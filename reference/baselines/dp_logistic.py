@@ -40,6 +40,9 @@ releases compose sequentially to ``epsilon``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import math
 
 import numpy as np
@@ -51,7 +54,7 @@ from reference.randomness import PublishSafeMixin, fit_rng
 from reference.validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 
-__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser"]
+__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser", "remembered_minimisers"]
 
 
 class GammaNormNoise:
@@ -148,6 +151,21 @@ def unit_ball_map(X, bounds, fit_intercept: bool = True) -> np.ndarray:
     return Z / np.maximum(1.0, np.linalg.norm(Z, axis=1, keepdims=True))
 
 
+_REMEMBERED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dp_lr_minimisers", default=None)
+
+
+@contextlib.contextmanager
+def remembered_minimisers():
+    """Inside this block, :func:`regularised_minimiser` computes each distinct input once (an auditor fitting the
+    same data thousands of times with fresh noise); the results are forgotten on leaving the block and never
+    enter a model. The minimiser is a pure function of its inputs, so every fit is the fit without the block."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
     """``argmin_w mean(log(1 + exp(-s * Z w))) + lam/2 ||w||^2`` (step 2), by Newton steps with backtracking.
 
@@ -160,8 +178,22 @@ def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
 
     Returns
     -------
-    w : array (dim,), the noise-free minimiser ``w*`` of Algorithm 1.
+    w : array (dim,), the noise-free minimiser ``w*`` of Algorithm 1 (inside :func:`remembered_minimisers`, a
+    copy of the one computed first for the same inputs).
     """
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return _newton_minimiser(Z, s, lam, tol, max_iter)
+    Z, s = np.ascontiguousarray(Z, dtype=float), np.ascontiguousarray(s, dtype=float)
+    key = hashlib.sha256(repr((Z.shape, float(lam), float(tol), int(max_iter))).encode() + Z.tobytes()
+                         + s.tobytes()).hexdigest()
+    if key not in memo:
+        memo[key] = _newton_minimiser(Z, s, lam, tol, max_iter)
+    return memo[key].copy()
+
+
+def _newton_minimiser(Z, s, lam, tol, max_iter) -> np.ndarray:
+    """:func:`regularised_minimiser`, computed."""
     n, d = Z.shape
 
     def objective(w):
