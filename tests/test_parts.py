@@ -26,15 +26,15 @@ def _parts():
 
 
 def test_parts_give_the_single_process_results_in_order():
-    serial = run_parts(_parts())
+    serial = list(run_parts(_parts()))
     assert serial == [_draws(k) for k in range(4)]
     with sampling.jobs(2):
-        assert run_parts(_parts()) == serial
+        assert list(run_parts(_parts())) == serial
 
 
 def test_a_failing_part_raises_in_the_caller():
     with sampling.jobs(2), pytest.raises(ValueError, match="on purpose"):
-        run_parts([Part("ok", lambda: 1), Part("bad", _fail)])
+        list(run_parts([Part("ok", lambda: 1), Part("bad", _fail)]))
 
 
 def _coin(data, rng):
@@ -50,7 +50,7 @@ def test_every_worker_saves_its_estimates_in_the_one_checkpoint(tmp_path):
     path = tmp_path / ".ck.json"
     parts = [Part(f"part{k}", lambda k=k: _audit_part(f"part{k}")) for k in range(3)]
     with checkpoint.active(path, resume=False), sampling.jobs(2):
-        bounds = run_parts(parts)
+        bounds = list(run_parts(parts))
     saved = json.loads(path.read_text())
     assert {key.split("|")[0] for key in saved} == {"part0", "part1", "part2"}
     assert bounds[0] == bounds[1] == bounds[2]  # the same seed in each part

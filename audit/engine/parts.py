@@ -47,8 +47,9 @@ def _call(index: int):
         return part.call()
 
 
-def run_parts(parts: list[Part]) -> list:
-    """``[part.call() for part in parts]``, in that order, over the sampling jobs in force.
+def run_parts(parts: list[Part]):
+    """Yield ``part.call()`` for each part, in the listed order, as soon as it and the parts before it are done,
+    over the sampling jobs in force.
 
     With one job, or a Dask scheduler drawing the samples, the parts run here one after another. Otherwise a
     fork pool of ``min(jobs, len(parts))`` workers computes them, the costliest first; a part's exception is
@@ -56,7 +57,9 @@ def run_parts(parts: list[Part]) -> list:
     """
     n_jobs = sampling.current_jobs()
     if n_jobs == 1 or len(parts) < 2 or sampling.current_scheduler() is not None:
-        return [p.call() for p in parts]
+        for p in parts:
+            yield p.call()
+        return
     global _PARTS
     _PARTS = list(parts)
     order = sorted(range(len(parts)), key=lambda i: -parts[i].cost)
@@ -64,6 +67,7 @@ def run_parts(parts: list[Part]) -> list:
         with multiprocessing.get_context("fork").Pool(min(n_jobs, len(parts)),
                                                       initializer=sampling.worker_init) as pool:
             pending = {i: pool.apply_async(_call, (i,)) for i in order}
-            return [pending[i].get() for i in range(len(parts))]
+            for i in range(len(parts)):
+                yield pending[i].get()
     finally:
         _PARTS = None

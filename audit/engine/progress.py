@@ -265,6 +265,10 @@ def summary_lines(report, path: Path, note: str = "") -> list[str]:
     parts = []
     for kind, counts in _counts(report).items():
         parts.append(f"{kind} " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    weak = sum(c.get("power") == "inconclusive" and c["verdict"] == "pass" for c in report.claims)
+    if weak:
+        parts.append(f"{weak} of the passes inconclusive (a loss of 1.25 times the claim would likely have passed "
+                     "too at this budget)")
     if parts:
         lines.append(f"{report.target}: " + "; ".join(parts) + ".")
     lines.append(f"Report: {path}/report.md (and report.json" + (", figures/" if (path / "figures").exists() else "")

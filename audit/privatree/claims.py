@@ -29,6 +29,7 @@ certificate (Levine and Feizi 2021, Theorem 1; not DP) against two attacks.
 """
 from __future__ import annotations
 
+import re
 import time
 from functools import partial
 
@@ -376,6 +377,30 @@ def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
     return [res.mutant_row(case) if case.law is not None else beyond_law(res.mutant_row(case), case.no_law)]
 
 
+def sample_families() -> list:
+    """What each family of this target's rows draws per input at each budget
+    (:func:`audit.engine.budget.samples_table`)."""
+    from audit.engine.budget import SampleFamily as F
+
+    vectorised = {c.id: PrivaTreeBatch(estimator=c.make.func, edges=c.edges, **c.make.keywords).vectorised
+                  for c in mutant_cases(1.0)}
+
+    def ids(flag):
+        return "|".join(re.escape(i) for i, v in vectorised.items() if v == flag) or "(?!)"
+
+    return [
+        F("strict PrivaTree (batched path)", r"privatree/strict/.*", N_STRICT),
+        F("paper accounting G1 and stopping rule G2", r"privatree/paper-(accounting/G1|stopping/G2)@.*", N_LEAK),
+        F("G1 at 20% above the claim (the audit's power)", r"privatree/paper-accounting/G1-20%@.*", N_G1_20),
+        F("DiffPrivLib-style random tree (reference fits)", r"baseline/diffprivlib-tree@.*", N_BASELINE),
+        F("DPGDF and BDPT stopping rules (reference fits)", r"baseline/(dpgdf-stopping|bdpt)@.*", N_MUTANT),
+        F("DP logistic regression, sampled weights", r"baseline/dp-lr@[^/]*", N_DPLR),
+        F("DP logistic regression, exact noise law", r"baseline/dp-lr@.*/exact", {b: 0 for b in N_DPLR}),
+        F("mutants on the batched path", ids(True), N_LEAK, kind="mutant"),
+        F("mutants fitted through the reference learner", ids(False), N_MUTANT, kind="mutant"),
+    ]
+
+
 def run(budget: str, seed: int) -> Report:
     from audit.privatree.theorems import (_comparison_figure, _comparison_note, _poison_figure,
                                           _utility_figure, corollary1_rows, poisoning, poisoning_comparison, utility)
@@ -392,7 +417,7 @@ def run(budget: str, seed: int) -> Report:
         ("baseline", baseline_claims, 7), ("dp-lr", dp_lr_claims, 10),
         *((f"mutant {k}", partial(_mutant_part, k), 3) for k in range(n_mutants)), ("corollary1", corollary1_rows, 0.1),
         ("poisoning", poisoning, 11), ("poisoning-comparison", poisoning_comparison, 1), ("utility", utility, 9))]
-    done = iter(run_parts(parts))
+    done = run_parts(parts)  # each part's result in this order, as soon as it is ready
     for _ in range(5):
         report.claims += next(done)
     for _ in range(n_mutants):
@@ -408,6 +433,7 @@ def run(budget: str, seed: int) -> Report:
     report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
                         + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
     report.figures.append(("utility", _utility_figure(next(done))))
+    done.close()  # every part is in: the worker pool ends
     report.notes.append(
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
         f"(G1, G2) / {N_G1_20[budget]:,} (G1 at 20% excess) / {N_MUTANT[budget]:,} (mutants, DPGDF, BDPT) / "
