@@ -9,7 +9,6 @@ violated (its row is then as expected); 2 for a usage error (the message says wh
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -168,6 +167,9 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument("target", help="a target with exact laws: privatree")
     cert.add_argument("--out", default=None,
                       help="directory of reports (default: reports/.runs, never a committed report)")
+    cert.add_argument("--replace", action="store_true",
+                      help="replace a certificate that git tracks in OUT/TARGET/ (by default it is kept and this "
+                           "run goes to OUT/.runs/certify/)")
     cert.add_argument("--seed", type=int, default=0, help="master seed (recorded; the certificate draws nothing)")
     cert.add_argument("--jobs", type=int, default=1, help="worker processes computing the datasets' laws")
     cert.add_argument("--format", choices=("text", "json"), default="text",
@@ -232,17 +234,14 @@ def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str =
 
 def _default_out(target: str, budget: str) -> tuple[str, str]:
     """Where ``run`` writes without ``--out``: ``reports``, unless ``reports/TARGET`` holds a report of a
-    larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``."""
-    try:
-        old = json.loads((Path("reports") / target / "report.json").read_text())["budget"]
-        larger = BUDGETS.index(old) > BUDGETS.index(budget)
-    except (OSError, ValueError, KeyError, TypeError):
+    larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``
+    (:mod:`audit.engine.destination`, the rule ``certify`` shares)."""
+    from audit.engine.destination import kept_aside, larger_budget
+
+    old = larger_budget(Path("reports") / target / "report.json", budget)
+    if old is None:
         return "reports", ""
-    if not larger:
-        return "reports", ""
-    out = str(Path("reports") / ".runs" / budget)
-    return out, (f"reports/{target}/ holds a {old}-budget report, left as it is; this {budget} run is in "
-                 f"{out}/{target}/ (choose with --out DIR).")
+    return kept_aside("reports", target, budget, f"a {old}-budget report", "choose with --out DIR")
 
 
 def _run(args) -> int:
