@@ -51,6 +51,7 @@ from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import CLIPPED, warn_outside_bounds
 from reference.validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 
@@ -286,6 +287,7 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
+        warn_outside_bounds(self, X, bounds, CLIPPED + " (before the map into the unit ball)")
         Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
         rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         n, dim = Z.shape
