@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 import reference
@@ -181,10 +182,12 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--data-dir", default=None,
                      help="directory of the benchmark files (default: $DPTREE_AUDIT_DATA, else ../shared/data)")
     rep.add_argument("--smoke", action="store_true",
-                     help="a reduced protocol (one small dataset, one epsilon) that checks the pipeline, not the numbers")
+                     help="a reduced protocol (one epsilon, few runs) on a dataset bundled with scikit-learn: checks "
+                          "the pipeline, not the numbers, offline (no data directory needed)")
     rep.add_argument("--out", default=None,
                      help="directory of reports (default: reports for a full run with every dataset present, which "
-                          "replaces the committed reproduction; reports/.runs otherwise)")
+                          "replaces the committed reproduction; TMPDIR/dptree-audit/smoke for --smoke; reports/.runs "
+                          "otherwise)")
     rep.add_argument("--seed", type=int, default=0, help="master seed")
     rep.add_argument("--jobs", type=int, default=1, help="worker processes (same seed, same tables)")
     rep.add_argument("--quiet", action="store_true", help="no progress output")
@@ -345,12 +348,20 @@ def _reproduce(args) -> int:
     except ValueError as exc:
         return _error(str(exc) + extras.hint(exc))
     full = not args.smoke and names is None
+    if args.smoke and rep.skipped:  # a smoke run writes a whole report or nothing
+        return _error(f"reproduce {args.paper} --smoke: requested data missing, nothing written: "
+                      f"{'; '.join(rep.skipped)}. Without --datasets the smoke run needs no file")
     fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
     if not rep.cells:
         missing = "; ".join(rep.skipped) or "no dataset ran"
         return _error(f"reproduce {args.paper}: no table cell could be computed, nothing written ({missing}). "
                       f"Get the files with: {fetch}")
-    out = args.out if args.out else ("reports" if full and not rep.skipped else str(Path("reports") / ".runs"))
+    if args.out:
+        out = args.out
+    elif args.smoke:  # a pipeline check: under the system's temporary folder, never in a working tree
+        out = str(Path(tempfile.gettempdir()) / "dptree-audit" / "smoke")
+    else:
+        out = "reports" if full and not rep.skipped else str(Path("reports") / ".runs")
     from audit.reproduce import write_reproduction
 
     path = write_reproduction(rep, out)
