@@ -348,10 +348,11 @@ def _reproduce(args) -> int:
     except ValueError as exc:
         return _error(str(exc) + extras.hint(exc))
     full = not args.smoke and names is None
+    fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
     if args.smoke and rep.skipped:  # a smoke run writes a whole report or nothing
         return _error(f"reproduce {args.paper} --smoke: requested data missing, nothing written: "
-                      f"{'; '.join(rep.skipped)}. Without --datasets the smoke run needs no file")
-    fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
+                      f"{'; '.join(rep.skipped)}. Get the files with: {fetch} (without --datasets the smoke run "
+                      "needs no file)")
     if not rep.cells:
         missing = "; ".join(rep.skipped) or "no dataset ran"
         return _error(f"reproduce {args.paper}: no table cell could be computed, nothing written ({missing}). "

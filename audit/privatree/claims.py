@@ -379,7 +379,7 @@ def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
 
 def sample_families() -> list:
     """What each family of this target's rows draws per input at each budget
-    (:func:`audit.engine.budget.samples_table`)."""
+    (:func:`audit.samples.samples_table`)."""
     from audit.engine.budget import SampleFamily as F
 
     vectorised = {c.id: PrivaTreeBatch(estimator=c.make.func, edges=c.edges, **c.make.keywords).vectorised
