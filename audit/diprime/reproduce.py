@@ -244,7 +244,7 @@ def _run(task) -> dict:
                                                        max_features=k, rho=RHO, variant=variant, accounting=acc,
                                                        random_state=s, **facts))
     # ---- V000 (Tables 1-2): fixed depth 5; K = 10 (regression) or 5 (classification)
-    if name in TABLE_DATASETS[T1_000] + TABLE_DATASETS[T2_000]:
+    if name in TABLE_DATASETS[T1_000] + TABLE_DATASETS[T2_000] + tuple(BUNDLED_TASK):
         table = T1_000 if reg else T2_000
         k = min(10 if reg else 5, data.d)
         d = 5
