@@ -9,16 +9,17 @@ violated (its row is then as expected); 2 for a usage error (the message says wh
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 import reference
 from audit import checkpoint, extras, progress, sampling
 from audit.engine.budget import BUDGETS
+from audit.engine.parts import single_thread
 from audit.report import write_report
 from audit.targets import TARGETS, load
 from reference.randomness import SEEDED_FITS_ENV
@@ -37,8 +38,9 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
     p.add_argument("--print-report", action="store_true", help="also print the report's Markdown on stdout")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from its saved counts (same seed, same result)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="worker processes drawing sample blocks (same seed, same report for any number)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (same seed, same report for any number; default: for run, the cores "
+                        "available, which compute the run's parts side by side; for check and compare, 1)")
     p.add_argument("--scheduler", default=None,
                    help="address of a Dask distributed scheduler (tcp://host:8786) that draws the sample blocks "
                         "(extra 'distributed'; same seed, same report)")
@@ -168,6 +170,9 @@ def _parser() -> argparse.ArgumentParser:
     cert.add_argument("target", help="a target with exact laws: privatree")
     cert.add_argument("--out", default=None,
                       help="directory of reports (default: reports/.runs, never a committed report)")
+    cert.add_argument("--replace", action="store_true",
+                      help="replace a certificate that git tracks in OUT/TARGET/ (by default it is kept and this "
+                           "run goes to OUT/.runs/certify/)")
     cert.add_argument("--seed", type=int, default=0, help="master seed (recorded; the certificate draws nothing)")
     cert.add_argument("--jobs", type=int, default=1, help="worker processes computing the datasets' laws")
     cert.add_argument("--format", choices=("text", "json"), default="text",
@@ -179,16 +184,26 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--data-dir", default=None,
                      help="directory of the benchmark files (default: $DPTREE_AUDIT_DATA, else ../shared/data)")
     rep.add_argument("--smoke", action="store_true",
-                     help="a reduced protocol (one small dataset, one epsilon) that checks the pipeline, not the numbers")
+                     help="a reduced protocol (one epsilon, few runs) on a dataset bundled with scikit-learn: checks "
+                          "the pipeline, not the numbers, offline (no data directory needed)")
     rep.add_argument("--out", default=None,
                      help="directory of reports (default: reports for a full run with every dataset present, which "
-                          "replaces the committed reproduction; reports/.runs otherwise)")
+                          "replaces the committed reproduction; TMPDIR/dptree-audit/smoke for --smoke; reports/.runs "
+                          "otherwise)")
     rep.add_argument("--seed", type=int, default=0, help="master seed")
     rep.add_argument("--jobs", type=int, default=1, help="worker processes (same seed, same tables)")
     rep.add_argument("--quiet", action="store_true", help="no progress output")
     rep.add_argument("--baseline", default=None,
                      help="an earlier run's PAPER.json: the report adds how far each of our numbers moved from it")
     return p
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _certify(args) -> int:
@@ -224,17 +239,14 @@ def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str =
 
 def _default_out(target: str, budget: str) -> tuple[str, str]:
     """Where ``run`` writes without ``--out``: ``reports``, unless ``reports/TARGET`` holds a report of a
-    larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``."""
-    try:
-        old = json.loads((Path("reports") / target / "report.json").read_text())["budget"]
-        larger = BUDGETS.index(old) > BUDGETS.index(budget)
-    except (OSError, ValueError, KeyError, TypeError):
+    larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``
+    (:mod:`audit.engine.destination`, the rule ``certify`` shares)."""
+    from audit.engine.destination import kept_aside, larger_budget
+
+    old = larger_budget(Path("reports") / target / "report.json", budget)
+    if old is None:
         return "reports", ""
-    if not larger:
-        return "reports", ""
-    out = str(Path("reports") / ".runs" / budget)
-    return out, (f"reports/{target}/ holds a {old}-budget report, left as it is; this {budget} run is in "
-                 f"{out}/{target}/ (choose with --out DIR).")
+    return kept_aside("reports", target, budget, f"a {old}-budget report", "choose with --out DIR")
 
 
 def _run(args) -> int:
@@ -339,11 +351,20 @@ def _reproduce(args) -> int:
         return _error(str(exc) + extras.hint(exc))
     full = not args.smoke and names is None
     fetch = f"python -m audit data fetch --paper {args.paper}" + (f" --data-dir {args.data_dir}" if args.data_dir else "")
+    if args.smoke and rep.skipped:  # a smoke run writes a whole report or nothing
+        return _error(f"reproduce {args.paper} --smoke: requested data missing, nothing written: "
+                      f"{'; '.join(rep.skipped)}. Get the files with: {fetch} (without --datasets the smoke run "
+                      "needs no file)")
     if not rep.cells:
         missing = "; ".join(rep.skipped) or "no dataset ran"
         return _error(f"reproduce {args.paper}: no table cell could be computed, nothing written ({missing}). "
                       f"Get the files with: {fetch}")
-    out = args.out if args.out else ("reports" if full and not rep.skipped else str(Path("reports") / ".runs"))
+    if args.out:
+        out = args.out
+    elif args.smoke:  # a pipeline check: under the system's temporary folder, never in a working tree
+        out = str(Path(tempfile.gettempdir()) / "dptree-audit" / "smoke")
+    else:
+        out = "reports" if full and not rep.skipped else str(Path("reports") / ".runs")
     from audit.reproduce import write_reproduction
 
     path = write_reproduction(rep, out)
@@ -415,6 +436,8 @@ def _dispatch(args) -> int:
         return 0
     if args.seed < 0:
         return _error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.jobs is None:
+        args.jobs = available_cores() if args.command == "run" else 1
     if args.jobs < 1:
         return _error(f"--jobs must be a positive integer, got {args.jobs}")
     if getattr(args, "scheduler", None):
@@ -429,7 +452,7 @@ def _dispatch(args) -> int:
         return _certify(args)
     if args.command != "run" and args.out is None:
         args.out = "reports"
-    with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler):
+    with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler), single_thread():
         if args.command == "run":
             return _run(args)
         console = progress.Console(lines=not args.quiet, bar=False, steps=True,

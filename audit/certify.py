@@ -27,6 +27,8 @@ from typing import Callable
 
 import numpy as np
 
+from audit.engine.destination import kept_aside, tracked
+
 __all__ = ["Domain", "enumerate_pairs", "certify_domain", "DomainResult", "write_certificate"]
 
 
@@ -360,11 +362,18 @@ def command(args, progress, error) -> int:
             print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
                   f"[{w['lower']:.6g}, {w['upper']:.6g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
                   f"(expected {d.expected}; {r.seconds:.1f} s)")
-    out = Path(args.out) if args.out else Path("reports") / ".runs"
+    out, note = Path(args.out) if args.out else Path("reports") / ".runs", ""
+    if not getattr(args, "replace", False) and any(tracked(out / args.target / f"certificate.{ext}")
+                                                   for ext in ("md", "json")):
+        out, note = kept_aside(str(out), args.target, "certify", "a committed certificate (tracked by git)",
+                               "--replace replaces it")
+        out = Path(out)
+    if note and args.format == "text":
+        print(note, flush=True)
     path = write_certificate(args.target, results, out, time.perf_counter() - start, args.seed)
     ok = all(r.as_expected for r in results)
     if args.format == "json":
-        print(json.dumps({"target": args.target, "ok": ok, "report": str(path),
+        print(json.dumps({"target": args.target, "ok": ok, "report": str(path), **({"note": note} if note else {}),
                           "domains": [r.to_json() for r in results]}, default=str))
     else:
         print(f"{sum(r.as_expected for r in results)} of {len(results)} verdicts as expected; certificate in {path}")

@@ -50,7 +50,7 @@ from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals
 from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
 from audit.engine.neighbours import add_remove_pairs, substitute_pairs
 from audit.engine.outcome import SubjectExit
-from audit.engine.power import conclusive_n, power_statement
+from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
 from audit.engine.scale import scale_pairs
@@ -63,9 +63,6 @@ __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_
 
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
-#: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
-#: probability 0.9
-POWER_MARGIN = 0.25
 #: the share of alpha kept for growing an inconclusive pass (the first audit runs at the rest: Bonferroni over the
 #: first audit and every growth stage, so a claim that holds is flagged with probability at most alpha overall)
 GROW_SHARE = 0.2
@@ -394,7 +391,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     # announced when it joins the report, complete (its console line says what decided it)
     row = res.claim_row(id=subject.name, subject=f"{subject.target} {params_text(subject.params)} ({kind})",
-                        expected=subject.expect, announce=False)
+                        expected=subject.expect, announce=False, power=False)
     row["expected_stated"] = bool(subject.expected_stated)
     row["pairs_confirmed"] = confirmed
     if grow_rows:

@@ -131,11 +131,19 @@ def fetch(files, *, data_dir=None, base: str = DEFAULT_BASE, timeout: float = 60
 def command(args, error) -> int:
     """``python -m audit data list|fetch`` (the parsed arguments; ``error(msg)`` prints and returns 2)."""
     if args.data_command == "list":
+        try:
+            searched = ds.data_dir(args.data_dir) if args.data_dir else ds.data_dir()
+        except ValueError as exc:
+            return error(str(exc))
         rows = status(args.data_dir)
         for name, present, url in rows:
             print(f"{'present' if present else 'missing':8s} {name:60s} {url}")
-        print(f"{sum(p for _, p, _ in rows)} of {len(rows)} files present; fetch the missing ones with "
-              "`python -m audit data fetch`")
+        where = (f"in {searched}" if searched is not None else
+                 f"(no data directory: none given with --data-dir or ${ds.ENV}, and neither ../shared/data nor "
+                 f"{ds.cache_dir()} exists)")
+        print(f"{sum(p for _, p, _ in rows)} of {len(rows)} files present {where}; fetch the missing ones with "
+              "`python -m audit data fetch`; `reproduce PAPER --smoke` needs none (it runs on a set bundled with "
+              "scikit-learn)")
         return 0
     try:
         files = wanted_files(args.names, args.paper)

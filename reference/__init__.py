@@ -14,6 +14,7 @@ install(MOVED)
 
 from reference.ledger import PrivacyLedger, Scope  # noqa: E402
 from reference import mechanisms  # noqa: E402
+from reference.validation import OutOfBoundsWarning  # noqa: E402
 
-__all__ = ["PrivacyLedger", "Scope", "mechanisms"]
+__all__ = ["PrivacyLedger", "Scope", "mechanisms", "OutOfBoundsWarning"]
 __version__ = "0.1.0"

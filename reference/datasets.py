@@ -38,7 +38,22 @@ import pandas as pd
 from reference.validation import shown
 
 __all__ = ["Dataset", "DatasetUnavailable", "data_dir", "register", "load", "names", "read_arff", "read_csv",
-           "read_libsvm", "minmax_bounds", "encode_categories"]
+           "read_libsvm", "minmax_bounds", "encode_categories", "bundled", "BUNDLED"]
+
+#: scikit-learn's bundled sets the smoke runs use (offline: they ship with the package), name -> loader name
+BUNDLED = {"sklearn-breast-cancer": "load_breast_cancer", "sklearn-wine": "load_wine",
+           "sklearn-diabetes": "load_diabetes"}
+
+
+def bundled(name: str) -> tuple:
+    """``(X, y, feature_names)`` of the scikit-learn set ``name`` (a key of :data:`BUNDLED`), read from the
+    installed package: no network, no data directory."""
+    import sklearn.datasets
+
+    if name not in BUNDLED:
+        raise ValueError(f"name={name!r}: not a bundled set; choose one of {', '.join(BUNDLED)}")
+    data = getattr(sklearn.datasets, BUNDLED[name])()
+    return np.asarray(data.data, dtype=float), np.asarray(data.target), [str(f) for f in data.feature_names]
 
 #: environment variable naming the data directory
 ENV = "DPTREE_AUDIT_DATA"
@@ -141,7 +156,9 @@ def files_of(paper: str, names=None) -> dict[str, tuple[str, ...]]:
 
 
 def register(paper: str, name: str, files: tuple[str, ...]):
-    """Register ``fn(data_dir) -> Dataset`` as the loader of ``name`` for ``paper``; ``files`` must all exist."""
+    """Register ``fn(data_dir) -> Dataset`` as the loader of ``name`` for ``paper``; ``files`` must all exist.
+    A loader of no ``files`` reads a set bundled with an installed package (:func:`bundled`) and is called with
+    ``None``: it works offline, with no data directory."""
     def deco(fn):
         _LOADERS[(paper, name)] = (tuple(files), fn)
         return fn
@@ -171,6 +188,8 @@ def load(paper: str, name: str, directory: str | os.PathLike | None = None) -> D
     if (paper, name) not in _LOADERS:
         raise ValueError(f"name={shown(name)}: no dataset of that name for paper={shown(paper)}; known: {names(paper)}")
     files, fn = _LOADERS[(paper, name)]
+    if not files:  # a set bundled with an installed package (scikit-learn's): no data directory needed
+        return fn(None)
     d = data_dir(directory)
     if d is None:
         raise DatasetUnavailable(f"{name}: no data directory (fetch the files with `python -m audit data fetch`, or set "

@@ -6,6 +6,7 @@ offending value, so a user can act on it without reading the source.
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -297,3 +298,73 @@ class BinaryOnlyMixin:
 
     def _more_tags(self):  # pragma: no cover - scikit-learn < 1.6
         return {"binary_only": True}
+
+
+# --------------------------------------------------------------------------- records outside the public bounds
+__all__ += ["OutOfBoundsWarning", "warn_outside_bounds", "warn_outside_target_bounds", "CLIPPED", "EDGE_CELL"]
+
+#: what most learners do with a value outside its declared range
+CLIPPED = "they are clipped to the bound, so each counts as a record at the nearest end of the range"
+#: what the partition learners (LPDT, PHIST) do with a record outside the declared box
+EDGE_CELL = ("they fall in the partition's nearest edge cell (as if clipped to the bound) and count in that "
+             "cell's statistics")
+
+
+class OutOfBoundsWarning(UserWarning):
+    """Training records lie outside the declared public ``bounds`` (or labels outside ``target_bounds``).
+
+    The learner stays private (its privacy rests on the declared bounds, never on the data), but those
+    records are changed before they are used, so the model learns from values the data did not hold. The
+    warning goes to the caller of ``fit``, who holds the data: how many records lie outside is private, and
+    it is never kept in the model, its ``release()`` or its ledger.
+    """
+
+
+def _feature_name(estimator, j: int) -> str:
+    names = getattr(estimator, "feature_names_in_", None)
+    return f"feature {j} ({names[j]!r})" if names is not None and j < len(names) else f"feature {j}"
+
+
+def warn_outside_bounds(estimator, X, bounds, action: str = CLIPPED, *, stacklevel: int = 3) -> None:
+    """Warn the caller (:class:`OutOfBoundsWarning`) when records of ``X`` lie outside ``bounds``.
+
+    Parameters
+    ----------
+    estimator : the learner being fitted (named in the message, with its feature names when it has them)
+    X : array (n, m) of the training records, numerical where ``bounds`` names a range
+    bounds : mapping or sequence, feature index -> ``(low, high)`` or None (a feature without a range)
+    action : what the learner does with such values, in words (:data:`CLIPPED`, :data:`EDGE_CELL`)
+    stacklevel : 3 when called from ``fit`` itself (the warning points at the caller's line), one more per level
+
+    The message says how many records lie outside, per feature with its range, and what the learner does
+    with them. Nothing is stored (the counts are private): the warning is the only trace.
+    """
+    items = bounds.items() if isinstance(bounds, dict) else enumerate(bounds)
+    X = np.asarray(X)
+    outside = np.zeros(X.shape[0], dtype=bool)
+    parts = []
+    for j, b in items:
+        if b is None:
+            continue
+        lo, hi = float(b[0]), float(b[1])
+        col = X[:, int(j)].astype(float)
+        out = (col < lo) | (col > hi)
+        if out.any():
+            outside |= out
+            parts.append(f"{int(out.sum())} in {_feature_name(estimator, int(j))}, outside [{lo:g}, {hi:g}]")
+    if parts:
+        warnings.warn(f"{type(estimator).__name__}.fit: {int(outside.sum())} of {X.shape[0]} records lie outside "
+                      f"the declared bounds ({'; '.join(parts)}); {action}. Widen bounds if they can occur "
+                      "(the bounds are public: never read them from the data).", OutOfBoundsWarning, stacklevel=stacklevel)
+
+
+def warn_outside_target_bounds(estimator, y, target_bounds, action: str = CLIPPED, *, stacklevel: int = 3) -> None:
+    """Warn the caller (:class:`OutOfBoundsWarning`) when labels ``y`` lie outside ``target_bounds``
+    ``(low, high)``; as :func:`warn_outside_bounds`, nothing is stored."""
+    y = np.asarray(y, dtype=float).ravel()
+    lo, hi = float(target_bounds[0]), float(target_bounds[1])
+    n = int(np.count_nonzero((y < lo) | (y > hi)))
+    if n:
+        warnings.warn(f"{type(estimator).__name__}.fit: {n} of {y.size} labels lie outside the declared "
+                      f"target_bounds [{lo:g}, {hi:g}]; {action}. Widen target_bounds if they can occur (they are "
+                      "public: never read them from the data).", OutOfBoundsWarning, stacklevel=stacklevel)

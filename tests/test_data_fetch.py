@@ -92,7 +92,7 @@ def test_reproduce_without_data_writes_nothing_and_names_the_fetch_command(tmp_p
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.chdir(tmp_path)
-    code = main(["reproduce", "random-trees", "--smoke", "--data-dir", str(empty)])
+    code = main(["reproduce", "random-trees", "--smoke", "--datasets", "CVR", "--data-dir", str(empty)])
     err = capsys.readouterr().err
     assert code == 2 and "python -m audit data fetch --paper random-trees" in err
     assert not (tmp_path / "reports").exists()

@@ -340,3 +340,26 @@ def test_dp_lr_large_epsilon_recovers_the_non_private_fit():
     y = (X[:, 0] > X[:, 1]).astype(int)
     m = DPLogisticRegression(1e9, 0.001, bounds=B6, classes=[0, 1], random_state=0).fit(X, y)
     assert np.mean(m.predict(X) == y) > 0.95
+
+
+def test_remembered_minimisers_give_the_same_fits_and_forget_on_leaving():
+    # deterministic (fixed seeds): the auditor's memo of the minimiser changes no release
+    from reference.baselines import dp_logistic
+
+    rng = np.random.default_rng(3)
+    X, y = rng.random((40, 3)), rng.integers(0, 2, 40)
+    make = lambda r: DPLogisticRegression(1.0, 0.1, bounds=[(0.0, 1.0)] * 3, classes=[0, 1], random_state=r)  # noqa: E731
+    plain = [make(r).fit(X, y).coef_ for r in range(3)]
+    calls = []
+    original = dp_logistic._newton_minimiser
+    try:
+        dp_logistic._newton_minimiser = lambda *a: calls.append(1) or original(*a)
+        with dp_logistic.remembered_minimisers():
+            memo = [make(r).fit(X, y).coef_ for r in range(3)]
+        assert len(calls) == 1  # one dataset, one minimiser computed
+        make(0).fit(X, y)
+        assert len(calls) == 2  # outside the block: computed again
+    finally:
+        dp_logistic._newton_minimiser = original
+    for a, b in zip(plain, memo):
+        np.testing.assert_array_equal(a, b)

@@ -52,12 +52,30 @@ def _commands(texts=None):
             yield from (part.strip() for part in span.split("&&"))
 
 
+#: seconds a README command may take on an idle machine before it counts as hung (the slowest, check at the
+#: quick budget, takes about 30 s idle); the limit grows with the machine's load (:func:`time_limit`)
+IDLE_LIMIT = 300
+
+
+def time_limit() -> float:
+    """:data:`IDLE_LIMIT` scaled by how loaded the machine is when the command starts: a command sharing its
+    cores with L runnable processes on C cores gets about C / L of them, so the limit is multiplied by
+    max(1, L / C) (1-minute load average) and doubled for the load that may come while it runs. The README's
+    quoted times are held against benchmarks/readme_numbers.json, never against this wall clock."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system: assume a busy machine
+        load = 4.0 * cores
+    return IDLE_LIMIT * 2 * max(1.0, load / cores)
+
+
 def _run(cmd: str, cwd: Path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = shlex.split(cmd)
     assert argv[:2] == ["python", "-m"], cmd
     return subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=300)
+                          timeout=time_limit())
 
 
 def _is_synopsis(cmd: str) -> bool:

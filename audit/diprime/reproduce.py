@@ -49,8 +49,10 @@ TITLE = ("DiPriMe (Consul & Williamson): V003 Tables 1-2 (Table 2 from the autho
          "Tables 1-2")
 DATASETS = ("parkinsons", "appliances", "traffic", "turbine", "banknote", "credit", "robot")
 UNAVAILABLE = ("Flight Delay 2008 (800,000 sampled rows)", "HIGGS (10^5 random subset)", "PUC-Rio HAR")
-#: smoke run: two small sets (one per task), subsampled, two runs
-SMOKE_DATASETS = ("parkinsons", "banknote")
+#: smoke run: two small sets (one per task) that ship with scikit-learn (offline, no data directory), two runs
+SMOKE_DATASETS = ("sklearn-diabetes", "sklearn-breast-cancer")
+#: the task of each bundled set (a set the papers did not run: its row has no paper number)
+BUNDLED_TASK = {"sklearn-diabetes": "regression", "sklearn-breast-cancer": "classification"}
 SMOKE_ROWS = 1000
 N_RUNS, SMOKE_RUNS = 10, 2
 TRAIN_FRACTION = 0.9
@@ -242,7 +244,7 @@ def _run(task) -> dict:
                                                        max_features=k, rho=RHO, variant=variant, accounting=acc,
                                                        random_state=s, **facts))
     # ---- V000 (Tables 1-2): fixed depth 5; K = 10 (regression) or 5 (classification)
-    if name in TABLE_DATASETS[T1_000] + TABLE_DATASETS[T2_000]:
+    if name in TABLE_DATASETS[T1_000] + TABLE_DATASETS[T2_000] + tuple(BUNDLED_TASK):
         table = T1_000 if reg else T2_000
         k = min(10 if reg else 5, data.d)
         d = 5
@@ -335,11 +337,13 @@ def _cells(table, results: dict[str, list[dict]], run_names, smoke) -> list[Cell
     """The cells of ``table``: every (method, dataset) the paper prints, plus our extra rows."""
     cells = []
     datasets = [d for d in TABLE_DATASETS[table] if d in run_names or (not smoke and d in ABSENT)]
+    regression = table in (T1_003, T1_000)
+    datasets += [d for d in sorted(run_names) if d in BUNDLED_TASK and (BUNDLED_TASK[d] == "regression") == regression]
     methods = list(PAPER_TABLES[table]) + list(EXTRA_ROWS.get(table, ()))
     scaled = table in (T1_003, T1_000)
     for d in datasets:
-        factor = 10.0 ** SCALE[d] if scaled else 1.0
-        column = LABEL[d] + (f" (MSE ×10^-{SCALE[d]})" if scaled else "")
+        factor = 10.0 ** SCALE.get(d, 0) if scaled else 1.0
+        column = LABEL.get(d, d) + ((f" (MSE ×10^-{SCALE[d]})" if d in SCALE else " (MSE)") if scaled else "")
         for method in methods:
             entry = PAPER_TABLES[table].get(method, {}).get(d)
             if table in (T1_000, T2_000):
@@ -457,7 +461,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
                 depths[name] = val
     if depths:
         rep.protocol.append("depths (d_full, d_part) from the rule: " +
-                            ", ".join(f"{LABEL[n]} {d}" for n, d in depths.items()))
+                            ", ".join(f"{LABEL.get(n, n)} {d}" for n, d in depths.items()))
     if not smoke and datasets is None:
         rep.protocol.append("the full protocol above was run on every available dataset; nothing was cut")
     if smoke:

@@ -1,9 +1,13 @@
-"""Sample-size budgets shared by the command line, the claims file and the pytest plugin."""
+"""Sample-size budgets shared by the command line, the claims file and the pytest plugin, and
+:class:`SampleFamily`, the record of what a family of report rows draws per input at each budget (the table of
+each target and of ``check``: :mod:`audit.samples`)."""
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass, field
 
-__all__ = ["BUDGETS", "SAMPLES", "current_budget", "samples_for", "ENV_VAR"]
+__all__ = ["BUDGETS", "SAMPLES", "current_budget", "samples_for", "ENV_VAR", "SampleFamily"]
 
 BUDGETS = ("quick", "standard", "full")
 #: outputs drawn per input (pilot included) for one claim at each budget
@@ -26,3 +30,19 @@ def samples_for(budget: str | None = None) -> int:
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}")
     return SAMPLES[budget]
+
+
+@dataclass(frozen=True)
+class SampleFamily:
+    """A family of report rows drawn alike: ``sizes[budget]`` outputs per input (the pilot included; 0 when
+    nothing is drawn: an exact law or the ledger decides), for the rows of ``kind`` (claim or mutant) whose id
+    matches the regular expression ``rows`` in full."""
+
+    name: str
+    rows: str
+    sizes: dict = field(hash=False)
+    kind: str = "claim"
+
+    def matches(self, kind: str, row_id: str) -> bool:
+        return kind == self.kind and re.fullmatch(self.rows, row_id) is not None
+

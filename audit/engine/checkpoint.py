@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import fcntl
 import json
 import os
 import sys
@@ -41,6 +42,8 @@ class Checkpoint:
         self.data: dict = {}
         if resume and self.path.exists():
             self.data = json.loads(self.path.read_text())
+        elif not resume:  # a fresh run: nothing of an earlier one may be merged into this one's file (put)
+            self.path.unlink(missing_ok=True)
         self._started = time.perf_counter()
         self._before = float(self.data.get(ELAPSED_KEY, 0.0))
 
@@ -60,15 +63,24 @@ class Checkpoint:
         return self.data.get(key)
 
     def put(self, key: str, value) -> None:
+        """Store one value; what other processes of the run (:mod:`audit.engine.parts`) stored in the file
+        meanwhile is kept (read and rewritten under an exclusive lock)."""
         self.data[key] = value
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".ckpt-", dir=self.path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(self.data, fh)
-        os.replace(tmp, self.path)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                self.data = {**json.loads(self.path.read_text()), **self.data}
+            except (OSError, ValueError):
+                pass
+            fd, tmp = tempfile.mkstemp(prefix=".ckpt-", dir=self.path.parent)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(self.data, fh)
+            os.replace(tmp, self.path)
 
     def discard(self) -> None:
         self.path.unlink(missing_ok=True)
+        self.path.with_name(self.path.name + ".lock").unlink(missing_ok=True)
 
 
 def last() -> "Checkpoint | None":

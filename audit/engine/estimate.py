@@ -228,15 +228,26 @@ class AuditResult:
             progress.finished("mutant", row)
         return row
 
-    def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, **extra) -> dict:
+    def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, power: bool = True,
+                  **extra) -> dict:
         """A row for :attr:`audit.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
-        (``audit check`` completes the row first: power, kept state, what decided it)."""
+        (``audit check`` completes the row first: power, kept state, what decided it). A pass carries its power
+        (``power`` and ``detectable_loss``, :func:`audit.engine.power.pass_power`): an ``inconclusive`` pass
+        is one this sample size could not have turned into a violation at 1.25 times the claim, and its
+        console line and report say so; ``power=False`` leaves it to the caller."""
         row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,
                "epsilon_claimed": self.claim.epsilon, "delta": self.claim.delta,
                "epsilon_lower": self.epsilon_lower, "epsilon_point": self.epsilon_point,
                "n_samples": self.n_samples, "alpha": self.alpha,
                "verdict": "violation" if self.violation else "pass", "expected": expected,
                "method": "sampled", "detail": self.evidence(), "evidence_data": self.evidence_fields()}
+        if power and not self.violation:
+            from audit.engine.power import pass_power
+
+            fields, text = pass_power(self.worst, claim=self.claim.epsilon, delta=self.claim.delta)
+            row.update(fields)
+            row["detail"] += ("; inconclusive pass (a loss of 1.25 times the claim would likely have passed too): "
+                              if fields["power"] == "inconclusive" else "; ") + text
         row.update(extra)
         if announce:
             progress.finished("claim", row)

@@ -17,7 +17,12 @@ import numpy as np
 
 from audit.engine.bounds import epsilon_lower_bound
 
-__all__ = ["detection_probability", "detectable_loss", "power_statement", "conclusive_n"]
+__all__ = ["POWER_MARGIN", "detection_probability", "detectable_loss", "power_statement", "pass_power",
+           "conclusive_n"]
+
+#: a pass is conclusive when a loss of (1 + POWER_MARGIN) times the claim would have been caught with
+#: probability 0.9 (``run`` and ``check`` alike)
+POWER_MARGIN = 0.25
 
 
 def detection_probability(loss: float, p1: float, n: int, *, claim: float, alpha: float, delta: float = 0.0,
@@ -66,6 +71,20 @@ def power_statement(result, *, claim: float, delta: float = 0.0, power: float = 
                 f"(frequency {p1:.3g} on the other input) would be caught with probability >= {power:g} "
                 f"at n = {n:,} per input")
     return loss, text
+
+
+def pass_power(result, *, claim: float, delta: float = 0.0) -> tuple[dict, str]:
+    """A sampled pass's power as report fields and a sentence: ``({"power", "detectable_loss"}, text)``.
+
+    ``power`` is ``"conclusive"`` when a loss of ``claim * (1 + POWER_MARGIN)`` on the winning pair and event
+    would have been caught with probability 0.9 at the row's sample size, else ``"inconclusive"`` (the pass
+    says little: the claim is not refuted, but a loss somewhat above it would likely have passed too);
+    ``detectable_loss`` is the smallest loss so caught (None: none). ``result`` is the winning pair's
+    :class:`audit.engine.estimate.EstimateResult`."""
+    loss, text = power_statement(result, claim=claim, delta=delta)
+    fields = {"power": "conclusive" if loss <= claim * (1.0 + POWER_MARGIN) else "inconclusive",
+              "detectable_loss": None if math.isinf(loss) else loss}
+    return fields, text
 
 
 def conclusive_n(result, *, claim: float, target: float, delta: float = 0.0, power: float = 0.9,

@@ -20,8 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["Console", "listening", "finished", "step", "row_line", "summary_lines", "summary_json", "expected_rows",
-           "gate_status", "is_gate"]
+__all__ = ["Console", "listening", "silent", "finished", "step", "row_line", "summary_lines", "summary_json",
+           "expected_rows", "gate_status", "is_gate"]
 
 _LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
 
@@ -62,6 +62,16 @@ def listening(console: "Console"):
     finally:
         _LISTENER.reset(token)
         console.close()
+
+
+@contextlib.contextmanager
+def silent():
+    """Announce nothing inside this block (a worker process computing rows that the parent announces)."""
+    token = _LISTENER.set(None)
+    try:
+        yield
+    finally:
+        _LISTENER.reset(token)
 
 
 def _num(x) -> str:
@@ -255,6 +265,10 @@ def summary_lines(report, path: Path, note: str = "") -> list[str]:
     parts = []
     for kind, counts in _counts(report).items():
         parts.append(f"{kind} " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    weak = sum(c.get("power") == "inconclusive" and c["verdict"] == "pass" for c in report.claims)
+    if weak:
+        parts.append(f"{weak} of the passes inconclusive (a loss of 1.25 times the claim would likely have passed "
+                     "too at this budget)")
     if parts:
         lines.append(f"{report.target}: " + "; ".join(parts) + ".")
     lines.append(f"Report: {path}/report.md (and report.json" + (", figures/" if (path / "figures").exists() else "")

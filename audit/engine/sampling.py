@@ -34,8 +34,8 @@ import numpy as np
 
 from reference.randomness import seeded_fits
 
-__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "draw", "draw_many", "gather",
-           "reseed_globals"]
+__all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "current_jobs", "current_scheduler",
+           "draw", "draw_many", "gather", "jobs", "reseed_globals", "scheduler", "worker_init"]
 
 #: samples per independent stream; part of the definition of a seed's result
 BLOCK = 4096
@@ -86,6 +86,22 @@ def _is_hashable_discrete(o) -> bool:
     return False
 
 
+def _known_discrete(o, seen: set) -> bool:
+    """:func:`_is_hashable_discrete`, remembered in ``seen`` for outputs equal to one already checked (discrete
+    outputs repeat: a block of thousands holds few distinct values). The caller still compares the top-level type
+    (:func:`_signature`); inside a tuple, a value equal to an accepted one (an exotic number type equal to an
+    int, say) is accepted as that value, which is how it is counted anyway."""
+    try:
+        if o in seen:
+            return True
+    except TypeError:  # unhashable: the full check says why it is refused
+        return _is_hashable_discrete(o)
+    if _is_hashable_discrete(o):
+        seen.add(o)
+        return True
+    return False
+
+
 def _signature(o) -> tuple:
     """The type a discrete output must keep from one sample to the next."""
     if isinstance(o, (bool, np.bool_)):
@@ -132,8 +148,9 @@ def _normalise(outputs, start: int) -> Samples:
             f"sample {start} has an unsupported output {_describe(first)} of type {type(first).__name__}: "
             "return an int, str, bool, a tuple of them, a float, or a 1-D float array")
     sig = _signature(first)
+    seen = set()  # discrete outputs already checked: a repeated value (hash and ==) needs no second walk
     for i, o in enumerate(outputs):
-        ok = (kind == "discrete" and _is_hashable_discrete(o) and _signature(o) == sig) or \
+        ok = (kind == "discrete" and _known_discrete(o, seen) and _signature(o) == sig) or \
              (kind == "scalar" and isinstance(o, (float, np.floating))) or \
              (kind == "vector" and isinstance(o, np.ndarray) and o.shape == first.shape)
         if not ok:
@@ -282,6 +299,19 @@ def _worker_init() -> None:
     """Every forked worker: one BLAS thread, and Ctrl-C left to the parent."""
     _pin_threads()
     _ignore_interrupt()
+
+
+worker_init = _worker_init
+
+
+def current_jobs() -> int:
+    """The worker processes in force (:func:`jobs`; 1 outside it)."""
+    return _JOBS.get()
+
+
+def current_scheduler():
+    """The Dask scheduler in force (:func:`scheduler`), or None."""
+    return _SCHEDULER.get()
 
 
 def _tasks(items) -> list:

@@ -29,6 +29,7 @@ certificate (Levine and Feizi 2021, Theorem 1; not DP) against two attacks.
 """
 from __future__ import annotations
 
+import re
 import time
 from functools import partial
 
@@ -42,10 +43,12 @@ from audit.oracle.exact_laws import privatree_cell_law
 from audit.privatree.exact_law import laws_pair_loss, release_law
 from audit.privatree.mutants import _g1_pair, _pure_pair, mutant_cases
 from audit.engine.neighbours import NeighbourPair, substitute_pairs
+from audit.engine.parts import Part, run_parts
 from audit.report import Report
 from audit.targets import residual_delta
 from reference.baselines.bdpt import BDPTClassifier
-from reference.baselines.dp_logistic import DPLogisticRegression, regularised_minimiser, unit_ball_map
+from reference.baselines.dp_logistic import (DPLogisticRegression, regularised_minimiser, remembered_minimisers,
+                                             unit_ball_map)
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.papers import cite
@@ -137,18 +140,32 @@ def _law_params(m: int, depth: int, eps: float) -> dict:
                 bounds=[(0.0, 1.0)] * m)
 
 
-def _pair_law(params: dict, pair, variant=None) -> PairLaw:
+def _pair_law(params: dict, pair, variant=None, known: dict | None = None) -> PairLaw:
     """The exact laws of a pair's two releases on common cells, with the pair's exact loss (``variant``: a
-    mutant's law, :data:`audit.privatree.exact_law.VARIANTS`)."""
-    laws = [release_law(params, *d, variant=variant) for d in (pair.d0, pair.d1)]
+    mutant's law, :data:`audit.privatree.exact_law.VARIANTS`). ``known`` keeps each dataset's law and cell law
+    for the next pair of the same parameters (pairs share their first dataset; the laws are pure functions)."""
+    known = {} if known is None else known
+    laws, cells = [], []
+    for X, y in (pair.d0, pair.d1):
+        key = (np.asarray(X).shape, np.asarray(X).tobytes(), np.asarray(y).tobytes())
+        if key not in known:
+            law = release_law(params, X, y, variant=variant)
+            known[key] = (law, privatree_cell_law(params, X, y, law=law))
+        laws.append(known[key][0])
+        cells.append(known[key][1])
     loss = laws_pair_loss(*laws)
-    cells = [privatree_cell_law(params, *d, law=law) for d, law in zip((pair.d0, pair.d1), laws)]
     return PairLaw(*common_cells(*cells), (loss.lower, loss.upper))
+
+
+def _pair_laws(params: dict, pairs, variant=None) -> list[PairLaw]:
+    """:func:`_pair_law` of every pair, each dataset's law computed once."""
+    known: dict = {}
+    return [_pair_law(params, p, variant, known) for p in pairs]
 
 
 def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int):
     """:func:`audit.engine.law_event.audit_pairs_by_law` through the batched path of ``params``."""
-    return audit_pairs_by_law(PrivaTreeBatch(**params), pairs, [_pair_law(params, p) for p in pairs], claim,
+    return audit_pairs_by_law(PrivaTreeBatch(**params), pairs, _pair_laws(params, pairs), claim,
                               n_samples=n, alpha=ALPHA, seed=seed)
 
 
@@ -297,6 +314,11 @@ def _dplr_exact_loss(eps, d0, d1):
 def dp_lr_claims(budget: str, seed: int) -> list[dict]:
     """DP logistic regression (output perturbation) on tiny substitution neighbours, ``n`` public [pass]:
     sampled (the released weight vector) at every epsilon, and exactly from the noise law."""
+    with remembered_minimisers():  # thousands of fits of each dataset: its minimiser once (the same releases)
+        return _dp_lr_claims(budget, seed)
+
+
+def _dp_lr_claims(budget: str, seed: int) -> list[dict]:
     rows = []
     pairs = substitute_pairs(DPLR_X, DPLR_Y, bounds=DPLR_BOUNDS, classes=[0, 1], records=[0])
     subject = (f"DPLogisticRegression(reg_lambda={DPLR_LAMBDA:g}), output perturbation (Chaudhuri et al. 2011 "
@@ -334,23 +356,49 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
     """PrivaTree's mutants (:mod:`audit.privatree.mutants`), each of which must be flagged. Where the mutant's
     exact law is written (``case.law``) the event comes from it and the row shows the pair's exact loss and the
     tightness; otherwise the pilot chooses the event and the row says why the law is out of reach."""
-    rows = []
-    n = N_MUTANT[budget]
-    for k, case in enumerate(mutant_cases(1.0)):
-        with checkpoint.scope(f"mutant:{case.id}"):
-            mech = PrivaTreeBatch(estimator=case.make.func, edges=case.edges, **case.make.keywords)
-            # a vectorised mutant is as cheap as the leaks: give it their sample size
-            size = N_LEAK[budget] if mech.vectorised else n
-            if case.law is None:
-                res = audit_pairs(mech, case.pairs, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
-                                  seed=seed * 1000 + 500 + k)
-            else:
-                variant = None if case.law == "learner" else case.law
-                laws = [_pair_law(case.make.keywords, p, variant) for p in case.pairs]
-                res = audit_pairs_by_law(mech, case.pairs, laws, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
-                                         seed=seed * 1000 + 500 + k)
-        rows.append(res.mutant_row(case) if case.law is not None else beyond_law(res.mutant_row(case), case.no_law))
-    return rows
+    return [row for k in range(len(mutant_cases(1.0))) for row in _mutant_part(k, budget, seed)]
+
+
+def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
+    """The row of the ``k``-th mutant (a part of the run of its own: :mod:`audit.engine.parts`)."""
+    case = mutant_cases(1.0)[k]
+    with checkpoint.scope(f"mutant:{case.id}"):
+        mech = PrivaTreeBatch(estimator=case.make.func, edges=case.edges, **case.make.keywords)
+        # a vectorised mutant is as cheap as the leaks: give it their sample size
+        size = N_LEAK[budget] if mech.vectorised else N_MUTANT[budget]
+        if case.law is None:
+            res = audit_pairs(mech, case.pairs, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
+                              seed=seed * 1000 + 500 + k)
+        else:
+            variant = None if case.law == "learner" else case.law
+            laws = _pair_laws(case.make.keywords, case.pairs, variant)
+            res = audit_pairs_by_law(mech, case.pairs, laws, Claim(case.epsilon), n_samples=size, alpha=ALPHA,
+                                     seed=seed * 1000 + 500 + k)
+    return [res.mutant_row(case) if case.law is not None else beyond_law(res.mutant_row(case), case.no_law)]
+
+
+def sample_families() -> list:
+    """What each family of this target's rows draws per input at each budget
+    (:func:`audit.samples.samples_table`)."""
+    from audit.engine.budget import SampleFamily as F
+
+    vectorised = {c.id: PrivaTreeBatch(estimator=c.make.func, edges=c.edges, **c.make.keywords).vectorised
+                  for c in mutant_cases(1.0)}
+
+    def ids(flag):
+        return "|".join(re.escape(i) for i, v in vectorised.items() if v == flag) or "(?!)"
+
+    return [
+        F("strict PrivaTree (batched path)", r"privatree/strict/.*", N_STRICT),
+        F("paper accounting G1 and stopping rule G2", r"privatree/paper-(accounting/G1|stopping/G2)@.*", N_LEAK),
+        F("G1 at 20% above the claim (the audit's power)", r"privatree/paper-accounting/G1-20%@.*", N_G1_20),
+        F("DiffPrivLib-style random tree (reference fits)", r"baseline/diffprivlib-tree@.*", N_BASELINE),
+        F("DPGDF and BDPT stopping rules (reference fits)", r"baseline/(dpgdf-stopping|bdpt)@.*", N_MUTANT),
+        F("DP logistic regression, sampled weights", r"baseline/dp-lr@[^/]*", N_DPLR),
+        F("DP logistic regression, exact noise law", r"baseline/dp-lr@.*/exact", {b: 0 for b in N_DPLR}),
+        F("mutants on the batched path", ids(True), N_LEAK, kind="mutant"),
+        F("mutants fitted through the reference learner", ids(False), N_MUTANT, kind="mutant"),
+    ]
 
 
 def run(budget: str, seed: int) -> Report:
@@ -361,23 +409,31 @@ def run(budget: str, seed: int) -> Report:
     report = Report("privatree", budget, seed,
                     title=f"PrivaTree ({cite('privatree')}): strict accounting keeps epsilon; the paper's "
                           "per-feature accounting (G1) and stopping rule (G2) do not.")
-    report.claims += law_claims(budget, seed)
-    report.claims += strict_claims(budget, seed)
-    report.claims += leak_claims(budget, seed)
-    report.claims += baseline_claims(budget, seed)
-    report.claims += dp_lr_claims(budget, seed)
-    report.mutants += mutant_rows(budget, seed)
-    report.theorems += corollary1_rows(budget, seed)
-    poison_rows, acc, asr, cart_asr = poisoning(budget, seed)
+    # independent parts, each from its own seeds: side by side under --jobs (audit.engine.parts), the costliest
+    # first (cost: CPU seconds at the quick budget); the report is the one a single process writes
+    n_mutants = len(mutant_cases(1.0))
+    parts = [Part(name, partial(f, budget, seed), cost) for name, f, cost in (
+        ("law", law_claims, 11), ("strict", strict_claims, 7), ("leak", leak_claims, 8),
+        ("baseline", baseline_claims, 7), ("dp-lr", dp_lr_claims, 10),
+        *((f"mutant {k}", partial(_mutant_part, k), 3) for k in range(n_mutants)), ("corollary1", corollary1_rows, 0.1),
+        ("poisoning", poisoning, 11), ("poisoning-comparison", poisoning_comparison, 1), ("utility", utility, 9))]
+    done = run_parts(parts)  # each part's result in this order, as soon as it is ready
+    for _ in range(5):
+        report.claims += next(done)
+    for _ in range(n_mutants):
+        report.mutants += next(done)
+    report.theorems += next(done)
+    poison_rows, acc, asr, cart_asr = next(done)
     report.theorems += poison_rows
     report.figures.append(("poisoning", _poison_figure(acc, asr, cart_asr)))
-    comparison_rows, curves = poisoning_comparison(budget, seed)
+    comparison_rows, curves = next(done)
     report.theorems += comparison_rows
     report.figures.append(("poisoning-comparison", _comparison_figure(acc, curves)))
     report.notes.append(_comparison_note(acc, curves))
     report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
                         + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
-    report.figures.append(("utility", _utility_figure(utility(budget, seed))))
+    report.figures.append(("utility", _utility_figure(next(done))))
+    done.close()  # every part is in: the worker pool ends
     report.notes.append(
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
         f"(G1, G2) / {N_G1_20[budget]:,} (G1 at 20% excess) / {N_MUTANT[budget]:,} (mutants, DPGDF, BDPT) / "

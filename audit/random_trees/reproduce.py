@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from reference import datasets as ds
 from audit.reproduce import load_datasets, parallel_map
 from audit.reproduce.cells import Cell, Reproduction, mean_se
 
@@ -47,7 +48,11 @@ TITLE = "Random decision trees (Bojarski, Choromanska, Choromanski & LeCun): Tab
 DATASETS = ("Ban_Aut", "BTSC", "CVR", "Mam_Mass", "Mushroom", "Adult")
 UNAVAILABLE = ("Covertype (581012 x 54, LIBSVM covtype.binary)", "Quantum (KDD Cup 2004 phy_train, 50000 x 78)")
 ABSENT = {"Covertype": UNAVAILABLE[0], "Quantum": UNAVAILABLE[1]}
-SMOKE_DATASETS = ("CVR",)
+#: the smoke run's set ships with scikit-learn (offline, no data directory): a pipeline check, no paper number
+SMOKE_DATASETS = ("sklearn-breast-cancer",)
+#: (k, h) of a set the paper did not run (Table 1 prints them per dataset): Ban_Aut's private columns' trees, the
+#: paper's numerical set of the nearest size
+SMOKE_KH = {"n-dpRFMV": (21, 15), "n-dpRFTA": (17, 9), "dpRFMV": (21, 11), "dpRFTA": (7, 12)}
 N_RUNS, SMOKE_RUNS = 10, 2
 TEST_FRACTION, VALIDATION_FRACTION = 0.1, 0.1
 #: the epsilon of Table 1's private columns here (the paper's f(n) is lost), and the grid of the second table
@@ -106,6 +111,11 @@ def split(y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 # ----------------------------------------------------------------------------- one run
+def _kh(row: str, method: str) -> tuple[int, int]:
+    """Table 1's (k, h) for ``method`` on ``row``; :data:`SMOKE_KH` for a set the paper did not run."""
+    return tuple(PAPER_TABLE[row][method][2:4]) if row in PAPER_TABLE else SMOKE_KH[method]
+
+
 def _run(task) -> dict:
     """One split of one dataset: ``{(table, column): test error %}``."""
     from reference.baselines.rpart import RpartLikeClassifier
@@ -122,7 +132,7 @@ def _run(task) -> dict:
 
     def rdt(method, epsilon=1.0, invalid_rule="paper"):
         private, voting = RDT[method]
-        _, _, k, h = PAPER_TABLE[name][method]
+        k, h = _kh(name, method)
         return err(RandomDecisionForestClassifier(
             n_estimators=k, max_depth=h, voting=voting, private=private, epsilon=epsilon, accounting="paper",
             invalid_rule=invalid_rule, bounds=bounds, classes=data.classes,
@@ -214,7 +224,7 @@ def _cells(results: dict[str, list[dict]], epsilons, smoke: bool) -> list[Cell]:
     tables = ((T1, METHODS + tuple(CLAMP)),
               (T_EPS, tuple(f"{m}, ε = {e:g}" for m in ("dpRFMV", "dpRFTA", *CLAMP) for e in epsilons)))
     for table, columns in tables:
-        for row in ROWS:
+        for row in ROWS + tuple(r for r in results if r not in ROWS):
             if row not in results and not (row in ABSENT and not smoke and table == T1):
                 continue
             for column in columns:
@@ -231,8 +241,8 @@ def _cells(results: dict[str, list[dict]], epsilons, smoke: bool) -> list[Cell]:
                     cell.ours, cell.ours_se = mean_se(runs)
                     cell.n_runs = len(runs)
                     if base in RDT or base in CLAMP:
-                        _, _, k, h = PAPER_TABLE[row][CLAMP.get(base, base)]
-                        notes.append(f"k = {k}, h = {h}")
+                        k, h = _kh(row, CLAMP.get(base, base))
+                        notes.append(f"k = {k}, h = {h}" + ("" if row in PAPER_TABLE else " (not in the paper)"))
                     if base in CLAMP:
                         notes.append("our extra column: clamp rule (no paper number)")
                     if cell.marked:
@@ -246,6 +256,8 @@ def _nearest_epsilon(results, epsilons) -> list[str]:
     """Per dataset and private method: the grid epsilon whose mean error is nearest the paper's number."""
     out = []
     for row, runs in results.items():
+        if row not in PAPER_TABLE:
+            continue
         parts = []
         for method in ("dpRFMV", "dpRFTA"):
             paper = PAPER_TABLE[row][method][0]
@@ -265,7 +277,7 @@ def _draw_epsilon(results, epsilons, path) -> None:
 
     plt = pyplot()
 
-    rows = [r for r in ROWS if r in results]
+    rows = [r for r in ROWS if r in results] or list(results)
     fig, axes = plt.subplots(1, len(rows), figsize=(3.2 * len(rows), 3.2), squeeze=False)
     for ax, row in zip(axes[0], rows):
         for method, colour in (("dpRFMV", "C0"), ("dpRFTA", "C1")):
@@ -273,6 +285,8 @@ def _draw_epsilon(results, epsilons, path) -> None:
                 m, s = zip(*(mean_se([r[(T_EPS, f"{column}, ε = {e:g}")] for r in results[row]]) for e in epsilons))
                 ax.errorbar(epsilons, m, yerr=2 * np.nan_to_num(np.asarray(s)), fmt=style, color=colour,
                             label=column.replace(" rule", ""), capsize=2, ms=3)
+            if row not in PAPER_TABLE:
+                continue
             p, hw = PAPER_TABLE[row][method][:2]
             ax.axhspan(p - 2 * paper_se(hw), p + 2 * paper_se(hw), color=colour, alpha=0.15)
             ax.axhline(p, color=colour, ls="--", lw=0.8)
@@ -300,7 +314,7 @@ def reproduce(datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = Fals
     loaded = list(load_datasets("random-trees", names, data_dir, rep))
     tasks = []
     for name, data in loaded:
-        index = ROWS.index(name)
+        index = ROWS.index(name) if name in ROWS else len(ROWS) + sorted(ds.BUNDLED).index(name)
         for run in range(n_runs):
             task_seed = int(np.random.SeedSequence([seed, index, run]).generate_state(1)[0])
             tasks.append((name, data, run, task_seed, epsilons))

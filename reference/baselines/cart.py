@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from reference.validation import warn_outside_bounds
 from reference.validation import (category_codes, check_fitted, check_max_depth, check_X, check_y, facts_by_index,
                                   shown)
 from reference.tree import bin_split, leaf, nested, predict_values
@@ -76,6 +77,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         m = X.shape[1]
         given = facts_by_index(self, "bounds", self.bounds, m)
         bounds = given if isinstance(given, dict) else dict(enumerate(given or [None] * m))
+        warn_outside_bounds(self, X, {j: b for j, b in bounds.items() if j not in cats})
         bins, edges, n_bins = np.empty(X.shape, dtype=np.int64), {}, []
         levels = np.linspace(0.0, 1.0, self.max_bins + 1)[1:-1]
         for j in range(m):

@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import warn_outside_bounds
 from reference.validation import check_fitted, check_max_depth, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import leaf, nested, predict_values, split
@@ -78,6 +79,7 @@ class RandomTreePFClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        warn_outside_bounds(self, X, bounds)  # to the caller only: the count is private
         X = np.clip(X, bounds[:, 0], bounds[:, 1])
         ledger = PrivacyLedger("add-remove")
         pf = PermuteAndFlip(eps, 1.0, monotonic=True)

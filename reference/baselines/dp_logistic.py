@@ -40,6 +40,9 @@ releases compose sequentially to ``epsilon``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import math
 
 import numpy as np
@@ -48,10 +51,11 @@ from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import CLIPPED, warn_outside_bounds
 from reference.validation import check_fitted, check_generator, check_positive_finite, check_X, check_y, facts_by_index, shown
 from reference.ledger import PrivacyLedger, Scope
 
-__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser"]
+__all__ = ["GammaNormNoise", "DPLogisticRegression", "unit_ball_map", "regularised_minimiser", "remembered_minimisers"]
 
 
 class GammaNormNoise:
@@ -148,6 +152,21 @@ def unit_ball_map(X, bounds, fit_intercept: bool = True) -> np.ndarray:
     return Z / np.maximum(1.0, np.linalg.norm(Z, axis=1, keepdims=True))
 
 
+_REMEMBERED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("dp_lr_minimisers", default=None)
+
+
+@contextlib.contextmanager
+def remembered_minimisers():
+    """Inside this block, :func:`regularised_minimiser` computes each distinct input once (an auditor fitting the
+    same data thousands of times with fresh noise); the results are forgotten on leaving the block and never
+    enter a model. The minimiser is a pure function of its inputs, so every fit is the fit without the block."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
     """``argmin_w mean(log(1 + exp(-s * Z w))) + lam/2 ||w||^2`` (step 2), by Newton steps with backtracking.
 
@@ -160,8 +179,22 @@ def regularised_minimiser(Z, s, lam, tol=1e-12, max_iter=100) -> np.ndarray:
 
     Returns
     -------
-    w : array (dim,), the noise-free minimiser ``w*`` of Algorithm 1.
+    w : array (dim,), the noise-free minimiser ``w*`` of Algorithm 1 (inside :func:`remembered_minimisers`, a
+    copy of the one computed first for the same inputs).
     """
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return _newton_minimiser(Z, s, lam, tol, max_iter)
+    Z, s = np.ascontiguousarray(Z, dtype=float), np.ascontiguousarray(s, dtype=float)
+    key = hashlib.sha256(repr((Z.shape, float(lam), float(tol), int(max_iter))).encode() + Z.tobytes()
+                         + s.tobytes()).hexdigest()
+    if key not in memo:
+        memo[key] = _newton_minimiser(Z, s, lam, tol, max_iter)
+    return memo[key].copy()
+
+
+def _newton_minimiser(Z, s, lam, tol, max_iter) -> np.ndarray:
+    """:func:`regularised_minimiser`, computed."""
     n, d = Z.shape
 
     def objective(w):
@@ -255,6 +288,7 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
+        warn_outside_bounds(self, X, bounds, CLIPPED + " (before the map into the unit ball)")
         Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
         rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         n, dim = Z.shape

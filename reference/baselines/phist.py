@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import EDGE_CELL, warn_outside_bounds, warn_outside_target_bounds
 from reference.validation import check_positive_finite, check_X, check_y, facts_by_index
 from reference.validation import shown
 from reference.ledger import PrivacyLedger, Scope
@@ -98,6 +99,8 @@ class PHISTRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, 
         self.n_features_in_ = X.shape[1]
         self.target_bounds_, self.bounds_ = tb, bounds
         self.partition_ = part = GridPartition(bounds, int(self.n_bins))
+        warn_outside_bounds(self, X, bounds, EDGE_CELL)  # to the caller only: the counts are private
+        warn_outside_target_bounds(self, y, tb)
         y_c = np.clip(y, *tb)  # how many labels were clipped is private: not kept
         leaves = part.apply(X)
         n = X.shape[0]

@@ -136,3 +136,19 @@ def _robot(d: Path) -> Dataset:
     y = (df["move"] != "Move-Forward").to_numpy(dtype=int)
     return _dataset("robot", df, "move", [], "classification",
                     ["24 ultrasound sensors; binarised as the authors do: Move-Forward = 0, other moves = 1"], y)
+
+
+def _bundled(name: str, task: str) -> Dataset:
+    from reference.datasets import bundled
+
+    X, y, feats = bundled(name)
+    df = pd.DataFrame(X, columns=feats).assign(target=y)
+    note = ("scikit-learn's bundled set, shipped with the package: the offline smoke run's set, not one of the "
+            "papers'")
+    if task == "regression":
+        return _dataset(name, df, "target", [], task, [note], _minmax(y), _MINMAX_NOTE)
+    return _dataset(name, df, "target", [], task, [note], np.asarray(y, dtype=int))
+
+
+register("diprime", "sklearn-diabetes", files=())(lambda _d: _bundled("sklearn-diabetes", "regression"))
+register("diprime", "sklearn-breast-cancer", files=())(lambda _d: _bundled("sklearn-breast-cancer", "classification"))

@@ -55,6 +55,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import warn_outside_bounds, warn_outside_target_bounds
 from reference.validation import (check_choice, check_fitted, check_int, check_pair, check_positive_finite, check_X,
                                   check_y, facts_by_index)
 from reference.validation import shown
@@ -197,6 +198,7 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         m = X.shape[1]
         bounds, categories = self._public_facts(m)
+        warn_outside_bounds(self, X, bounds, stacklevel=4)  # to the caller only: the count is private
         X, _ = self._validate_X(X, bounds, categories)  # the clipped count is private: not kept
         if y_enc.shape != (X.shape[0],):
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y_enc.shape}")
@@ -373,6 +375,7 @@ class DiPriMeForestRegressor(RegressorMixin, _DiPriMeForest):
         if y.ndim != 1 or not np.all(np.isfinite(y)):
             raise ValueError(f"y must be a 1-D array of finite numbers, got shape {y.shape}")
         self.target_bounds_ = (lo, hi)
+        warn_outside_target_bounds(self, y, (lo, hi))
         return self._fit(X, np.clip(y, lo, hi), (lo, hi))
 
     def predict(self, X) -> np.ndarray:

@@ -73,3 +73,17 @@ def _loader(name: str, file: str):
 
 for _name, _file in FILES.items():
     register("lpdt", _name, files=(_file,))(_loader(_name, _file))
+
+
+@register("lpdt", "sklearn-diabetes", files=())
+def _sklearn_diabetes(_d) -> Dataset:
+    from reference.datasets import bundled
+
+    X, y, feats = bundled("sklearn-diabetes")
+    low, high = X.min(axis=0), X.max(axis=0)
+    X = (X - low) / np.where(high > low, high - low, 1.0)
+    return Dataset(name="sklearn-diabetes", X=X, y=y.astype(float), task="regression", feature_names=feats,
+                   bounds={j: (0.0, 1.0) for j in range(X.shape[1])},
+                   target_bounds=(float(y.min()), float(y.max())), facts_from_data=True, facts_note=_FACTS,
+                   notes=["scikit-learn's bundled diabetes set (442 rows, 10 features; ships with the package: the "
+                          "offline smoke run's set, not one of the paper's); features min-max scaled over the set"])

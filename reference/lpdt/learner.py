@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import EDGE_CELL, warn_outside_bounds, warn_outside_target_bounds
 from reference.validation import (check_choice, check_fitted, check_int, check_positive_finite, check_probability, check_X,
                                   check_y, facts_by_index)
 from reference.validation import shown
@@ -182,6 +183,8 @@ class _PartitionRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMi
         else:
             tb = check_target_bounds(self.target_bounds)
         bounds = check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), Xp, X.shape[1])
+        warn_outside_bounds(self, X, bounds, EDGE_CELL, stacklevel=4)  # to the caller only: the counts are private
+        warn_outside_target_bounds(self, y, tb, stacklevel=4)
         return X, y, Xp, np.clip(yp, *tb), tb, bounds
 
     def _grow(self, Xp, yp, bounds) -> TreePartition:

@@ -143,3 +143,14 @@ for _name in NUMERICAL:
 for _name, _cols in GRINSZTAJN_CAT_COLUMNS.items():
     _file = f"grinsztajn_clf_cat_{_name}.csv" + ("" if _name == "compas-two-years" else ".gz")
     _grinsztajn(_name if _name == "compas-two-years" else f"{_name}-cat", _file, _cols)
+
+
+@register("privatree", "sklearn-breast-cancer", files=())
+def _sklearn_breast_cancer(_d) -> Dataset:
+    from reference.datasets import bundled
+
+    X, y, feats = bundled("sklearn-breast-cancer")
+    df = pd.DataFrame(X, columns=feats).assign(target=y)
+    return _dataset("sklearn-breast-cancer", df, "target", (),
+                    ["scikit-learn's bundled breast cancer set (Wisconsin diagnostic; ships with the package: the "
+                     "offline smoke run's set, not one of the paper's)"])

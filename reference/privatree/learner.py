@@ -52,6 +52,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from reference.randomness import PublishSafeMixin, fit_rng
+from reference.validation import warn_outside_bounds
 from reference.validation import check_max_depth, check_positive_finite, check_probability, check_fitted, check_X, \
     check_y, facts_by_index, shown
 from reference.mechanisms.jointexp import JointExp
@@ -346,6 +347,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes {classes.tolist()}") from None
         Z, clipped = self._encode(X, cats, bounds, fitting=True)
+        warn_outside_bounds(self, X, bounds)  # to the caller only: the count is private
         bounds = self._bounds_for_fit(bounds, Z)
         rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         K = classes.size

@@ -141,3 +141,14 @@ def _adult(d: Path) -> Dataset:
                    facts_note="feature range [0, 1] declared (a9a's 123 features are binary)",
                    notes=[f"the first {ADULT_ROWS} rows of the a9a LIBSVM file (the a9a training set); label "
                           "+1 (>50K) = 1"])
+
+
+@register("random-trees", "sklearn-breast-cancer", files=())
+def _sklearn_breast_cancer(_d) -> Dataset:
+    from reference.datasets import bundled
+
+    X, y, feats = bundled("sklearn-breast-cancer")
+    df = pd.DataFrame(X, columns=feats).assign(target=y)
+    return _numeric("sklearn-breast-cancer", df, "target",
+                    ["scikit-learn's bundled breast cancer set (Wisconsin diagnostic, 569 rows, 30 features; ships "
+                     "with the package: the offline smoke run's set, not one of the paper's)"])

@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from reference.randomness import PublishSafeMixin, fit_seed_sequence, predict_rng
+from reference.validation import warn_outside_bounds
 from reference.validation import (check_choice, check_fitted, check_int, check_neighbouring, check_positive_finite,
                                   check_X, check_y, facts_by_index)
 from reference.validation import shown
@@ -257,6 +258,8 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
         bounds = _check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True))
         classes = _check_classes(self.classes)
+        if X.shape[1] == bounds.shape[0]:
+            warn_outside_bounds(self, X, bounds, stacklevel=4)  # to the caller only: the count is private
         X, n_clipped = self._validate_X(X, bounds)
         y = check_y(self, y)
         if y.shape != (X.shape[0],):

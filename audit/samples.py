@@ -1,0 +1,62 @@
+"""What each budget really draws: :func:`samples_table` states, per budget and per family of report rows, the
+outputs drawn per input, for ``audit check`` and for each target's ``run`` (declared beside its sample sizes as
+``sample_families()``); :func:`family_of` finds a row's family, :func:`table_text` prints the table."""
+from __future__ import annotations
+
+import importlib
+
+from audit.engine.budget import BUDGETS, SAMPLES, SampleFamily
+
+__all__ = ["samples_table", "family_of", "table_text"]
+
+
+def _check_families() -> list[SampleFamily]:
+    """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES`, the screening of the
+    candidate pairs at a thirtieth of it, and the growth of an inconclusive pass at 4 and 16 times it."""
+    from audit.check import GROW_FACTOR, GROW_STAGES, pilot_samples
+
+    fams = [SampleFamily("check: each confirmed pair (pilot included)", r".*", dict(SAMPLES)),
+            SampleFamily("check: screening each candidate dataset of the neighbour search", r"(?!)",
+                         {b: pilot_samples(n) for b, n in SAMPLES.items()})]
+    fams += [SampleFamily(f"check: growth stage {k} of an inconclusive pass (winning pair only)", r"(?!)",
+                          {b: n * GROW_FACTOR ** k for b, n in SAMPLES.items()}) for k in range(1, GROW_STAGES + 1)]
+    return fams
+
+
+def samples_table(target: str | None = None) -> list[SampleFamily]:
+    """Per family of rows, the outputs drawn per input at each budget.
+
+    ``target`` None gives ``audit check``'s families (a claims file's or the pytest plugin's subject draws the
+    same, unless its ``n_samples`` says otherwise); a target name (``python -m audit list``) gives the families
+    its ``run`` draws, declared beside its sample sizes as ``sample_families()`` in the target's module.
+    ``ValueError`` for a target that declares none.
+    """
+    if target is None:
+        return _check_families()
+    from audit.targets import TARGETS
+
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    declare = getattr(importlib.import_module(TARGETS[target]), "sample_families", None)
+    if declare is None:
+        raise ValueError(f"target {target!r} declares no sample_families(); its report's n_samples column says "
+                         "what each row drew")
+    return declare()
+
+
+def family_of(target: str | None, kind: str, row_id: str) -> SampleFamily:
+    """The first family of :func:`samples_table` that holds the row ``row_id`` of ``kind`` (``ValueError``
+    when none does)."""
+    for fam in samples_table(target):
+        if fam.matches(kind, row_id):
+            return fam
+    raise ValueError(f"no sample family of {target or 'check'} holds the {kind} row {row_id!r}")
+
+
+def table_text(target: str | None = None) -> list[str]:
+    """:func:`samples_table` as Markdown table lines (family, then outputs per input at each budget)."""
+    lines = ["| family | " + " | ".join(BUDGETS) + " |", "|---" * (len(BUDGETS) + 1) + "|"]
+    for fam in samples_table(target):
+        cells = [f"{fam.sizes[b]:,}" if fam.sizes[b] else "0 (exact)" for b in BUDGETS]
+        lines.append(f"| {fam.name} | " + " | ".join(cells) + " |")
+    return lines

@@ -1,0 +1,62 @@
+"""No command replaces a committed result by accident (audit.engine.destination): ``certify --out DIR`` keeps a
+certificate that git tracks and writes beside it, as ``run`` keeps a report of a larger budget; ``--replace``
+replaces it; an untracked certificate is simply rewritten. Deterministic."""
+import subprocess
+
+import pytest
+
+from audit.__main__ import main
+from audit.engine.destination import kept_aside, larger_budget, tracked
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.fixture
+def repo(tmp_path):
+    out = tmp_path / "reports"
+    (out / "lpdt").mkdir(parents=True)
+    (out / "lpdt" / "certificate.md").write_text("committed\n")
+    (out / "lpdt" / "certificate.json").write_text("{}\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "certificate")
+    return out
+
+
+@pytest.fixture
+def one_domain(monkeypatch):
+    import audit.lpdt.certificate as cert
+
+    first = cert.domains()[:1]
+    monkeypatch.setattr(cert, "domains", lambda: first)
+
+
+def test_tracked_and_budget_tests(repo, tmp_path):
+    assert tracked(repo / "lpdt" / "certificate.md")
+    (repo / "lpdt" / "new.md").write_text("x")
+    assert not tracked(repo / "lpdt" / "new.md") and not tracked(repo / "lpdt" / "absent.md")
+    (tmp_path / "r.json").write_text('{"budget": "full"}')
+    assert larger_budget(tmp_path / "r.json", "quick") == "full" and larger_budget(tmp_path / "r.json", "full") is None
+    folder, note = kept_aside("reports", "privatree", "quick", "a full-budget report", "choose with --out DIR")
+    assert folder == "reports/.runs/quick" and "left as it is" in note and "reports/.runs/quick/privatree/" in note
+
+
+def test_certify_keeps_a_committed_certificate(repo, one_domain, capsys):
+    assert main(["certify", "lpdt", "--out", str(repo)]) == 0
+    assert (repo / "lpdt" / "certificate.md").read_text() == "committed\n"
+    assert (repo / ".runs" / "certify" / "lpdt" / "certificate.md").exists()
+    assert "committed certificate (tracked by git), left as it is" in capsys.readouterr().out
+
+
+def test_certify_replace_and_untracked(repo, one_domain, tmp_path):
+    assert main(["certify", "lpdt", "--out", str(repo), "--replace", "--quiet"]) == 0
+    assert (repo / "lpdt" / "certificate.md").read_text() != "committed\n"
+    loose = tmp_path / "loose"
+    (loose / "lpdt").mkdir(parents=True)
+    (loose / "lpdt" / "certificate.md").write_text("old\n")
+    assert main(["certify", "lpdt", "--out", str(loose), "--quiet"]) == 0
+    assert (loose / "lpdt" / "certificate.md").read_text() != "old\n"
