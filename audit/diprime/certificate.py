@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from audit.certify import Domain
+from audit.engine.domain import Domain
 from audit.diprime.exact_law import pair_loss
 from reference.baselines.dp_ert import DPExtraTreesClassifier, DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor

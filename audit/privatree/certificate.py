@@ -16,7 +16,7 @@ values (infinite loss).
 from __future__ import annotations
 
 from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
-from audit.certify import Domain
+from audit.engine.domain import Domain
 from audit.privatree.exact_law import release_law
 
 __all__ = ["domains"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from audit.certify import Domain
+from audit.engine.domain import Domain
 from audit.random_trees.claims import OneTreeScaleForest
 from audit.random_trees.exact_law import pair_loss
 
