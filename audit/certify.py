@@ -35,9 +35,13 @@ def _fmt(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.6f}"
 
 
-def write_certificate(target: str, results: list[DomainResult], out: Path, elapsed: float, seed: int) -> Path:
+def write_certificate(target: str, results: list[DomainResult], out: Path, elapsed: float, seed: int,
+                      all_sizes: list = ()) -> Path:
     """``OUT/TARGET/certificate.md``, ``certificate.json`` and ``figures/certificate-*.png``, written
-    whole (to temporary names, then renamed) or not at all."""
+    whole (to temporary names, then renamed) or not at all; ``all_sizes``: the all-sizes results
+    (:func:`audit.certify_allsizes.run`), a section and a figure each."""
+    from audit import certify_allsizes
+
     from audit.engine.figures import integer_ticks, legend_below, pyplot
 
     plt = pyplot()
@@ -45,8 +49,9 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
     (folder / "figures").mkdir(parents=True, exist_ok=True)
     lines = [f"# Certificate: {target}", "",
              "Exact privacy loss of the learner's release over every neighbouring pair of a tiny public domain "
-             "(`python -m audit certify`). A certificate holds on the stated domain only: larger inputs remain "
-             "the sampled auditor's job.", "",
+             "(`python -m audit certify`). A listed-domain certificate holds on the stated domain only; the "
+             "all-sizes section (when present) holds for every dataset of any size on the learner's grid; other "
+             "inputs remain the sampled auditor's job.", "",
              "## Verdicts", "",
              "| domain | relation | pairs | claim ε | exact loss (worst pair) | interval width | verdict | expected |",
              "|---|---|---|---|---|---|---|---|"]
@@ -102,11 +107,15 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
         lines += ["", f"![{d.name}](figures/{name})", "",
                   "*Left: histogram of the upper end of the exact loss over all pairs (no error bars: exact values). "
                   "Right: the worst pair's privacy profile, an upper bound computed from the two exact laws.*", ""]
+    lines += certify_allsizes.lines(list(all_sizes), len(results))
+    for k, (d, res, curve, _) in enumerate(all_sizes):
+        certify_allsizes.figure(plt, d, res, curve, folder / "figures" / f"certificate-{len(results) + k}.png.tmp")
     lines += [f"Seed {seed} (the certificate uses no randomness); {elapsed:.1f} s in all.", ""]
-    payload = {"target": target, "seed": seed, "elapsed_s": elapsed, "domains": [r.to_json() for r in results]}
+    payload = {"target": target, "seed": seed, "elapsed_s": elapsed, "domains": [r.to_json() for r in results],
+               "all_sizes": certify_allsizes.to_json(list(all_sizes))}
     (folder / "certificate.md.tmp").write_text("\n".join(lines))
     (folder / "certificate.json.tmp").write_text(json.dumps(payload, indent=2, default=str))
-    for k in range(len(results)):
+    for k in range(len(results) + len(all_sizes)):
         (folder / "figures" / f"certificate-{k}.png.tmp").replace(folder / "figures" / f"certificate-{k}.png")
     (folder / "certificate.json.tmp").replace(folder / "certificate.json")
     (folder / "certificate.md.tmp").replace(folder / "certificate.md")
@@ -124,7 +133,10 @@ def command(args, progress, error) -> int:
 
     if args.target not in CERTIFY_TARGETS:
         return error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
-    domains = importlib.import_module(f"audit.{args.target.replace('-', '_')}.certificate").domains()
+    from audit import certify_allsizes
+
+    module = importlib.import_module(f"audit.{args.target.replace('-', '_')}.certificate")
+    domains = module.domains()
     start = time.perf_counter()
     results = []
     for d in domains:
@@ -135,12 +147,18 @@ def command(args, progress, error) -> int:
             print(f"{d.name}: {r.n_pairs} {d.relation} pairs, exact loss of the worst pair in "
                   f"[{w['lower']:.6g}, {w['upper']:.6g}] against the claim {d.epsilon_claimed:g}: {r.verdict} "
                   f"(expected {d.expected}; {r.seconds:.1f} s)")
+    all_sizes = certify_allsizes.run(module)
+    if not args.quiet and args.format == "text":
+        for d, res, _, verdict in all_sizes:
+            print(certify_allsizes.summary(d, res, verdict) + f" (expected {d.expected})")
     out = Path(args.out) if args.out else Path("reports") / ".runs"
-    path = write_certificate(args.target, results, out, time.perf_counter() - start, args.seed)
-    ok = all(r.as_expected for r in results)
+    path = write_certificate(args.target, results, out, time.perf_counter() - start, args.seed, all_sizes)
+    ok = all(r.as_expected for r in results) and all(v == d.expected for d, _, _, v in all_sizes)
     if args.format == "json":
         print(json.dumps({"target": args.target, "ok": ok, "report": str(path),
-                          "domains": [r.to_json() for r in results]}, default=str))
+                          "domains": [r.to_json() for r in results],
+                          "all_sizes": certify_allsizes.to_json(all_sizes)}, default=str))
     else:
-        print(f"{sum(r.as_expected for r in results)} of {len(results)} verdicts as expected; certificate in {path}")
+        n_ok = sum(r.as_expected for r in results) + sum(v == d.expected for d, _, _, v in all_sizes)
+        print(f"{n_ok} of {len(results) + len(all_sizes)} verdicts as expected; certificate in {path}")
     return 0 if ok else 1

@@ -36,24 +36,26 @@ import math
 import time
 from dataclasses import dataclass
 
-__all__ = ["CountLaw", "AllSizesResult", "certify_all_sizes", "point_loss", "split_box", "pf2_delta",
-           "pf2_step", "INF"]
+__all__ = ["CountLaw", "AllSizesResult", "AllSizesDomain", "certify_all_sizes", "point_loss", "split_box",
+           "pf2_delta", "pf2_step", "INF"]
 
 INF = math.inf
+#: a bound within this of the claim certifies it (the intervals' floating-point slack is about 1e-12 per factor)
+SLACK = 1e-9
 
 
 class CountLaw:
     """A release law as a function of the count vector (module docstring).
 
     Subclasses set ``cells`` (names of the ``m`` cells), ``releases`` (every release of positive
-    probability) and implement :meth:`delta`. ``limit`` (optional) is the supremum of the loss as counts
-    grow without bound, when the law can state it in closed form, with ``limit_note`` saying why.
+    probability) and implement :meth:`delta`. ``limits`` (optional) maps a relation to ``(value, note)``: the
+    supremum of the loss, approached only as counts grow without bound, when the law can state it in closed
+    form (``note`` says why); it is reported beside the search's bound, never used by it.
     """
 
     cells: tuple = ()
     releases: tuple = ()
-    limit: float | None = None
-    limit_note: str = ""
+    limits: dict = {}
 
     def delta(self, lo: tuple, hi: tuple, i: int) -> dict:
         """``{release: (L, U)}`` with ``L <= ln P(r | c) - ln P(r | c + e_i) <= U`` for every count vector
@@ -214,8 +216,9 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
     c1 = tuple(v + (j == move[-1]) for j, v in enumerate(c))
     worst = {"c0": list(c0), "c1": list(c1), "records": sum(c1), "cells": [law.cells[j] for j in move],
              "release": repr(best["release"]), "lower": best["lower"], "upper": best["upper"]}
+    limit, note = law.limits.get(relation, (None, ""))
     return AllSizesResult(upper, best["lower"], worst, boxes, time.perf_counter() - start, complete, tol,
-                          max_records, law.limit, law.limit_note, relation)
+                          max_records, limit, note, relation)
 
 
 # ------------------------------------------------------------------ a shared factor: two-class permute-and-flip
@@ -243,3 +246,47 @@ def pf2_delta(epsilon: float, d_lo: float, d_hi: float, same_class: bool) -> tup
     if same_class:
         return -pf2_step(epsilon, d_lo), -pf2_step(epsilon, d_hi)
     return pf2_step(epsilon, d_hi - 1), pf2_step(epsilon, d_lo - 1)
+
+
+# ------------------------------------------------------------------ what a target declares
+@dataclass
+class AllSizesDomain:
+    """A learner configuration to certify over every dataset of any size (``python -m audit certify``).
+
+    ``law(params)`` builds its :class:`CountLaw`; ``epsilon_claimed`` is the ledger's claim; ``sizes`` the
+    largest dataset sizes at which the exact loss is also reported size by size (the loss against the number of
+    records); ``listed`` names the listed-dataset domain of the same learner, if any, whose maximum the search
+    capped at its size must reproduce (tests hold them together)."""
+
+    name: str
+    description: str
+    law: object  # params -> CountLaw
+    params: dict
+    relation: str
+    epsilon_claimed: float
+    tol: float = 1e-9
+    sizes: int = 40
+    note: str = ""
+    max_seconds: float = 300.0
+    expected: str = "certified"
+
+    def run(self) -> tuple[AllSizesResult, list]:
+        """The all-sizes result and ``[(N, lower, upper)]``: the exact loss over the pairs whose larger dataset
+        holds at most ``N`` records, for ``N = 1..sizes``."""
+        law = self.law(self.params)
+        res = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_seconds=self.max_seconds)
+        curve = []
+        for n in range(2 if self.relation == "substitute" else 1, self.sizes + 1):
+            r = certify_all_sizes(law, relation=self.relation, tol=1e-9, max_records=n, max_seconds=self.max_seconds)
+            curve.append((n, r.lower, r.upper))
+        return res, curve
+
+    def verdict(self, res: AllSizesResult) -> str:
+        """``certified`` when the bound is at most the claim up to :data:`SLACK` (the floating-point slack of the
+        intervals: a learner whose supremum *is* its claim, approached but not attained, is certified), ``gap``
+        when the pair found exceeds it, ``inconclusive`` otherwise."""
+        if res.upper <= self.epsilon_claimed + SLACK:
+            return "certified"
+        if res.lower > self.epsilon_claimed:
+            return "gap"
+        return "inconclusive"

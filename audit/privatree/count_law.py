@@ -39,13 +39,13 @@ release's log-probability is the sum of the factors' changes, so the sum of thei
 
 Limits (the supremum over all sizes)
 ------------------------------------
-By the intervals, a pair's loss is at most the largest, over the releases, of a sum of per-factor
-extremes; at depth ``D`` the worst release is a leaf at the root: its node factor moves by up to
-``ln(1/alpha) = epsilon_level`` (only as the other side's count grows without bound) and its label by
-``epsilon_leaf``, so the supremum is ``epsilon_level + epsilon_leaf``, approached, not attained (depth 2,
-epsilon 1: 0.25 + 0.5 = 0.75; depth 1: 0.5 + 0.5 = 1, the whole epsilon). The branch and bound does not
-rely on this paragraph: it finds the bound from the intervals, and :attr:`PrivaTreeCountLaw.limit` is
-only reported beside it.
+The search's bound over every size equals, up to rounding, the loss of a leaf at the root as the other
+side's count grows without bound: its node factor ``N`` moves by ``ln f(u, v)``, which tends to
+``ln(1/alpha) = epsilon_level`` as ``v -> 0`` and stays strictly below it at every finite count
+(``f(u, v) < 1/alpha`` for ``v > 0``), and its label by ``epsilon_leaf`` (``2 epsilon_leaf`` under
+substitution, the class difference moving by 2). So the supremum is ``epsilon_level + epsilon_leaf``
+(depth 2, epsilon 1: 0.25 + 0.5 = 0.75; depth 1: 0.5 + 0.5 = 1, the whole epsilon), approached as the counts
+grow. :attr:`PrivaTreeCountLaw.limits` states it beside the search's bound; the search does not use it.
 """
 from __future__ import annotations
 
@@ -102,10 +102,11 @@ class PrivaTreeCountLaw(CountLaw):
         self.cells = tuple(f"bin {b}, class {classes.tolist()[k]!r}" for b in (0, 1) for k in range(2))
         self.releases_factors = self._subtrees((0, 1), 0)
         self.releases = tuple(r for r, _ in self.releases_factors)
-        self.limit = self.eps_leaf + (-self.log_alpha if depth > 0 else 0.0)
-        self.limit_note = (f"a leaf at the root: its node factor moves by up to ln(1/alpha) = {-self.log_alpha:.6g} "
-                           f"only as the other side's count grows without bound, its label by epsilon_leaf = "
-                           f"{self.eps_leaf:g}" if depth > 0 else "one leaf: its label moves by epsilon_leaf")
+        level = -self.log_alpha if depth > 0 else 0.0
+        why = (f"a leaf at the root: its node factor moves by up to ln(1/alpha) = {level:.6g}, only as the other "
+               f"side's count grows without bound, and its label by {{}}epsilon_leaf = {{:g}}")
+        self.limits = {"add-remove": (level + self.eps_leaf, why.format("", self.eps_leaf)),
+                       "substitute": (level + 2 * self.eps_leaf, why.format("2 ", 2 * self.eps_leaf))}
 
     # ------------------------------------------------------------------ releases as factor lists
     def _subtrees(self, bins: tuple, depth: int) -> list:
