@@ -56,6 +56,9 @@ class CountLaw:
     cells: tuple = ()
     releases: tuple = ()
     limits: dict = {}
+    #: the relations whose pairs :meth:`delta` can bound (a law whose entries are maxima over releases, not
+    #: single releases, covers add/remove only: a substitution's difference of two maxima is not bounded by them)
+    relations: tuple = ("add-remove", "substitute")
 
     def delta(self, lo: tuple, hi: tuple, i: int) -> dict:
         """``{release: (L, U)}`` with ``L <= ln P(r | c) - ln P(r | c + e_i) <= U`` for every count vector
@@ -162,8 +165,8 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
         Only pairs whose larger dataset has at most this many records (``None``: every size). Used to hold
         the search against the listed-dataset certificates on small sizes.
     """
-    if relation not in ("add-remove", "substitute"):
-        raise ValueError(f"relation must be 'add-remove' or 'substitute', got {relation!r}")
+    if relation not in law.relations:
+        raise ValueError(f"relation must be one of {law.relations} for this law, got {relation!r}")
     if not tol > 0:
         raise ValueError(f"tol must be positive, got {tol!r}")
     if max_records is not None and (int(max_records) != max_records or max_records < 1):
@@ -277,7 +280,8 @@ class AllSizesDomain:
         res = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_seconds=self.max_seconds)
         curve = []
         for n in range(2 if self.relation == "substitute" else 1, self.sizes + 1):
-            r = certify_all_sizes(law, relation=self.relation, tol=1e-9, max_records=n, max_seconds=self.max_seconds)
+            r = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_records=n,
+                                  max_seconds=self.max_seconds)
             curve.append((n, r.lower, r.upper))
         return res, curve
 
