@@ -108,15 +108,18 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
                   "*Left: histogram of the upper end of the exact loss over all pairs (no error bars: exact values). "
                   "Right: the worst pair's privacy profile, an upper bound computed from the two exact laws.*", ""]
     lines += certify_allsizes.lines(list(all_sizes), len(results))
+    figures = [f"certificate-{k}.png" for k in range(len(results))]
     for k, (d, res, curve, _) in enumerate(all_sizes):
-        certify_allsizes.figure(plt, d, res, curve, folder / "figures" / f"certificate-{len(results) + k}.png.tmp")
+        if curve:  # a learner whose bound is its claim at every size has no curve
+            figures.append(f"certificate-{len(results) + k}.png")
+            certify_allsizes.figure(plt, d, res, curve, folder / "figures" / (figures[-1] + ".tmp"))
     lines += [f"Seed {seed} (the certificate uses no randomness); {elapsed:.1f} s in all.", ""]
     payload = {"target": target, "seed": seed, "elapsed_s": elapsed, "domains": [r.to_json() for r in results],
                "all_sizes": certify_allsizes.to_json(list(all_sizes))}
     (folder / "certificate.md.tmp").write_text("\n".join(lines))
     (folder / "certificate.json.tmp").write_text(json.dumps(payload, indent=2, default=str))
-    for k in range(len(results) + len(all_sizes)):
-        (folder / "figures" / f"certificate-{k}.png.tmp").replace(folder / "figures" / f"certificate-{k}.png")
+    for name in figures:
+        (folder / "figures" / (name + ".tmp")).replace(folder / "figures" / name)
     (folder / "certificate.json.tmp").replace(folder / "certificate.json")
     (folder / "certificate.md.tmp").replace(folder / "certificate.md")
     return folder / "certificate.md"

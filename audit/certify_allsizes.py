@@ -42,9 +42,10 @@ def lines(results: list, first_figure: int) -> list[str]:
     out = ["## Every dataset of any size", "",
            "The release law depends on a dataset only through its count vector (records per cell: bin or grid "
            "point x class). Branch and bound over boxes of count vectors, with an interval of every release's "
-           "log-ratio valid on a whole box (monotone factor bounds whose extremes at an infinite count are the "
-           "factor's limits), covers every dataset of any size: the upper bound U holds for every pair, and the "
-           "pair found attains L. *certified*: U is at most the claim, up to 1e-9 of floating-point slack (a "
+           "log-ratio valid on a whole box (each law's own argument, stated in its module: monotone factor bounds "
+           "whose extremes at an infinite count are the factor's limits, or the noise's analytic ratio bound), "
+           "covers every dataset of any size: the upper bound U holds for every pair, and the pair found attains "
+           "L. *certified*: U is at most the claim, up to 1e-9 of floating-point slack (a "
            "supremum equal to the claim, approached but not reached, is certified); *gap*: L exceeds it.", "",
            "| learner | relation | claim ε | U (every size) | L (pair attaining) | records of the pair | U - L | "
            "limit | boxes | ms per box | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -58,9 +59,12 @@ def lines(results: list, first_figure: int) -> list[str]:
         w = res.worst
         out += [f"### {d.name} (every size)", "", d.description, "", "- " + summary(d, res, verdict),
                 f"- worst pair found: counts {w['c0']} and {w['c1']} (cells: "
-                f"{', '.join(d.law(d.params).cells)}), release `{w['release']}`"]
+                f"{'; '.join(d.law(d.params).cells)}), release `{w['release']}`"]
         if d.note:
             out.append(f"- {d.note}")
+        if not curve:
+            out.append("")
+            continue
         shown = [c for c in curve if c[0] in (1, 2, 3, 4, 5, 6, 8, 10, 14, 20, 30, 40) or c[0] == curve[-1][0]]
         out += ["", "| records (at most) | " + " | ".join(str(n) for n, _, _ in shown) + " | every size |",
                 "|---|" + "---|" * (len(shown) + 1),

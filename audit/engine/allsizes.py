@@ -65,15 +65,20 @@ class CountLaw:
         ``lo <= c <= hi`` (module docstring)."""
         raise NotImplementedError
 
+    def pair_delta(self, lo: tuple, hi: tuple, move: tuple) -> dict:
+        """``{entry: (L, U)}`` for the pair of ``move`` on the box: ``move = (i,)`` is the add/remove pair
+        ``(c, c + e_i)``; ``move = (i, j)`` the substitution ``(c + e_i, c + e_j)``, whose log-ratio
+        ``ln P(r | c + e_i) - ln P(r | c + e_j) = Delta_r(c, j) - Delta_r(c, i)`` lies in ``[L_j - U_i, U_j - L_i]``.
+        A law may override it with entries that are not single releases (each entry's true value must be a
+        signed log-ratio of some release, or the loss itself, so that ``max(L, -U)`` stays below the loss)."""
+        if len(move) == 1:
+            return self.delta(lo, hi, move[0])
+        di, dj = self.delta(lo, hi, move[0]), self.delta(lo, hi, move[1])
+        return {r: (dj[r][0] - di[r][1], dj[r][1] - di[r][0]) for r in di}
+
 
 def _move_delta(law: CountLaw, lo, hi, move: tuple) -> dict:
-    """``{release: (L, U)}`` of a pair's log-ratio on the box: ``move = (i,)`` is the add/remove pair
-    ``(c, c + e_i)``; ``move = (i, j)`` the substitution ``(c + e_i, c + e_j)``, whose log-ratio
-    ``ln P(r | c + e_i) - ln P(r | c + e_j) = Delta_r(c, j) - Delta_r(c, i)`` lies in ``[L_j - U_i, U_j - L_i]``."""
-    if len(move) == 1:
-        return law.delta(lo, hi, move[0])
-    di, dj = law.delta(lo, hi, move[0]), law.delta(lo, hi, move[1])
-    return {r: (dj[r][0] - di[r][1], dj[r][1] - di[r][0]) for r in di}
+    return law.pair_delta(lo, hi, move)
 
 
 def _box_upper(law: CountLaw, lo, hi, move) -> float:
@@ -82,7 +87,7 @@ def _box_upper(law: CountLaw, lo, hi, move) -> float:
 
 def point_loss(law: CountLaw, c: tuple, move) -> tuple[float, float, object]:
     """``(lower, upper, release)`` of the exact loss of the pair of ``move`` at the count vector ``c``
-    (:func:`_move_delta`; an integer ``move`` is the add/remove cell): the true loss lies in ``[lower, upper]``
+    (:meth:`CountLaw.pair_delta`; an integer ``move`` is the add/remove cell): the true loss lies in ``[lower, upper]``
     (the law's one-point intervals)."""
     move = (move,) if isinstance(move, int) else tuple(move)
     lo_best, hi_best, arg = 0.0, 0.0, None
@@ -157,7 +162,7 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
     ----------
     law : CountLaw
     relation : {"add-remove", "substitute"}
-        Pairs ``(c, c + e_i)``, or ``(c + e_i, c + e_j)`` for cells ``i < j`` (:func:`_move_delta`).
+        Pairs ``(c, c + e_i)``, or ``(c + e_i, c + e_j)`` for cells ``i < j`` (:meth:`CountLaw.pair_delta`).
     tol : float
         Stop when the largest upper bound left is within ``tol`` of the best pair found.
     max_boxes, max_seconds : budgets; when one runs out the result is ``complete=False`` with its gap.
