@@ -52,3 +52,15 @@ def test_every_size_is_bounded_by_the_claim_and_a_pair_comes_within_1e_5():
 def test_out_of_reach_configurations_are_refused_by_name(bad, name):
     with pytest.raises(ValueError, match=name):
         ForestCountLaw(dict(_BASE, neighbouring="add-remove", **bad))
+
+
+def test_the_search_capped_at_six_records_visits_every_pair_and_finds_the_listed_maximum():
+    """With a tolerance below the leaves' slack the capped search splits down to single pairs: its best lower end is
+    the listed certificate's (the same law at the same pairs), and the bound stays the claim."""
+    from audit.certify import certify_domain
+    from audit.random_trees.certificate import domains
+
+    ref = certify_domain(domains()[0])
+    res = certify_all_sizes(ForestCountLaw(dict(_BASE, neighbouring="add-remove")), tol=1e-12, max_records=6)
+    assert not res.complete  # the one-pair boxes keep the analytic bound 1 > their lower ends
+    assert res.lower == pytest.approx(ref.worst["lower"], abs=1e-12) and res.upper == pytest.approx(1.0)
