@@ -26,7 +26,7 @@ ONE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=2, e
 
 def _dataset(c):
     X = np.array([[0.25 if j < 2 else 0.75] for j in range(4) for _ in range(c[j])], dtype=float).reshape(-1, 1)
-    y = np.array([j % 2 for j in range(4) for _ in range(c[j])])
+    y = np.array([j % 2 for j in range(4) for _ in range(c[j])], dtype=np.int64)
     return X, y
 
 
@@ -139,3 +139,23 @@ def test_bad_search_arguments_are_refused_by_name():
     for kw, name in ((dict(relation="swap"), "relation"), (dict(tol=0.0), "tol"), (dict(max_records=0), "max_records")):
         with pytest.raises(ValueError, match=name):
             certify_all_sizes(law, **kw)
+
+
+@pytest.mark.parametrize("params", [dict(ONE, epsilon=2.0, max_depth=3, epsilon_shares="auto", n_public=6),
+                                    dict(ONE, classes=["a", "b"], max_depth=2, n_public=6, min_samples_leaf=1)])
+def test_count_law_matches_the_listed_law_in_other_configurations(params):
+    """Depth 3 (empty nodes below the root's children, 1,446 releases), the budget of Eq. 7, named classes."""
+    law = PrivaTreeCountLaw(params)
+    named = np.array(params["classes"])
+    for c in itertools.product(range(3), repeat=4):
+        if sum(c) > 2:
+            continue
+        X, y = _dataset(c)
+        l0 = release_law(params, X, named[y])
+        for i in range(4):
+            X1, y1 = _dataset(tuple(v + (j == i) for j, v in enumerate(c)))
+            l1 = release_law(params, X1, named[y1])
+            assert set(l0.upper) == set(law.releases)
+            for r, (a, b) in law.delta(c, c, i).items():
+                true = math.log(l0.upper[r]) - math.log(l1.upper[r])
+                assert a - 1e-10 <= true <= b + 1e-10, (c, i, r)
