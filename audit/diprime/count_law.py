@@ -41,8 +41,11 @@ bounds stay valid for such entries (each is attained by some release).
   a middle threshold's probability ``(1 - B P_outer) / T`` lies in ``[(1 - B p / (T + 1)) / T, 1 / T]``,
   so ``|Delta_middle(m)| <= -ln(1 - B p / (T + 1))``.
 
-The supremum is ``eps_s + eps_l`` (a threshold below ``x_a``, ``m`` growing without bound), approached, and
-not reached at a finite size (``Delta_outer(m) < eps_s`` while ``p > 0``: the derivative bound is strict).
+On the grid {0.25, 0.75} the search's bound is ``eps_s + eps_l``, the ``up`` entry of an outer threshold as
+``m`` grows without bound; that entry stays below it at every finite ``m`` (``Delta_outer(m) < eps_s`` while
+``p > 0``: the derivative bound is strict when ``B >= 2``). Where a middle threshold's ``down`` entry matters
+(few middle thresholds, e.g. values 0 and 0.25), its leaf term is only bounded by ``[0, eps_l]`` at a point,
+and the search reports the gap that leaves.
 """
 from __future__ import annotations
 
