@@ -166,8 +166,12 @@ def _parser() -> argparse.ArgumentParser:
                     help="base URL replacing https://raw.githubusercontent.com (a mirror: BASE/OWNER/REPO/COMMIT/PATH)")
     df.add_argument("--force", action="store_true", help="fetch again files already present")
     df.add_argument("--timeout", type=float, default=60.0, help="seconds per download (default 60)")
-    cert = sub.add_parser("certify", help="exact privacy loss over every neighbouring pair of a tiny public domain")
-    cert.add_argument("target", help="a target with exact laws: privatree")
+    from audit.certify import CERTIFY_TARGETS
+
+    cert = sub.add_parser("certify", help="exact privacy loss over every neighbouring pair of a tiny public domain",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog="targets:\n" + "\n".join(f"  {t}" for t in CERTIFY_TARGETS))
+    cert.add_argument("target", help="a target with exact laws (the list below)")
     cert.add_argument("--out", default=None,
                       help="directory of reports (default: reports/.runs, never a committed report)")
     cert.add_argument("--replace", action="store_true",

@@ -1,9 +1,10 @@
-"""certify's ``_map``: the same results in order whether the work runs here or partly in a pool."""
+"""The certificate engine's ``_map`` (:mod:`audit.engine.domain`): the same results in order whether the work
+runs here or partly in a pool."""
 from __future__ import annotations
 
 import math
 
-import audit.certify as certify
+import audit.engine.domain as certify
 
 
 def test_small_work_stays_here_and_large_work_goes_to_a_pool_with_the_same_results(monkeypatch):

@@ -96,3 +96,46 @@ def test_each_target_lives_in_one_package(target):
     assert TARGETS[name] == f"audit.{target}.claims"
     module = load(name)
     assert Path(module.__file__).parent == ROOT / "audit" / target and callable(module.run)
+
+
+#: the papers' packages: each composes its learners' laws from the engine's generic pieces
+PAPERS = ("privatree", "diprime", "random_trees", "lpdt", "mechanisms")
+
+
+def _audit_imports(path: Path) -> list[str]:
+    return [n for n in _imports(path) if n == "audit" or n.startswith("audit.")]
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_no_paper_package_imports_the_certify_front_end_or_the_oracle(paper):
+    """The law layering: the generic law pieces are in audit/engine (laws, domain), so a paper's package never
+    reaches up to the ``certify`` front end or across to the ``oracle`` target."""
+    for p in _modules(f"audit/{paper}"):
+        bad = [n for n in _audit_imports(p) if n.startswith(("audit.certify", "audit.oracle"))]
+        assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_papers_laws_import_no_other_papers_package(paper):
+    """A paper's law modules (exact laws, cell laws, certificates) compose engine pieces and the baselines' laws,
+    never another paper's."""
+    others = tuple(f"audit.{q}" for q in PAPERS if q != paper)
+    for p in _modules(f"audit/{paper}"):
+        if p.stem in ("exact_law", "cell_law", "certificate", "regression_leaf"):
+            bad = [n for n in _audit_imports(p) if n.startswith(others)]
+            assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
+
+
+def test_the_baselines_laws_import_no_paper_package():
+    """audit/baselines_law composes the engine's pieces only (the papers' certificates import it, not the reverse)."""
+    papers = tuple(f"audit.{q}" for q in PAPERS)
+    for p in _modules("audit/baselines_law"):
+        bad = [n for n in _audit_imports(p) if n.startswith(papers + ("audit.certify", "audit.oracle"))]
+        assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
+
+
+def test_the_layering_check_sees_a_forbidden_import(tmp_path):
+    """The checks above parse imports, including ones inside functions (a check that sees nothing passes)."""
+    f = tmp_path / "m.py"
+    f.write_text("def f():\n    from audit.certify import Domain\n    import audit.oracle.exact_laws\n")
+    assert _audit_imports(f) == ["audit.certify", "audit.oracle.exact_laws"]

@@ -1,7 +1,8 @@
 """DiPriMe's certificate domains (``python -m audit certify diprime``).
 
 Strict DiPriMeFlip classification trees (one tree, the strict median on public thresholds) are certified
-under add/remove at depth 1 and 2 and with two candidate attributes, and under substitution against
+over every dataset of any size on the grid {0.25, 0.75} at depth 1 (:func:`all_sizes`, branch and bound over
+the four counts, :mod:`audit.diprime.count_law`), and on listed datasets under add/remove at depth 1 and 2 and with two candidate attributes, and under substitution against
 ``2 epsilon`` (a substitution is a removal and an addition). DiPriMeExp and base DiPriMe classifiers
 (IntervalExponential medians on the 2^16-step public grid, depth 1), the strict regressor (noisy sum over noisy
 count leaves) and DP-ERT (V003 section 4; classifier and regressor) are certified under add/remove. The
@@ -13,13 +14,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from audit.certify import Domain
+from audit.diprime.count_law import DiPriMeFlipCountLaw
 from audit.diprime.exact_law import pair_loss
+from audit.engine.allsizes import AllSizesDomain
+from audit.engine.domain import Domain
 from reference.baselines.dp_ert import DPExtraTreesClassifier, DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.grower import Budget
 
-__all__ = ["domains", "TripleLeafBudget", "TripleLeafBudgetRegressor", "TripleLeafERTClassifier",
+__all__ = ["domains", "all_sizes", "TripleLeafBudget", "TripleLeafBudgetRegressor", "TripleLeafERTClassifier",
            "TripleLeafERTRegressor"]
 
 
@@ -119,3 +122,13 @@ def domains() -> list[Domain]:
                dict(_ERT, classes=[0, 1]), _G1, [0, 1], 4, "add-remove", 1.0, "gap",
                pair_law=partial(pair_loss, cls=TripleLeafERTClassifier)),
     ]
+
+
+def all_sizes() -> list[AllSizesDomain]:
+    """The strict DiPriMeFlip classifier at depth 1 over every dataset of any size on the grid {0.25, 0.75} (the
+    listed domain "strict flip, depth 1" is its first six records; tests/test_diprime_count_law.py holds them)."""
+    return [AllSizesDomain("strict flip, depth 1", "Strict DiPriMeFlip classifier (one tree, epsilon 1, rho 1/2, "
+                           "one feature on the public values 0.25 and 0.75, 32 public thresholds): every add/remove "
+                           "pair of datasets of any size.", DiPriMeFlipCountLaw, dict(_BASE), "add-remove", 1.0,
+                           tol=1e-8, note="the node law is PermuteAndFlip.logpmf_all in double precision: the "
+                           "intervals carry a relative slack of 1e-9")]

@@ -36,7 +36,7 @@ from audit.engine.exact import exact_loss
 from audit.diprime.cell_law import pair_cell_laws, path_cell_laws
 from audit.diprime.exact_law import pair_loss
 from audit.engine.law_event import PairLaw, audit_pairs_by_law, common_cells
-from audit.privatree.exact_law import laws_pair_loss
+from audit.engine.laws import laws_pair_loss
 from audit.engine.learner import LearnerMechanism
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report

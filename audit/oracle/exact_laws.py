@@ -37,6 +37,7 @@ from audit.diprime.cell_law import ATOM_CELL, _with_other
 from audit.engine.exact_oracle import OTHER, CellLaw
 from audit.learner_references import BINARY_INPUTS, LEARNERS
 from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
+from audit.privatree.cell_law import privatree_cell_law
 
 __all__ = ["ExactReference", "EXACT_REFERENCES", "exact_reference", "privatree_cell_law", "forest_cell_law",
            "ATOM_CELL"]
@@ -64,23 +65,9 @@ class ExactReference:
         return dataclasses.replace(LEARNERS[self.learner], release_kwargs={})
 
 
-def privatree_cell_law(params: dict, X, y, law=None) -> CellLaw:
-    """PrivaTree's release law (:func:`audit.privatree.exact_law.release_law`, or ``law`` when it is already
-    computed) as cells: each tree, and :data:`OTHER` for the releases only the truncated noise tails reach
-    (probability at most ``truncated``)."""
-    from audit.privatree.exact_law import release_law
-
-    law = release_law(params, X, y) if law is None else law
-    lower, upper = dict(law.lower), dict(law.upper)
-    if law.truncated > 0:
-        lower[OTHER], upper[OTHER] = 0.0, min(1.0, law.truncated)
-    known = set(upper)
-    return CellLaw(lower, upper, lambda r: r if r in known else OTHER)
-
-
 def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
     """``(lower, upper)`` per cell of one depth-0 tree's released leaf value (module docstring)."""
-    from audit.random_trees.exact_law import UNIFORM_ON_ONE_VALUE, leaf_law
+    from audit.engine.count_leaf_law import UNIFORM_ON_ONE_VALUE, leaf_law
 
     law = leaf_law(counts, rate, rule)
     lo_u, hi_u = UNIFORM_ON_ONE_VALUE

@@ -1,6 +1,8 @@
 """PrivaTree's certificate domains (``python -m audit certify privatree``).
 
-Strict PrivaTree is certified on a one-feature, two-bin domain, where the law is exact (no
+Strict PrivaTree is certified over every dataset of any size with one feature of two public bins
+(:func:`all_sizes`: branch and bound over the four counts, :mod:`audit.privatree.count_law`), at depth 2
+and depth 1, under add/remove and substitution; and on a listed one-feature, two-bin domain, where the law is exact (no
 truncation: the filter of the only candidate is a finite sum); the published gaps are measured
 exactly: the data-dependent stopping of Algorithm 1 line 7 (G2: infinite loss), PrivaTree*'s
 exact quantile edges (not DP: infinite loss), and Theorem 3's per-feature node budget (G1: every
@@ -16,10 +18,12 @@ values (infinite loss).
 from __future__ import annotations
 
 from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
-from audit.certify import Domain
+from audit.engine.allsizes import AllSizesDomain
+from audit.engine.domain import Domain
+from audit.privatree.count_law import PrivaTreeCountLaw
 from audit.privatree.exact_law import release_law
 
-__all__ = ["domains"]
+__all__ = ["domains", "all_sizes"]
 
 _ONE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5))
 
@@ -96,4 +100,22 @@ def baseline_domains() -> list[Domain]:
                [[0.25, 0.5, 0.75]], [0, 1], 3, "add-remove", 1.0, "gap",
                note="the stopping rule also gives infinite losses here; tests/test_baselines_law_trees.py isolates "
                     "the merge on a pair where both datasets split"),
+    ]
+
+
+def all_sizes() -> list[AllSizesDomain]:
+    """Strict PrivaTree over every dataset of any size (one feature of two public bins, two classes, epsilon 1,
+    node and leaf budgets 1/2 each): depth 2 and depth 1 under add/remove, depth 2 under substitution (claim
+    2 epsilon). The same configurations as the listed domains above, whose maxima the search reproduces when
+    capped at their sizes (tests/test_privatree_count_law.py)."""
+    two = dict(_ONE, epsilon=1.0, max_depth=2)
+    one = dict(_ONE, epsilon=1.0, max_depth=1)
+    return [
+        AllSizesDomain("strict, one feature, depth 2", "Strict PrivaTree (epsilon 1, depth 2, one feature of two "
+                       "public bins): every add/remove pair of datasets of any size (any feature values: they enter "
+                       "through their bin).", PrivaTreeCountLaw, two, "add-remove", 1.0),
+        AllSizesDomain("strict, one feature, depth 1", "The same learner at depth 1 (its node level then holds the "
+                       "whole node budget 1/2).", PrivaTreeCountLaw, one, "add-remove", 1.0),
+        AllSizesDomain("strict, one feature, depth 2, substitution", "Depth 2 under substitution, where add/remove "
+                       "privacy gives 2 epsilon.", PrivaTreeCountLaw, two, "substitute", 2.0),
     ]

@@ -39,8 +39,9 @@ from audit import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
 from audit.engine.learner import LearnerMechanism
-from audit.oracle.exact_laws import privatree_cell_law
-from audit.privatree.exact_law import laws_pair_loss, release_law
+from audit.engine.laws import laws_pair_loss
+from audit.privatree.cell_law import privatree_cell_law
+from audit.privatree.exact_law import release_law
 from audit.privatree.mutants import _g1_pair, _pure_pair, mutant_cases
 from audit.engine.neighbours import NeighbourPair, substitute_pairs
 from audit.engine.parts import Part, run_parts

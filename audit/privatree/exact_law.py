@@ -62,69 +62,30 @@ filter's probability); elsewhere an error says so.
 """
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from audit.certify import pair_interval
+from audit.engine.laws import ROUNDING, PairLoss, ReleaseLaw, add_interval, join_children, laws_pair_loss
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
 
-__all__ = ["ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval", "join_children",
-           "MAX_CELLS_STATES", "TAIL", "VARIANTS"]
+#: the generic pieces (interval law, composition, pair loss) live in :mod:`audit.engine.laws`; their names stay
+#: importable from here
+__all__ = ["ROUNDING", "ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval",
+           "join_children", "MAX_CELLS_STATES", "TAIL", "VARIANTS"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
 #: target truncated mass per noisy count
 TAIL = 1e-13
-#: relative rounding slack of every computed probability (exp, products, sums of a few terms)
-ROUNDING = 1e-12
 #: the mutants whose law :func:`release_law` writes (module docstring, "Mutants"); ``None``: the learner
 VARIANTS = (None, "half-leaf-noise", "exact-min-samples-leaf", "exact-empty-side")
 #: the variants whose candidate filter reads the exact counts
 _EXACT_FILTERS = VARIANTS[2:]
-
-
-@dataclass
-class ReleaseLaw:
-    """``lower[r] <= P(release = r) <= upper[r]`` for every release ``r`` of positive probability
-    (``lower`` may be 0 for releases only the truncated tails can produce); ``width`` is the
-    largest ``upper - lower``; ``truncated`` the total mass the truncation left out."""
-
-    lower: dict = field(default_factory=dict)
-    upper: dict = field(default_factory=dict)
-    truncated: float = 0.0
-
-    @property
-    def width(self) -> float:
-        return max((self.upper[r] - self.lower[r] for r in self.upper), default=0.0)
-
-    @classmethod
-    def from_intervals(cls, law: dict, truncated: float = 0.0) -> "ReleaseLaw":
-        """``{release: (lower, upper)}`` as a law, widened by the relative rounding slack :data:`ROUNDING` of
-        the products and sums that computed it."""
-        res = cls(truncated=truncated)
-        for r, (lo, hi) in law.items():
-            res.lower[r] = max(0.0, lo * (1.0 - ROUNDING))
-            res.upper[r] = min(1.0, hi * (1.0 + ROUNDING) + 1e-300)
-        return res
-
-
-def add_interval(out: dict, r, lo: float, hi: float) -> None:
-    """``out[r] += (lo, hi)``."""
-    a, b = out.get(r, (0.0, 0.0))
-    out[r] = (a + lo, b + hi)
-
-
-def join_children(out: dict, w: tuple, left: dict, right: dict, make) -> None:
-    """Add to ``out`` the releases ``make(left release, right release)`` of a choice of probability in
-    ``w = (lower, upper)`` whose children's laws ``left`` and ``right`` are independent given the choice."""
-    for (rl, (l0, u0)), (rr, (l1, u1)) in itertools.product(left.items(), right.items()):
-        add_interval(out, make(rl, rr), w[0] * l0 * l1, min(1.0, w[1]) * u0 * u1)
 
 
 # ------------------------------------------------------------------ the laws of one node
@@ -377,40 +338,6 @@ def _as_node(r):
 
 
 # ------------------------------------------------------------------ the loss of a pair
-@dataclass(frozen=True)
-class PairLoss:
-    """The exact loss ``max_r |ln P(r | D) - ln P(r | D')|`` as an interval, with the release that
-    attains the upper end, and the two laws."""
-
-    lower: float
-    upper: float
-    release: tuple
-    p0: tuple
-    p1: tuple
-    law0: ReleaseLaw
-    law1: ReleaseLaw
-
-    def delta(self, epsilon: float) -> float:
-        """Upper bound on the privacy profile ``delta(epsilon) = max over directions of
-        sum_r max(0, P(r | D) - e^epsilon P(r | D'))``, from the intervals."""
-        best = 0.0
-        for a, b in ((self.law0, self.law1), (self.law1, self.law0)):
-            tot = 0.0
-            for r in set(a.upper) | set(b.upper):
-                tot += max(0.0, a.upper.get(r, 0.0) - math.exp(epsilon) * b.lower.get(r, 0.0))
-            best = max(best, tot)
-        return min(best, 1.0)
-
-
 def pair_loss(params: dict, d0, d1) -> PairLoss:
     """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``."""
     return laws_pair_loss(release_law(params, *d0), release_law(params, *d1))
-
-
-def laws_pair_loss(law0: ReleaseLaw, law1: ReleaseLaw) -> PairLoss:
-    """:class:`PairLoss` of two interval laws of one learner's release (any learner's: the baselines' laws,
-    :mod:`audit.baselines_law`, reuse it), from :func:`audit.certify.pair_interval`, the certificate's own
-    computation (releases in ``repr`` order: ties give the same release whatever the hash seed)."""
-    lo, hi, r = pair_interval(law0, law1)
-    return PairLoss(lo, hi, r, (law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)),
-                    (law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)), law0, law1)

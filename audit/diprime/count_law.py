@@ -1,0 +1,164 @@
+"""The strict DiPriMeFlip classifier at depth 1 as a function of the count vector, on boxes of counts (all sizes).
+
+One tree, one feature whose records take two public values ``x_a < x_b``, two classes, strict accounting
+(``variant="flip"``, ``max_depth=1``, :mod:`audit.diprime.exact_law` for the law on listed datasets). A
+dataset enters only through its four counts ``c[p, k]`` (value ``p`` in ``(a, b)``, class ``k``; cell
+``2 p + k``), so :func:`audit.engine.allsizes.certify_all_sizes` bounds the loss over every dataset of any
+size on this grid (add/remove pairs).
+
+The law (V003 Algorithm 1, FINDSPLIT; spec A6)
+---------------------------------------------
+The root's median is permute-and-flip (budget ``eps_s``, sensitivity 1, not monotone: a candidate is kept
+with probability ``exp(eps_s (u - u_max) / 2)``) over the range's ``FLIP_GRID`` public thresholds with
+utility ``-|2 #{x < g} - N|``. A threshold below ``x_a`` or above ``x_b`` has utility ``-N``, one between
+them ``-|n_a - n_b|``: the ``T`` middle thresholds share the top utility and the ``B`` outer ones are kept
+with probability ``p = exp(-eps_s m)``, ``m = min(n_a, n_b)``. So the node's law depends on ``m`` alone,
+and adding a record moves ``m`` by one (a record at the value with fewer records) or not at all. Each leaf
+releases ``n / sum(n)`` of its clamped two-sided geometric noisy counts (rate ``eps_l``).
+
+Why the intervals hold (every count in ``[lo, hi]``, ``hi`` possibly infinite)
+-----------------------------------------------------------------------------
+A release is a threshold and two leaf values; the added record lands in one leaf. Entries of
+:meth:`DiPriMeFlipCountLaw.delta` are, per threshold group (below, between, above), the largest signed
+log-ratio over the group's releases in each direction: ``up = Delta_node + max_v ln(P_c(v) / P_c+e(v))``
+and ``down = -Delta_node + max_v ln(P_c+e(v) / P_c(v))``; the loss is the largest entry, and the engine's
+bounds stay valid for such entries (each is attained by some release).
+
+* The leaf, ``up``: exactly ``eps_l``. The value ``v = (1, 0)`` (class 1 added) is released iff the added
+  class's clamped noisy count is 0 and the other's is at least 1, of probability
+  ``a^c / (1 + a) * P(other >= 1)``, so the ratio is ``1/a = e^eps_l``; a value rounding to ``(1, 0)`` from
+  a positive count needs the other count above ``2e6`` times it, of probability below ``a^(2e6 - c)``:
+  at counts below ``1e6`` that changes the ratio by less than ``1e-300``, and above, the point's lower end is
+  taken as 0. Every count vector's ratio is within ``e^eps_l`` (the noise's law), so ``eps_l`` is also
+  the upper end.
+* The leaf, ``down``: in ``[0, eps_l]`` (the two laws sum to 1, so some value has ratio at least 1).
+* The node: ``Delta(m) = ln P_m(g) - ln P_m+1(g)`` for the ``m -> m + 1`` move (0 when ``m`` does not move).
+  For ``m`` in a finite window of the box the exact value is computed at every ``m`` (at most
+  :data:`WINDOW` values, none where ``exp(-eps_s m)`` would underflow); beyond, from ``M`` on, with ``p = exp(-eps_s M)``: an outer threshold's probability is ``s Q(1 - s)``,
+  ``Q`` a polynomial with non-negative coefficients in the number ``J <= B - 1`` of outer thresholds
+  rejected before it (``Q(1) = 1 / (T + 1)``), so ``d ln P / d ln s = 1 - s Q'(1 - s) / Q(1 - s)`` lies in
+  ``[1 - (B - 1) s / (1 - s), 1]`` and ``Delta_outer(m) in [eps_s (1 - (B - 1) p / (1 - p)), eps_s]``;
+  a middle threshold's probability ``(1 - B P_outer) / T`` lies in ``[(1 - B p / (T + 1)) / T, 1 / T]``,
+  so ``|Delta_middle(m)| <= -ln(1 - B p / (T + 1))``.
+
+On the grid {0.25, 0.75} the search's bound is ``eps_s + eps_l``, the ``up`` entry of an outer threshold as
+``m`` grows without bound; that entry stays below it at every finite ``m`` (``Delta_outer(m) < eps_s`` while
+``p > 0``: the derivative bound is strict when ``B >= 2``). Where a middle threshold's ``down`` entry matters
+(few middle thresholds, e.g. values 0 and 0.25), its leaf term is only bounded by ``[0, eps_l]`` at a point,
+and the search reports the gap that leaves.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from audit.diprime.exact_law import _grid, _setup
+from audit.engine.allsizes import INF, CountLaw
+from reference.mechanisms import PermuteAndFlip
+
+__all__ = ["DiPriMeFlipCountLaw"]
+
+#: exact node values are computed for this many values of ``m`` per box; the tail bound covers the rest
+WINDOW = 64
+#: relative and absolute slack of each computed end (PermuteAndFlip.logpmf_all in double precision, a few sums)
+REL, ABS = 1e-9, 1e-12
+#: at or above this many records in a leaf, the leaf's exact up-term is not claimed at a point (module docstring)
+BIG = 10 ** 6
+
+
+class DiPriMeFlipCountLaw(CountLaw):
+    """The strict DiPriMeFlip classifier's depth-1 law on the four counts (module docstring).
+
+    Parameters
+    ----------
+    params : dict
+        The classifier's parameters: ``variant="flip"``, ``max_depth=1``, ``n_estimators=1``, one feature,
+        two classes, strict accounting (otherwise a ValueError names the parameter).
+    grid : sequence of two floats
+        The feature's public values ``x_a < x_b`` inside its bounds.
+    """
+
+    relations = ("add-remove",)
+
+    def __init__(self, params: dict, grid=(0.25, 0.75)):
+        s = _setup(params)
+        for name, ok, want in (("variant", s.variant == "flip", "'flip'"), ("max_depth", s.max_depth == 1, "1"),
+                               ("bounds", len(s.bounds) == 1, "one feature")):
+            if not ok:
+                raise ValueError(f"{name}={params.get(name)!r}: DiPriMeFlip's count law covers {want}")
+        lo, hi = s.bounds[0]
+        grid = tuple(float(v) for v in grid)
+        if len(grid) != 2 or not lo <= grid[0] < grid[1] <= hi:
+            raise ValueError(f"grid={grid!r}: DiPriMeFlip's count law covers two increasing values in the bounds")
+        thresholds = _grid(lo, hi)
+        below = np.searchsorted(np.array(grid), thresholds, side="left")  # #{grid values < g}: 0, 1 or 2
+        self.groups = {name: int(np.count_nonzero(below == v)) for name, v in (("below", 0), ("between", 1),
+                                                                                ("above", 2))}
+        self.T, self.B = self.groups["between"], self.groups["below"] + self.groups["above"]
+        if self.T == 0 or self.B == 0:
+            raise ValueError(f"grid={grid!r}: the count law needs public thresholds both between and outside the "
+                             f"two values (got {self.T} between, {self.B} outside)")
+        self.eps_s, self.eps_l = float(s.eps_s), float(s.eps_l)
+        self.rate = float(s.rate)  # the leaves' geometric rate (eps_l)
+        self.pf = PermuteAndFlip(self.eps_s, 1.0)
+        #: beyond this m the outer thresholds' probabilities underflow: the tail bound alone covers them
+        self.m_exact = int(300.0 / self.eps_s)
+        names = [f"x = {v:g}, class {c!r}" for v in grid for c in s.classes]
+        self.cells = tuple(names)
+        self.releases = tuple((g, d) for g, n in self.groups.items() if n for d in ("up", "down"))
+        self.limits = {"add-remove": (self.eps_s + self.eps_l,
+                                      f"a threshold outside the two values: the median's factor moves by up to "
+                                      f"eps_s = {self.eps_s:g} as min(n_a, n_b) grows without bound, the leaf by "
+                                      f"eps_l = {self.eps_l:g}")}
+
+    @lru_cache(maxsize=100_000)
+    def _node(self, m: int) -> tuple[float, float]:
+        """``(Delta_outer(m), Delta_middle(m))`` exactly (rounding aside): ``ln P_m - ln P_m+1`` of one threshold."""
+        def logp(mm):
+            return self.pf.logpmf_all(np.array([-2.0 * mm] * self.B + [0.0] * self.T))
+        a, b = logp(m), logp(m + 1)
+        return float(a[0] - b[0]), float(a[-1] - b[-1])
+
+    def _node_range(self, m_lo: int, m_hi: float) -> tuple[tuple, tuple]:
+        """Intervals of ``Delta_outer`` and ``Delta_middle`` over ``m_lo <= m <= m_hi`` (module docstring)."""
+        top = min(m_hi, m_lo + WINDOW - 1, self.m_exact)
+        vals = [self._node(m) for m in range(int(m_lo), int(top) + 1)]
+        o = [v[0] for v in vals]
+        d = [v[1] for v in vals]
+        outer = (min(o), max(o)) if vals else (INF, -INF)
+        middle = (min(d), max(d)) if vals else (INF, -INF)
+        if m_hi > top:  # the tail m >= M
+            p = math.exp(-self.eps_s * max(top + 1, m_lo))
+            tail_o = (self.eps_s * (1.0 - (self.B - 1) * p / (1.0 - p)), self.eps_s)
+            w = -math.log1p(-self.B * p / (self.T + 1))
+            outer = (min(outer[0], tail_o[0]), max(outer[1], tail_o[1]))
+            middle = (min(middle[0], -w), max(middle[1], w))
+        return outer, middle
+
+    def delta(self, lo: tuple, hi: tuple, i: int) -> dict:
+        """Per (threshold group, direction), an interval of the largest signed log-ratio over the group's releases
+        for the pair ``(c, c + e_i)``, valid for every ``c`` of the box (module docstring)."""
+        na = (lo[0] + lo[1], hi[0] + hi[1])
+        nb = (lo[2] + lo[3], hi[2] + hi[3])
+        own, other = (na, nb) if i < 2 else (nb, na)
+        # m moves (m = own count -> own + 1) iff own < other; it stays otherwise
+        cases = []
+        if own[0] < other[1]:
+            cases.append(self._node_range(own[0], min(own[1], other[1] - 1)))
+        if own[1] >= other[0]:
+            cases.append(((0.0, 0.0), (0.0, 0.0)))
+        outer = (min(c[0][0] for c in cases), max(c[0][1] for c in cases))
+        middle = (min(c[1][0] for c in cases), max(c[1][1] for c in cases))
+        point = lo == hi
+        leaf_up = (self.rate if point and sum(hi) < BIG else 0.0, self.rate)
+        out = {}
+        for (g, d) in self.releases:
+            node = middle if g == "between" else outer
+            if d == "up":
+                a, b = node[0] + leaf_up[0], node[1] + leaf_up[1]
+            else:
+                a, b = -node[1], -node[0] + self.rate
+            out[(g, d)] = (a - REL * abs(a) - ABS, b + REL * abs(b) + ABS)
+        return out
