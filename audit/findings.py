@@ -227,6 +227,8 @@ def findings_table(reports: str | Path | None = None) -> str:
 
 #: the table's place in a page: between these two comments
 BLOCK = re.compile(r"(<!-- findings:start[^>]*-->\n)(.*?)(<!-- findings:end -->)", flags=re.S)
+#: the exact-epsilon table's place (:mod:`audit.exact_eps`), where a page shows it
+EXACT_BLOCK = re.compile(r"(<!-- exact-eps:start[^>]*-->\n)(.*?)(<!-- exact-eps:end -->)", flags=re.S)
 
 
 def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[Path]:
@@ -236,7 +238,8 @@ def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[
     ----------
     *paths : str or Path
         Pages holding exactly one block ``<!-- findings:start ... -->`` ... ``<!-- findings:end -->``
-        (the README and ``docs/index.md``).
+        (the README and ``docs/index.md``); a page holding a block ``<!-- exact-eps:start ... -->`` ...
+        ``<!-- exact-eps:end -->`` gets :func:`audit.exact_eps.exact_eps_table` there too.
     reports : str or Path, optional
         The reports directory (default: ``reports/`` of the source checkout).
 
@@ -250,13 +253,19 @@ def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[
     ValueError
         When a page does not hold exactly one findings block (nothing is written then).
     """
-    table = findings_table(reports)
+    from audit.exact_eps import exact_eps_table
+
+    table, exact = findings_table(reports), None
     texts = {}
     for path in map(Path, paths):
         text = path.read_text()
         if len(BLOCK.findall(text)) != 1:
             raise ValueError(f"paths: {path} holds {len(BLOCK.findall(text))} findings blocks, expected 1")
-        texts[path] = BLOCK.sub(lambda m: m.group(1) + table + m.group(3), text)
+        text = BLOCK.sub(lambda m: m.group(1) + table + m.group(3), text)
+        if EXACT_BLOCK.search(text):  # the exact-epsilon table too, where the page shows it
+            exact = exact if exact is not None else exact_eps_table(reports)
+            text = EXACT_BLOCK.sub(lambda m: m.group(1) + exact + m.group(3), text)
+        texts[path] = text
     changed = [p for p, t in texts.items() if t != p.read_text()]
     for p in changed:
         p.write_text(texts[p])

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.exact_eps import exact_eps_rows, exact_eps_table
 from audit.findings import FINDINGS, findings_rows, findings_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,3 +98,22 @@ def test_update_pages_writes_the_table_into_its_block_only(tmp_path):
     other.write_text("no block\n")
     with pytest.raises(ValueError, match="paths: .*other.md holds 0 findings blocks"):
         update_pages(page, other)
+
+
+def test_the_readme_shows_the_generated_exact_epsilon_table():
+    """The README's exact-epsilon block equals the one generated from the committed certificates' all-sizes
+    sections, and each row's bound stays within its claim (a certificate of a strict learner)."""
+    found = re.findall(r"<!-- exact-eps:start[^>]*-->\n(.*?)<!-- exact-eps:end -->", (ROOT / "README.md").read_text(),
+                       flags=re.S)
+    assert found == [exact_eps_table()]
+    rows = exact_eps_rows()
+    assert {r["learner"] for r in rows} == {"strict PrivaTree", "strict DiPriMeFlip", "strict random decision forest"}
+    assert all(float(r["exact"]) <= float(r["claim"]) * (1 + 1e-6) for r in rows)
+
+
+def test_the_exact_epsilon_table_refuses_a_certificate_without_an_all_sizes_section(tmp_path):
+    for target in ("privatree", "diprime", "random-trees"):
+        (tmp_path / target).mkdir()
+        (tmp_path / target / "certificate.json").write_text(json.dumps({"domains": []}))
+    with pytest.raises(ValueError, match="no all-sizes section"):
+        exact_eps_table(tmp_path)

@@ -1,0 +1,83 @@
+"""The exact ε of each strict learner at every data size, as the README and the documentation's home page show it.
+
+The numbers are read from the all-sizes sections of the committed certificates
+(``reports/TARGET/certificate.json``, key ``all_sizes``, written by ``python -m audit certify TARGET``): for every
+dataset of any size on the learner's public grid, the loss is at most ``U``, and a pair of ``N`` records attains
+``L``. Where the supremum is only approached as the counts grow without bound, the certificate states its limit,
+and the table says so. ``tests/test_findings.py`` checks that each page's copy equals :func:`exact_eps_table`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["EXACT_TARGETS", "exact_eps_rows", "exact_eps_table"]
+
+#: the certificates read, in the table's order (target, learner's name in the table)
+EXACT_TARGETS: tuple[tuple[str, str], ...] = (
+    ("privatree", "strict PrivaTree"),
+    ("diprime", "strict DiPriMeFlip"),
+    ("random-trees", "strict random decision forest"),
+)
+
+#: the reports directory of a source checkout
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
+
+
+def _reading(entry: dict) -> str:
+    """How much of the claim the learner really spends, in words."""
+    share = entry["upper"] / entry["epsilon_claimed"]
+    if share >= 1 - 1e-6:
+        return "the whole claim"
+    return f"{share:.2f} of the claim: the ledger's composition is loose here"
+
+
+def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
+    """One row per all-sizes certificate entry: learner, configuration, neighbours, claim, exact ε, how reached.
+
+    Parameters
+    ----------
+    reports : str or Path, optional
+        The reports directory (default: ``reports/`` of the source checkout).
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        When a certificate is missing, has no all-sizes section, or an entry is not certified.
+    """
+    base = Path(reports) if reports is not None else REPORTS
+    rows = []
+    for target, learner in EXACT_TARGETS:
+        path = base / target / "certificate.json"
+        if not path.is_file():
+            raise ValueError(f"reports: no certificate at {path} (python -m audit certify {target})")
+        entries = json.loads(path.read_text()).get("all_sizes") or []
+        if not entries:
+            raise ValueError(f"reports: {path} has no all-sizes section (python -m audit certify {target})")
+        for e in entries:
+            if e["verdict"] != "certified" or not e.get("complete", False):
+                raise ValueError(f"reports: {path}: {e['domain']!r} is {e['verdict']}, not a complete certificate")
+            if e.get("limit") is not None:
+                how = (f"supremum {e['limit']:g}, approached as the counts grow without bound "
+                       f"({e['lower']:.6f} at {e['worst']['records']:,} records)")
+            else:
+                how = f"reached within {e['gap']:.0e} by a pair of {e['worst']['records']:,} records"
+            config = e["domain"].removeprefix("strict").lstrip(", ") or e["domain"]
+            rows.append({"learner": learner, "configuration": config, "relation": e["relation"],
+                         "claim": f"{e['epsilon_claimed']:g}", "exact": f"{e['upper']:.4f}", "how": how,
+                         "reading": _reading(e)})
+    return rows
+
+
+def exact_eps_table(reports: str | Path | None = None) -> str:
+    """The rows of :func:`exact_eps_rows` as a Markdown table ending with a newline."""
+    lines = ["| learner | configuration | neighbours | ε claimed | exact ε, every dataset size | how it is reached |"
+             " reading |", "|---|---|---|---|---|---|---|"]
+    for r in exact_eps_rows(reports):
+        lines.append(f"| {r['learner']} | {r['configuration']} | {r['relation']} | {r['claim']} | ≤ {r['exact']} | "
+                     f"{r['how']} | {r['reading']} |")
+    return "\n".join(lines) + "\n"
