@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from audit.findings import REPORTS
+
 __all__ = ["EXACT_TARGETS", "exact_eps_rows", "exact_eps_table"]
 
 #: the certificates read, in the table's order (target, learner's name in the table)
@@ -19,10 +21,6 @@ EXACT_TARGETS: tuple[tuple[str, str], ...] = (
     ("diprime", "strict DiPriMeFlip"),
     ("random-trees", "strict random decision forest"),
 )
-
-#: the reports directory of a source checkout
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
-
 
 def _reading(entry: dict) -> str:
     """How much of the claim the learner really spends, in words."""
