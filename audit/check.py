@@ -10,7 +10,7 @@ A subject is named ``MODULE:CALLABLE`` and resolved as follows:
   on a grid over the public domain, the fitted structure when recognised and every
   number its pickle carries, by attribute path; ``--release`` narrows it); an
   exception in ``fit`` is an outcome. Every real-valued coordinate gets the
-  floating-point events too (``decided_by`` is then ``"float probe"``).
+  floating-point events too (``decided_by`` then lists ``"float probe"``).
   The pairs are found by the neighbour search of :mod:`audit.engine.search` (screened
   on a pilot, the best confirmed on fresh samples) plus the user's ``--pairs``;
 * any other class, or a function given ``params``, is a factory:
@@ -46,7 +46,7 @@ from audit.engine.events import coordinates, float_probe
 from audit.check_inputs import (BUILTIN_ROWS, CheckError, _user_pairs, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals, _crash_text, _exception_verdict,
-                                  _exempt_text, _raises, exceptions_mode, exempt_list)
+                                  _exempt_text, _raises, evidence_of, exceptions_mode, exempt_list)
 from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
 from audit.engine.neighbours import add_remove_pairs, substitute_pairs
 from audit.engine.outcome import SubjectExit
@@ -402,15 +402,17 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     if kind == "mechanism" and subject.float_probe:
         extra.append("floating-point probe on (scalar outputs: sign, exponent, mantissa residues)")
         if res.violation and str(getattr(res.worst, "event", "")).startswith("float pattern"):
-            row["decided_by"] = "float probe"
+            row["decided_by"] = ["float probe"]
             extra.insert(0, "violation through the floating-point probe: the outputs of the two inputs lie on "
                             "different float lattices (Mironov 2012), so some bit patterns occur from one input "
                             "only; --no-float-probe audits the claim in real arithmetic instead")
         elif res.violation:
-            row["decided_by"] = "outputs"
+            row["decided_by"] = ["outputs"]
     if kind == "estimator" and plan["exceptions"] != "off":
         _exception_verdict(row, extra, plan, res, audited, confirmed)
-    if kind == "estimator" and subject.float_probe and res.violation and row.get("decided_by") != "exception":
+    if kind == "estimator" and res.violation and not row.get("decided_by"):  # exceptions off: the event says
+        row["decided_by"] = evidence_of(str(getattr(res.worst, "event", "")), getattr(mech, "names", None))
+    if kind == "estimator" and subject.float_probe and res.violation and "exception" not in row.get("decided_by", []):
         _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)

@@ -3,6 +3,7 @@ domain: an empty dataset by default), and the verdict text when a refusal separa
 (:mod:`audit.engine.outcome` codes the outcomes)."""
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from audit.engine.search import data_key
 if TYPE_CHECKING:
     from audit.check import Subject
 
-__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "EXEMPT_SECONDS", "exceptions_mode", "exempt_list"]
+__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "EXEMPT_SECONDS", "evidence_of", "exceptions_mode", "exempt_list"]
 
 
 #: refusals exempted by default in each exceptions mode (``Subject.exempt``): that a dataset is not empty is
@@ -109,6 +110,23 @@ def _crash_text(mech, pair) -> str:
     return f"fit raises {a or b} on {which} and not on {other} ({pair.description})"
 
 
+def evidence_of(event: str, names=None) -> list[str]:
+    """The kinds of evidence a deciding event reads, from the event itself: ``"exception"`` (it reads the
+    exception flag: fit raised / fit succeeded), ``"float probe"`` (float bit patterns of an output) and
+    ``"outputs"`` (it reads a published output: one of the release's coordinate ``names`` after the exception
+    flag, a generic coordinate ``x[j]``, a learned score or a set of whole outputs). At least one kind."""
+    kinds = []
+    if _reads_exception(event):
+        kinds.append("exception")
+    if "float pattern" in event:
+        kinds.append("float probe")
+    outputs = list(names or [])[1:]
+    rest = re.sub(r"fit (succeeded or raised|raised|succeeded)[^;\]]*(\[raised[^\]]*\])?", "", event)
+    if "float probe" not in kinds and (any(n in rest for n in outputs) or re.search(r"x\[\d+\]|score|output in", rest)):
+        kinds.append("outputs")
+    return kinds or ["outputs"]
+
+
 def _reads_exception(event: str) -> bool:
     """Whether an event's words read the ``raised`` coordinate (fit raised / fit succeeded)."""
     return "fit raised" in event or "fit succeeded" in event or event.startswith("raised") or "[raised" in event
@@ -133,7 +151,7 @@ def _exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
     worst_pair = audited[res.worst_pair] if audited and res.worst_pair < len(audited) else None
     event = str(getattr(res.worst, "event", ""))
     through_crash = worst_pair is not None and any(worst_pair is p for p in crash) and _reads_exception(event)
-    row["decided_by"] = "exception" if through_crash else "outputs"
+    row["decided_by"] = evidence_of(event, getattr(mech, "names", None)) if res.violation else []
     crash_descriptions = {p.description for p in crash}
     alone = [c for c in confirmed if c["pair"] not in crash_descriptions and not _reads_exception(c["event"])]
     if alone:

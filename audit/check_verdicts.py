@@ -24,8 +24,9 @@ def _state_verdict(row, extra, probe, subject) -> None:
     extra.append(probe.summary())
     verdict = probe.verdict
     if verdict == "violation" and subject.state == "fail":
+        sampled = row.get("decided_by", []) if row["verdict"] == "violation" else []
         row["verdict"] = "violation"
-        row["decided_by"] = "kept state"
+        row["decided_by"] = ["kept state"] + [k for k in sampled if k != "kept state"]
         # a kept generator, state or seed, or a kept value whose replay reproduces the published noise: whoever
         # holds the model subtracts the noise, so the loss is unbounded on any pair whose records that part reads
         row["epsilon_reading"] = "∞"
@@ -50,7 +51,7 @@ def _subject_error_row(subject: Subject, exc: Exception) -> dict:
             "neighbouring": subject.neighbours, "epsilon_claimed": subject.epsilon, "delta": subject.delta,
             "epsilon_lower": nan, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "error",
             "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
-            "decided_by": "error", "detail": f"error: {exc}"}
+            "decided_by": ["error"], "detail": f"error: {exc}"}
 
 
 def _float_verdict(row: dict, extra: list, event: str) -> None:
@@ -59,7 +60,7 @@ def _float_verdict(row: dict, extra: list, event: str) -> None:
     found = re.match(r"float pattern \(sign, exponent, mantissa mod (\d+)\) of (.+) in \{", event)
     if not found:
         return
-    row["decided_by"] = "float probe"
+    row["decided_by"] = ["float probe"] + [k for k in row.get("decided_by", []) if k not in ("float probe", "outputs")]
     extra.insert(0, f"violation through the floating-point probe on {found.group(2)}: its values from the two "
                     f"inputs lie on different float lattices (Mironov 2012), so some patterns of sign, exponent "
                     f"and mantissa mod {found.group(1)} occur from one input only; --no-float-probe audits the "

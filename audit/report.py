@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
-from audit.engine.progress import finished, gate_status, is_gate, measured
+from audit.engine.progress import decided_by, finished, gate_status, is_gate, measured
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
 
@@ -235,10 +235,11 @@ class Report:
                 return f" (inconclusive: detects ε ≥ {_num(d)} only)" if d is not None else " (inconclusive: no power)"
             return f" (detects ε ≥ {_num(c['detectable_loss'])})" if c.get("detectable_loss") is not None else ""
 
-        def through(c):  # what decided a violation, when it is not the outputs themselves
-            by = c.get("decided_by")
-            return f" (through {'the ' if by == 'float probe' else ''}{by})" if c["verdict"] == "violation" and \
-                by not in (None, "outputs") else ""
+        def through(c):  # what decided a violation, when it is not the outputs alone
+            by = decided_by(c)
+            if c["verdict"] != "violation" or by in ([], ["outputs"]):
+                return ""
+            return " (through " + " and ".join(("the " if k == "float probe" else "") + k for k in by) + ")"
 
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", measured(c, _num) + _truth(c),
                  verdict(c["verdict"], c["expected"], c.get("expected_stated", True)) + through(c) + power(c),

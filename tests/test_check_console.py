@@ -33,7 +33,7 @@ def test_a_float_probe_violation_says_so_on_its_console_line(tmp_path, capsys):
     (line,) = _claim_lines(capsys.readouterr().out)
     assert "violation" in line and "floating-point probe" in line and "--no-float-probe" in line
     row = json.loads((tmp_path / "check-subjects.noise-MyLaplace" / "report.json").read_text())["claims"][0]
-    assert row["decided_by"] == "float probe" and "--no-float-probe" in row["detail"]
+    assert row["decided_by"][0] == "float probe" and "--no-float-probe" in row["detail"]
     assert "(through the float probe)" in (tmp_path / "check-subjects.noise-MyLaplace" / "report.md").read_text()
     # broken noise is flagged through the outputs: the line does not blame the probe
     assert main(["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1, "broken": true}', "--epsilon", "1",
@@ -228,7 +228,7 @@ def test_check_reports_events_in_words(tmp_path):
     assert main(["check", "subjects.crashing:OddSizeCrash", "--no-search", *base]) == 1
     row = json.loads((tmp_path / "check-subjects.crashing-OddSizeCrash" / "report.json").read_text())["claims"][0]
     assert re.match(r"fit (raised ValueError|succeeded) \[raised [<>]= ", row["evidence_data"]["event"])
-    assert row["decided_by"] == "exception"
+    assert row["decided_by"][0] == "exception"
     assert main(["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", *base]) == 1
     row = json.loads((tmp_path / "check-subjects.crashing-RefusesEmptyLeaky" / "report.json").read_text())["claims"][0]
     assert row["evidence_data"]["event"].startswith("prediction at (0.") and "x[" not in row["detail"]

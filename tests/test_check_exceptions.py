@@ -30,7 +30,7 @@ def test_a_crash_that_separates_a_pair_is_a_violation_through_an_exception(tmp_p
     assert main(["check", "subjects.crashing:OddSizeCrash", *BASE, *search, "--params", params,
                  "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "OddSizeCrash")
-    assert row["verdict"] == "violation" and row["decided_by"] == "exception" and row["epsilon_lower"] > 1
+    assert row["verdict"] == "violation" and row["decided_by"][0] == "exception" and row["epsilon_lower"] > 1
     assert f"violation through an exception: fit raises {error}(" in row["detail"]
     assert row["exception_findings"]
 
@@ -43,7 +43,7 @@ def test_the_refusal_of_empty_data_is_reported_apart_and_decides_only_when_asked
     assert "reported, not decisive: the refusal of an empty dataset" in row["detail"]
     assert main(["check", "subjects.crashing:RefusesEmpty", *BASE, "--exempt", "none", "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "RefusesEmpty")
-    assert row["decided_by"] == "exception" and not row["exempt_refusals"]
+    assert row["decided_by"][0] == "exception" and not row["exempt_refusals"]
     assert "the outputs alone: ε ≥" in row["detail"] and "(within the claim)" in row["detail"]
 
 
@@ -59,14 +59,14 @@ def test_report_mode_still_flags_an_output_leak(tmp_path):
     assert main(["check", "subjects.crashing:RefusesEmptyLeaky", *BASE, "--exceptions", "report",
                  "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "RefusesEmptyLeaky")
-    assert row["decided_by"] == "outputs" and "violation through the outputs" in row["detail"]
+    assert row["decided_by"][0] == "outputs" and "violation through the outputs" in row["detail"]
 
 
 def test_a_refusal_whose_message_carries_the_count_separates_by_its_message(tmp_path):
     """Same exception type on both sides of a 2-vs-3 record pair, different messages: a different outcome."""
     assert main(["check", "subjects.crashing:CountInMessage", *BASE, "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "CountInMessage")
-    assert row["decided_by"] == "exception" and row["epsilon_lower"] > 1
+    assert row["decided_by"][0] == "exception" and row["epsilon_lower"] > 1
     assert "too few records to fit: " in row["evidence_data"]["event"]
 
 
@@ -110,3 +110,17 @@ def test_outcome_codes_tell_type_and_message_apart_and_mask_addresses():
     assert outcome_code(ValueError("at 0x7f00aa11bb22")) == outcome_code(ValueError("at 0x7f00cc33dd44"))
     assert outcome_text(KeyError("x")).startswith("builtins.KeyError: ")
     assert all(float(c) == c for c in codes)  # exact in a float64
+
+
+@pytest.mark.parametrize("event, kinds", [
+    ("fit raised ValueError('an odd number of records (3) is not supported') [raised >= 7]", ["exception"]),
+    ("pattern (fit succeeded; prediction at (0.125) is 1)", ["exception", "outputs"]),
+    ("fit succeeded [raised < 0.5] and model.count_ >= 3", ["exception", "outputs"]),
+    ("float pattern (sign, exponent, mantissa mod 16) of model.count_ in {12, 13}", ["float probe"]),
+    ("model.count_ >= 3", ["outputs"]),
+    ("x[2] >= 1", ["outputs"]),
+])
+def test_decided_by_lists_every_kind_of_evidence_the_deciding_event_reads(event, kinds):
+    from audit.check_refusals import evidence_of
+
+    assert evidence_of(event, ["raised", "prediction at (0.125)", "model.count_"]) == kinds

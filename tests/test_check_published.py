@@ -163,7 +163,7 @@ def test_check_float_probe_decides_on_an_estimators_float_attribute(tmp_path):
             "--pairs", "subjects.published:count_pairs", "--no-search", "--no-scale", "--out", str(tmp_path)]
     assert main(base) == 1
     row = _row(tmp_path, "FloatLaplaceCount")
-    assert row["decided_by"] == "float probe" and row["epsilon_lower"] > 2
+    assert row["decided_by"][0] == "float probe" and row["epsilon_lower"] > 2
     assert "violation through the floating-point probe on model.count_" in row["detail"]
     assert main(base + ["--params", '{"discrete": true}']) == 0
     assert main(base + ["--no-float-probe"]) == 0  # in real arithmetic the claim holds

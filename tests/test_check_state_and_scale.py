@@ -26,7 +26,7 @@ def _row(tmp_path, name):
 def test_a_kept_noise_generator_fails_the_gate_by_attribute_name(tmp_path):
     assert main(["check", "subjects.kept_state:NoisyCountModel", *BASE, "--out", str(tmp_path)]) == 1
     row = _row(tmp_path, "NoisyCountModel")
-    assert row["verdict"] == "violation" and row["decided_by"] == "kept state"
+    assert row["verdict"] == "violation" and row["decided_by"][0] == "kept state"
     assert [f["path"] for f in row["state"]["findings"]] == ["model.noise_rng_", "model.noise_rng_"]
     assert "violation through kept state" in row["detail"] and "rewind" in row["detail"]
 

@@ -91,6 +91,12 @@ def as_expected(kind: str, row: dict) -> bool:
 
 
 #: what a claim's console line says when a violation was decided by something other than its outputs
+def decided_by(row: dict) -> list[str]:
+    """The kinds of evidence that decided a row (``decided_by``: a list; a string in reports written before)."""
+    kinds = row.get("decided_by") or []
+    return [kinds] if isinstance(kinds, str) else list(kinds)
+
+
 DECIDED_BY = {
     "float probe": "through the floating-point probe (float bit patterns only one input produces; "
                    "--no-float-probe audits real arithmetic)",
@@ -152,8 +158,10 @@ def row_line(kind: str, row: dict) -> str:
         d = row.get("detectable_loss")
         what += (f" (inconclusive: only a loss of {_num(d)} or more would have been caught)" if d is not None
                  else " (inconclusive: no power on the winning pair)")
-    if kind == "claim" and row["verdict"] == "violation" and row.get("decided_by") in DECIDED_BY:
-        what += " " + DECIDED_BY[row["decided_by"]]
+    if kind == "claim" and row["verdict"] == "violation":
+        said = [DECIDED_BY[k] for k in decided_by(row) if k in DECIDED_BY]
+        if said:
+            what += " " + " and ".join(said)
     if not stated:
         pass
     elif not as_expected(kind, row):
