@@ -96,8 +96,8 @@ def test_box_intervals_hold_at_random_points_of_random_boxes(depth):
         i = int(rng.integers(0, 4))
         box = law.delta(lo, hi, i)
         for _ in range(5):
-            c = tuple(int(l + rng.integers(0, 10 ** int(rng.integers(1, 7)))) if h == INF else int(rng.integers(l, h + 1))
-                      for l, h in zip(lo, hi))
+            c = tuple(int(l + rng.integers(0, 10 ** int(rng.integers(1, 7)))) if h == INF
+                      else int(rng.integers(l, h + 1)) for l, h in zip(lo, hi))
             for r, (a, b) in law.delta(c, c, i).items():
                 assert box[r][0] <= a + 1e-12 and b <= box[r][1] + 1e-12, (lo, hi, c, i, r)
 

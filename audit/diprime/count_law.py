@@ -34,7 +34,8 @@ bounds stay valid for such entries (each is attained by some release).
 * The leaf, ``down``: in ``[0, eps_l]`` (the two laws sum to 1, so some value has ratio at least 1).
 * The node: ``Delta(m) = ln P_m(g) - ln P_m+1(g)`` for the ``m -> m + 1`` move (0 when ``m`` does not move).
   For ``m`` in a finite window of the box the exact value is computed at every ``m`` (at most
-  :data:`WINDOW` values, none where ``exp(-eps_s m)`` would underflow); beyond, from ``M`` on, with ``p = exp(-eps_s M)``: an outer threshold's probability is ``s Q(1 - s)``,
+  :data:`WINDOW` values, none where ``exp(-eps_s m)`` would underflow); beyond, from ``M`` on, with
+  ``p = exp(-eps_s M)``: an outer threshold's probability is ``s Q(1 - s)``,
   ``Q`` a polynomial with non-negative coefficients in the number ``J <= B - 1`` of outer thresholds
   rejected before it (``Q(1) = 1 / (T + 1)``), so ``d ln P / d ln s = 1 - s Q'(1 - s) / Q(1 - s)`` lies in
   ``[1 - (B - 1) s / (1 - s), 1]`` and ``Delta_outer(m) in [eps_s (1 - (B - 1) p / (1 - p)), eps_s]``;

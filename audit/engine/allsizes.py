@@ -17,8 +17,8 @@ one-point box the interval is the exact value up to floating-point slack.
   ``[a, 2a + 1]`` and ``[2a + 2, inf]``, so the counts reached grow geometrically) until that bound is
   within ``tol`` of the best pair found, or the box or time budget runs out (then the gap is stated).
 
-The boxes always partition ``N^m`` (minus pruned boxes, whose bound is below the best pair), so the
-largest upper bound left is an upper bound of the loss of *every* pair of *any* size: the certificate
+The boxes always partition ``N^m`` (no box is dropped; with a size cap, only boxes holding no pair within
+it), so the largest upper bound left is an upper bound of the loss of *every* pair of *any* size: the certificate
 "for every dataset of any size on this grid, the loss is at most U; a pair of N records attains L".
 Why the per-box intervals hold for unbounded counts is the law's business (its docstring: for each
 factor of the law, a monotonicity argument whose extreme values at ``hi = inf`` are the factor's
@@ -26,7 +26,8 @@ limits); the engine only relies on the interval being valid on the whole box.
 
 Where the supremum is approached only as counts grow without bound, the corner pairs' losses rise
 towards it and the upper bound of the boxes ``[a, inf]`` stays at the limit: the result reports
-``U - L`` and the law can state the limit (:attr:`CountLaw.limit`).
+``U - L`` and the law can state the limit (:attr:`CountLaw.limits`). Substitution pairs
+``(c + e_i, c + e_j)`` are covered the same way (:meth:`CountLaw.pair_delta`).
 """
 from __future__ import annotations
 

@@ -53,7 +53,8 @@ def domains() -> list[Domain]:
 def all_sizes() -> list[AllSizesDomain]:
     """The strict forest (2 trees of height 2, epsilon 1) over every dataset of any size on {0.25, 0.75}: the
     analytic leaf bound gives the claim on every box, and the search looks for the pair closest to it (tolerance
-    1e-5: the leaf's value (1, 0) shares its mass with the rounded uniform draw, known to 1e-6 relative). No loss
+    1e-5, 2e-5 under substitution, where each pair's leaf laws take longer to enumerate: the leaf's value (1, 0)
+    shares its mass with the rounded uniform draw, known to 1e-6 relative). No loss
     by size is reported: the bound is the claim at every size."""
     return [
         AllSizesDomain("strict, add/remove", "Strict forest (2 trees of height 2, epsilon 1, one feature on the "
@@ -62,5 +63,5 @@ def all_sizes() -> list[AllSizesDomain]:
                        sizes=0),
         AllSizesDomain("strict, substitution", "The same forest claimed under substitution (noise scale 2k / "
                        "epsilon): every substitution pair of datasets of any size.", ForestCountLaw,
-                       dict(_BASE, neighbouring="substitute"), "substitute", 1.0, tol=1e-5, sizes=0),
+                       dict(_BASE, neighbouring="substitute"), "substitute", 1.0, tol=2e-5, sizes=0),
     ]
