@@ -6,7 +6,7 @@
 
 Each command runs in a subprocess from the repository root (or ``examples/`` where the README says so),
 writing its reports to a temporary folder; the wall time, the CPU time of the child processes, the exit
-code and the load average before the start are recorded in ``benchmarks/readme_numbers.json`` with the
+code and the load average before the start and at the end are recorded in ``benchmarks/readme_numbers.json`` with the
 machine's facts. The README quotes a time as ``<!-- bench:ID -->N s``; ``tests/test_readme.py`` holds every
 quoted time within 25% of the recorded wall time (no timing is measured in the tests themselves).
 """
@@ -74,7 +74,8 @@ def time_command(cid: str) -> dict:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     row = {"label": label, "command": "python " + " ".join(argv).replace(out, "OUT"), "cwd": cwd,
-           "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": proc.returncode, "loadavg_start": round(load, 2)}
+           "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": proc.returncode, "loadavg_start": round(load, 2),
+           "loadavg_end": round(os.getloadavg()[0], 2)}  # the machine is shared: its load during the run, roughly
     if proc.returncode != 0:  # a violation found (check exits 1) or a failure: keep what it said
         row["output_tail"] = (proc.stdout + proc.stderr).splitlines()[-30:]
     return row

@@ -77,7 +77,6 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
         m = X.shape[1]
         given = facts_by_index(self, "bounds", self.bounds, m)
         bounds = given if isinstance(given, dict) else dict(enumerate(given or [None] * m))
-        warn_outside_bounds(self, X, {j: b for j, b in bounds.items() if j not in cats})
         bins, edges, n_bins = np.empty(X.shape, dtype=np.int64), {}, []
         levels = np.linspace(0.0, 1.0, self.max_bins + 1)[1:-1]
         for j in range(m):
@@ -95,6 +94,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
             edges[j] = e
             bins[:, j] = np.searchsorted(e, col, side="left")
             n_bins.append(e.size)
+        warn_outside_bounds(self, X, {j: b for j, b in bounds.items() if j not in cats})  # to the caller only
         self._bins, self._y, self._K, self._cats, self._nb = bins, yk, classes.size, cats, n_bins
         self.tree_ = self._grow(np.arange(len(yk)), 0)
         del self._bins, self._y

@@ -288,7 +288,8 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
         if yk.shape[0] != X.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got {X.shape[0]} and {yk.shape[0]}")
-        warn_outside_bounds(self, X, bounds, CLIPPED + " (before the map into the unit ball)")
+        warn_outside_bounds(self, X, _check_bounds(bounds, X.shape[1]),  # to the caller only: the count is private
+                            CLIPPED + " (before the map into the unit ball)")
         Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
         rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
         n, dim = Z.shape
