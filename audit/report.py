@@ -13,12 +13,14 @@ import platform
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
+from audit.engine.parts import Part, run_parts
 from audit.engine.progress import decided_by, finished, gate_status, is_gate, measured
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
@@ -353,6 +355,10 @@ def _umask() -> int:
     return mask
 
 
+def _draw_to(draw, path) -> None:
+    draw(path)
+
+
 def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
     """Write ``out_dir/<target>/{report.md, report.json, figures/*.png}`` atomically.
 
@@ -367,17 +373,27 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; a report folder is as readable as any other
         (tmp / "figures").mkdir()
         figures, captions = [], {}
-        for name, draw, caption in BUILT_IN:
-            if draw(report, tmp / "figures" / f"{name}.png"):
+        built_in = {name for name, _, _ in BUILT_IN}
+        # every figure is drawn into its own file: side by side under --jobs (audit.engine.parts), same bytes
+        extra = [e for e in report.figures if e[0] not in built_in]
+        drawn = run_parts([Part(name, partial(draw, report, tmp / "figures" / f"{name}.png"))
+                           for name, draw, _ in BUILT_IN] +
+                          [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra])
+        for (name, _, caption), ok in zip(BUILT_IN, drawn):
+            if ok:
                 figures.append(f"figures/{name}.png")
                 captions[figures[-1]] = caption
-        for entry in report.figures:  # (name, draw) or (name, draw, caption); a caption may ride on draw
-            name, draw = entry[0], entry[1]
-            if f"figures/{name}.png" in figures:  # a built-in figure: drawn once, in the one encoding
-                continue
-            draw(tmp / "figures" / f"{name}.png")
-            figures.append(f"figures/{name}.png")
+        for entry in extra:  # (name, draw) or (name, draw, caption); a caption may ride on draw
+            next(drawn)
+            figures.append(f"figures/{entry[0]}.png")
             captions[figures[-1]] = caption_of(entry)
+        drawn.close()
+        for entry in report.figures:  # a figure named as a built-in one: drawn once, in the one encoding
+            name = entry[0]
+            if name in built_in and f"figures/{name}.png" not in figures:
+                entry[1](tmp / "figures" / f"{name}.png")
+                figures.append(f"figures/{name}.png")
+                captions[figures[-1]] = caption_of(entry)
         (tmp / "report.json").write_text(payload)
         (tmp / "report.md").write_text(report.to_markdown(figures, captions))
         if final.exists():

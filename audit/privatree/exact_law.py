@@ -186,9 +186,12 @@ def _choice_law(hists: list, alpha: float, floor: float, variant=None):
     """``{(feature, boundary) or None: mass}`` of a node's choice (the first least Gini over features,
     module docstring) and the truncated mass."""
     need_gini = len(hists) > 1
-    laws, truncated = [], 0.0
+    laws, truncated, seen = [], 0.0, {}
     for counts in hists:
-        law, tr = _feature_law(counts, alpha, floor, need_gini, variant)
+        key = (counts.shape, np.ascontiguousarray(counts).tobytes())  # features of equal counts: one law
+        if key not in seen:
+            seen[key] = _feature_law(counts, alpha, floor, need_gini, variant)
+        law, tr = seen[key]
         laws.append(law)
         truncated += tr
     out = {}
