@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numpy as np
@@ -313,7 +314,7 @@ class BinaryOnlyMixin:
 
 
 # --------------------------------------------------------------------------- records outside the public bounds
-__all__ += ["OutOfBoundsWarning", "warn_outside_bounds", "warn_outside_target_bounds", "CLIPPED", "EDGE_CELL"]
+__all__ += ["OutOfBoundsWarning", "clipping_on_purpose", "warn_outside_bounds", "warn_outside_target_bounds", "CLIPPED", "EDGE_CELL"]
 
 #: what most learners do with a value outside its declared range
 CLIPPED = "they are clipped to the bound, so each counts as a record at the nearest end of the range"
@@ -330,6 +331,16 @@ class OutOfBoundsWarning(UserWarning):
     warning goes to the caller of ``fit``, who holds the data: how many records lie outside is private, and
     it is never kept in the model, its ``release()`` or its ledger.
     """
+
+
+@contextmanager
+def clipping_on_purpose():
+    """Silence :class:`OutOfBoundsWarning` inside a protocol that clips to public ranges on purpose (the papers'
+    experiments and reproductions): the warning is meant for a user's own fit. A context manager, and a decorator
+    (``@clipping_on_purpose()``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OutOfBoundsWarning)
+        yield
 
 
 def _feature_name(estimator, j: int) -> str:

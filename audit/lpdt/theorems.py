@@ -23,9 +23,7 @@ each method at its best, not a private tuning procedure.
 """
 from __future__ import annotations
 
-import functools
 import textwrap
-import warnings
 
 import numpy as np
 
@@ -33,7 +31,7 @@ from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot,
 from reference.baselines.phist import PHISTRegressor
 from reference.lpdt import LPDTRegressor, PublicPartitionTreeRegressor
 from reference.papers import cite
-from reference.validation import OutOfBoundsWarning
+from reference.validation import clipping_on_purpose
 
 PAPER = cite("lpdt")
 
@@ -51,17 +49,6 @@ FIG_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 # --------------------------------------------------------------------------- Theorem 3.1
-def _clips_on_purpose(experiment):
-    """The paper's experiments clip private labels (and the diabetes features) to a public range on purpose:
-    the learners' OutOfBoundsWarning, meant for a user's own fit, is silenced inside them."""
-    @functools.wraps(experiment)
-    def run(*args, **kwargs):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OutOfBoundsWarning)
-            return experiment(*args, **kwargs)
-    return run
-
-
 def theorem_3_1_row(exact_rows: list[dict], sampled_rows: list[dict]) -> dict:
     ratio = max(r["epsilon_lower"] / r["epsilon_claimed"] for r in exact_rows)
     tight = [r["epsilon_lower"] / r["epsilon_claimed"] for r in sampled_rows if r["id"].endswith("/llr")]
@@ -91,7 +78,7 @@ def _excess(model, Xt, ft):
     return float(np.mean((model.predict(Xt) - ft) ** 2))
 
 
-@_clips_on_purpose
+@clipping_on_purpose()
 def rate_experiment(budget: str, seed: int):
     """Mean excess risk per n (oracle depth on pilot replicates) and every replicate's value."""
     cfg = RATE[budget]
@@ -120,7 +107,7 @@ def _slope(ns, means):
     return float(np.polyfit(np.log(ns), np.log(means), 1)[0])
 
 
-@_clips_on_purpose
+@clipping_on_purpose()
 def theorem_3_4(budget: str, seed: int):
     cfg = RATE[budget]
     ns, risks, depths = rate_experiment(budget, seed)
@@ -179,7 +166,7 @@ def _sin_data(n, rng, sd):
     return x[:, None], f + rng.normal(size=n), f
 
 
-@_clips_on_purpose
+@clipping_on_purpose()
 def _necessity(budget, seed, sd, eps_list=FIG_EPS):
     """Best mean excess risk over the grid, with and without public data, per epsilon."""
     reps = FIG_REPS[budget]
@@ -210,7 +197,7 @@ def _necessity(budget, seed, sd, eps_list=FIG_EPS):
     return out
 
 
-@_clips_on_purpose
+@clipping_on_purpose()
 def _diabetes(budget, seed, eps_list=FIG_EPS):
     from sklearn.datasets import load_diabetes
 
@@ -245,7 +232,7 @@ def _diabetes(budget, seed, eps_list=FIG_EPS):
     return out
 
 
-@_clips_on_purpose
+@clipping_on_purpose()
 def _analysis(budget, seed, sd=0.4):
     """Excess risk against depth (n_l = 5) and against n_l (depth 6), epsilon in {1, 4, 8}."""
     reps = FIG_REPS[budget]

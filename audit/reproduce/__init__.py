@@ -21,13 +21,12 @@ import importlib
 import os
 import sys
 import time
-import warnings
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
 from audit.reproduce.cells import Cell, Reproduction, mean_se, write_reproduction
-from reference.validation import OutOfBoundsWarning
+from reference.validation import clipping_on_purpose
 
 __all__ = ["PAPERS", "Cell", "Reproduction", "mean_se", "parallel_map", "reproduce", "write_reproduction"]
 
@@ -80,8 +79,7 @@ def reproduce(paper: str, datasets=None, *, data_dir=None, jobs: int = 1, smoke:
             raise ValueError(f"datasets={','.join(bad)}: unknown for paper {paper!r}; known: {', '.join(sorted(known))}")
     d = ds.data_dir(data_dir)
     start = time.perf_counter()
-    with warnings.catch_warnings():  # the protocols clip on purpose (their protocol lines say where): no warning
-        warnings.simplefilter("ignore", OutOfBoundsWarning)
+    with clipping_on_purpose():  # the protocols clip on purpose (their protocol lines say where): no warning
         rep = mod.reproduce(datasets, data_dir=d, jobs=jobs, smoke=smoke, seed=seed)
     rep.elapsed_s = time.perf_counter() - start
     rep.data_dir = str(d) if d is not None else None
