@@ -113,11 +113,9 @@ def fit_rng(random_state) -> np.random.Generator:
     """A fresh generator for one fit's noise (module docstring): never the user's object; OS entropy
     unless seeded fits are on."""
     rs = check_random_state(random_state)
-    if rs is None or not seeded_fits_enabled():
-        return np.random.default_rng(np.random.SeedSequence(_os_entropy()))
-    if isinstance(rs, np.random.Generator):
-        return rs.spawn(1)[0]
-    return np.random.default_rng(rs)
+    # a Generator's child keeps its bit generator's type, as Generator.spawn does (the same stream in seeded mode)
+    bit_generator = type(rs.bit_generator) if isinstance(rs, np.random.Generator) else np.random.PCG64
+    return np.random.Generator(bit_generator(fit_seed_sequence(rs)))
 
 
 def predict_rng(random_state) -> np.random.Generator:
