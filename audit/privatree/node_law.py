@@ -19,8 +19,9 @@ Costs
   noisy counts are enumerated up to their cut-offs (``(Hmax + 1)^2`` states a row: about ``1.5e4`` at node
   epsilon 1/4) and ``P(left = (0,))`` is the sum over row 0's states of its mass times the mass of row 1's
   states of larger or equal share (a sorted cumulative sum): time ``O(S log S)`` and memory ``O(S)`` for
-  ``S`` states a row, milliseconds at node epsilon 1/4. The truncated mass (at most ``4 TAIL``) widens the
-  intervals.
+  ``S`` states a row, milliseconds at node epsilon 1/4 (about ``2.3e4`` states a row with
+  :data:`CATEGORY_TAIL`). The truncated mass (at most ``4 CATEGORY_TAIL``) widens the intervals; the sums run
+  in extended precision.
 * Otherwise every noisy histogram of a feature is enumerated: ``prod_cells (Hmax_c + 1)`` states, refused
   above :data:`MAX_CELLS_STATES` (an error naming the count). Three bins by two classes at node epsilon 1/4
   is about ``10^12`` states: out of reach; a categorical feature of three categories needs a node epsilon of
@@ -33,12 +34,15 @@ import math
 
 import numpy as np
 
-__all__ = ["MAX_CELLS_STATES", "TAIL", "NO_SPLIT", "clamped_pmf", "feature_law", "choice_law"]
+__all__ = ["MAX_CELLS_STATES", "TAIL", "CATEGORY_TAIL", "NO_SPLIT", "clamped_pmf", "feature_law", "choice_law"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
 #: target truncated mass per noisy count
 TAIL = 1e-13
+#: the same for a lone binary categorical feature (its rows are enumerated apart, so a finer cut-off is cheap:
+#: the strict learner's loss there is its whole epsilon, which the certificate resolves only with a thin width)
+CATEGORY_TAIL = 1e-16
 #: the mutants whose candidate filter reads the exact counts (:mod:`audit.privatree.exact_law`, "Mutants")
 EXACT_FILTERS = ("exact-min-samples-leaf", "exact-empty-side")
 #: the candidate key of "no candidate passes the filter"
@@ -53,9 +57,9 @@ def clamped_pmf(alpha: float, c: int, hmax: int) -> np.ndarray:
     return p
 
 
-def _hmax(alpha: float, c: int) -> int:
-    """Cut-off with tail ``alpha^(hmax - c + 1) / (1 + alpha) <= TAIL``."""
-    return int(c + max(0, math.ceil(math.log(TAIL) / math.log(alpha))))
+def _hmax(alpha: float, c: int, tail: float = TAIL) -> int:
+    """Cut-off with tail ``alpha^(hmax - c + 1) / (1 + alpha) <= tail``."""
+    return int(c + max(0, math.ceil(math.log(tail) / math.log(alpha))))
 
 
 def _tail(alpha: float, c: int, hmax: int) -> float:
@@ -95,18 +99,23 @@ def _binary_category_law(counts: np.ndarray, alpha: float, floor: float):
     t = int(math.ceil(floor))
     rows, truncated = [], 0.0
     for c0, c1 in counts.tolist():
-        h0, h1 = _hmax(alpha, c0), _hmax(alpha, c1)
+        h0, h1 = _hmax(alpha, c0, CATEGORY_TAIL), _hmax(alpha, c1, CATEGORY_TAIL)
         truncated = 1.0 - (1.0 - truncated) * (1.0 - _tail(alpha, c0, h0)) * (1.0 - _tail(alpha, c1, h1))
-        mass = np.outer(clamped_pmf(alpha, c0, h0), clamped_pmf(alpha, c1, h1))
+        mass = np.outer(clamped_pmf(alpha, c0, h0), clamped_pmf(alpha, c1, h1)).astype(np.longdouble)
         H = np.stack(np.meshgrid(np.arange(h0 + 1), np.arange(h1 + 1), indexing="ij"), axis=-1).astype(float)
         keep = H.sum(axis=-1) >= t  # the noisy side must hold max(min_samples_leaf, 1) records
         rows.append((_shares(H)[keep], mass[keep]))
     (s0, m0), (s1, m1) = rows
     order = np.argsort(s1, kind="stable")
     s1, m1 = s1[order], m1[order]
-    above = np.concatenate((np.cumsum(m1[::-1])[::-1], [0.0]))  # mass of row 1's states from index i on
-    left0 = float(np.dot(m0, above[np.searchsorted(s1, s0, side="left")]))  # share0 <= share1
-    left1 = float(np.dot(m0, m1.sum() - above[np.searchsorted(s1, s0, side="left")]))
+    # sums of up to S = (Hmax + 1)^2 positive terms, in extended precision (relative error below S 2^-64 where
+    # long double has a 64-bit significand) so the double results carry a few ulps only
+    zero = np.zeros(1, dtype=np.longdouble)
+    above = np.concatenate((np.cumsum(m1[::-1])[::-1], zero))  # mass of row 1's states from index i on
+    below = np.concatenate((zero, np.cumsum(m1)))  # mass of row 1's states before index i
+    i = np.searchsorted(s1, s0, side="left")  # row 1's states of smaller share come first
+    left0 = float(np.sum(m0 * above[i]))  # share0 <= share1
+    left1 = float(np.sum(m0 * below[i]))
     none = 1.0 - (1.0 - _below(counts[0], alpha, t)) * (1.0 - _below(counts[1], alpha, t))
     return {((0,), None): left0, ((1,), None): left1, (NO_SPLIT, math.inf): none}, truncated
 
