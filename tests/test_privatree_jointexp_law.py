@@ -179,3 +179,51 @@ def test_pair_loss_of_the_default_release_is_unchanged():
     d0 = (np.array([[0.25], [0.75]]), np.array([0, 1]))
     d1 = (np.array([[0.25], [0.75], [0.75]]), np.array([0, 1, 1]))
     assert pair_loss(params, d0, d1).upper == pair_loss_edges(params, d0, d1, None).upper
+
+
+# --------------------------------------------------------------------------- the exact grid index, lumped
+D0 = (np.array([[0.25], [0.75]]), np.array([0, 1]))
+D1 = (np.array([[0.25], [0.75], [0.6]]), np.array([0, 1, 1]))
+
+
+def test_lumped_grid_law_has_the_ratio_of_every_grid_point():
+    """On a 40-step grid: every grid point's JointExp probability ratio between the two datasets equals the
+    ratio of its lump (pieces cut at both datasets' values), so the lumped law's loss is the exact index's."""
+    bounds, eps, M = (0.0, 1.0), 1.5, 40
+    cols = [D0[0][:, 0], D1[0][:, 0]]
+    cuts = np.concatenate(cols)
+    laws = [jointexp_edges(c, bounds, eps, [0.5], "grid", M, cuts=cuts) for c in cols]
+    lumps = [{o.cells: o.weight for o in law} for law in laws]
+    assert lumps[0].keys() == lumps[1].keys()
+    mech = JointExp(eps, [0.5], bounds, grid=M)
+    seen = set()
+    for k in range(M + 1):
+        o = mech.points(np.array([k]))
+        (lump,) = [key for key in lumps[0] if key[0][0] <= k < key[0][0] + key[0][1]]
+        seen.add(lump)
+        point = mech.logpmf(o, cols[0]) - mech.logpmf(o, cols[1])
+        assert point == pytest.approx(math.log(lumps[0][lump] / lumps[1][lump]), abs=1e-12)
+    assert seen == set(lumps[0])
+
+
+def test_lumped_grid_law_matches_the_sampler_exact_edges():
+    """The batched sampler's ``release(edges="exact")`` (6 decimals: one value per grid point on [0, 1]) mapped
+    to its lump, 100,000 draws, G-test; and the pair's lumped loss is within epsilon."""
+    params = dict(JE, epsilon=2.0, max_depth=1)
+    cuts = {0: np.concatenate([D0[0][:, 0], D1[0][:, 0]])}
+    law = release_law(params, *D0, edges="grid", cuts=cuts)
+    lumps = {key[0][0][1] for key in law.upper}  # (((0, lump),), tree), lump = ((first index, points, 1),)
+
+    def lump_of(edges):
+        k = round(edges[0] * 2 ** 16) if len(edges) == 2 else 2 ** 16  # the inner edge (hi when merged)
+        (lump,) = [lp for lp in lumps if lp[0][0] <= k < lp[0][0] + lp[0][1]]
+        return lump
+
+    assert min(lp[0][0] for lp in lumps) == 0 and max(sum(lp[0][:2]) for lp in lumps) == 2 ** 16 + 1
+    draws = _batch(params, *D0, "exact", 100_000, 38)
+    mapped = collections.Counter()
+    for (((_, edges),), tree), n in draws.items():
+        mapped[(((0, lump_of(edges)),), tree)] += n
+    assert _gtest(law, mapped) > ALPHA
+    grid, cells = pair_loss(params, D0, D1, edges="grid"), pair_loss(params, D0, D1, edges=2)
+    assert cells.upper <= grid.upper + 1e-12 <= 2.0  # a finer release loses at least as much, within epsilon

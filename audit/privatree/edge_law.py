@@ -25,6 +25,18 @@ second kind: the sorted ``k``-tuples of ``r`` distinct values each weighted ``1 
 ``r`` they give the ``c^k / k!`` of the sampler's forward pass). The law of a piece sequence and its ``r``'s
 is ``exp(rate u(representatives) - log W)`` times these weights.
 
+The exact grid index
+--------------------
+With ``G = "grid"`` the release holds the edges' grid points themselves. Within a piece cut also at the
+other dataset's values (``cuts``), every sorted grid tuple with the same pieces and the same number of
+distinct points per piece has, under *both* datasets, the same probability up to the data-independent factor
+``1 / prod mult!`` (the utility depends only on the ranks, which are constant on the common pieces), so the
+ratio of its probabilities is one number per lump. The lumped law (outcome key: each piece's first grid
+index, size and number of distinct edges) therefore gives exactly the exact-index release's pair loss and
+privacy profile (every term ``max(0, P0 - e^eps P1)`` scales by the same factor within a lump): the law of
+the grid indices without enumerating ``65,537`` points per edge. It is a pair's law
+(:func:`audit.privatree.exact_law.pair_loss` with ``edges="grid"``), not one dataset's.
+
 Exactness and cost
 ------------------
 The edge law is JointExp's exact law (the mechanism's definition, which its sampler draws up to its stated
@@ -69,6 +81,8 @@ class EdgeOutcome:
 
 
 def _cells(e, bounds, G):
+    if G == "grid":  # public edges: their values
+        return tuple(float(v) for v in e)
     return None if G is None else tuple(int(v) for v in edge_cells(e, bounds, G))
 
 
@@ -94,13 +108,17 @@ def _run_weights(k: int, c: int) -> list[tuple[int, float]]:
             for r in range(1, min(k, c) + 1)]
 
 
-def _pieces(mech: JointExp, x: np.ndarray, G) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pieces of the grid (module docstring): first grid index of each, grid-point counts, grid values."""
+def _pieces(mech: JointExp, x: np.ndarray, G, cuts=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pieces of the grid (module docstring), also cut at the public values ``cuts``: first grid index of
+    each, grid-point counts, grid values."""
     lo, hi = mech.bounds
     M = mech.grid
     t = mech.points(np.arange(M + 1))
     keys = [np.searchsorted(x, t, side="left"), np.searchsorted(x, t, side="right"), t == hi]
-    if G is not None:
+    if cuts is not None:
+        c = np.sort(np.clip(np.asarray(cuts, dtype=float), lo, hi))  # the values as the law sees them
+        keys += [np.searchsorted(c, t, side="left"), np.searchsorted(c, t, side="right")]
+    if isinstance(G, int):
         keys.append(edge_cells(t, mech.bounds, G))
     change = np.zeros(M, dtype=bool)
     for key in keys:
@@ -110,7 +128,8 @@ def _pieces(mech: JointExp, x: np.ndarray, G) -> tuple[np.ndarray, np.ndarray, n
     return starts, np.diff(np.concatenate((starts, [M + 1]))), t
 
 
-def jointexp_edges(col, bounds, epsilon: float, levels, G=None, grid: int = DEFAULT_GRID) -> list[EdgeOutcome]:
+def jointexp_edges(col, bounds, epsilon: float, levels, G=None, grid: int = DEFAULT_GRID,
+                   cuts=None) -> list[EdgeOutcome]:
     """The edge outcomes of JointExp's private quantiles at ``levels`` with budget ``epsilon`` on the clipped
     column ``col`` (module docstring), outcomes of equal bins and cells merged.
 
@@ -120,17 +139,21 @@ def jointexp_edges(col, bounds, epsilon: float, levels, G=None, grid: int = DEFA
     bounds : (lo, hi) with ``lo < hi``
     epsilon : float, the feature's quantile budget (``budget_split``'s ``quantile``)
     levels : the ``m = max_bins - 1`` levels ``1/B .. (B-1)/B``
-    G : int or None
-        Resolution of the released edge cells (``release(edges=G)``); ``None``: the edges are not released.
+    G : int, "grid" or None
+        Resolution of the released edge cells (``release(edges=G)``); ``None``: the edges are not released;
+        ``"grid"``: the edges' grid points, lumped (module docstring, "The exact grid index"): each outcome's
+        ``cells`` is the tuple of ``(first grid index, grid points, distinct edges)`` of its pieces.
     grid : int, default ``2**16``
         JointExp's grid steps ``M`` (the learner's default; a coarser one lets tests enumerate every point).
+    cuts : array, optional
+        Public values at which the pieces are also cut (with ``"grid"``: the other dataset's values).
     """
     lo, hi = bounds
     if not lo < hi:
         raise ValueError(f"bounds must have lo < hi for JointExp's edges, got {bounds!r}")
     mech = JointExp(epsilon, levels, (lo, hi), grid=grid)  # the learner's mechanism and sensitivity
     x = np.sort(np.asarray(col, dtype=float))
-    starts, counts, t = _pieces(mech, x, G)
+    starts, counts, t = _pieces(mech, x, G, cuts)
     m = mech.quantiles.size
     n_seq = math.comb(starts.size + m - 1, m)
     if n_seq > MAX_EDGE_SEQUENCES:
@@ -147,7 +170,9 @@ def jointexp_edges(col, bounds, epsilon: float, levels, G=None, grid: int = DEFA
             inner = np.concatenate([t[starts[p]: starts[p] + r] for (p, _), (r, _) in zip(runs, choice)])
             e = np.unique(np.concatenate((inner, [hi])))  # the learner's edges
             bins = np.searchsorted(e, col, side="left")
-            key = (bins.tobytes(), int(e.size), _cells(e, bounds, G))
+            cells = tuple((int(starts[p]), int(counts[p]), r) for (p, _), (r, _) in zip(runs, choice)) \
+                if G == "grid" else _cells(e, bounds, G)
+            key = (bins.tobytes(), int(e.size), cells)
             if key in merged:
                 merged[key] = (merged[key][0] + w, bins)
             else:

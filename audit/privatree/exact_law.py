@@ -126,12 +126,15 @@ class _Setup:
 
 
 def _check_edges(edges):
-    if edges is None or (isinstance(edges, Integral) and not isinstance(edges, bool) and edges >= 1):
+    if edges is None or edges == "grid":
         return edges
-    raise ValueError(f"edges must be None or a positive integer G (the release's edge cells), got {edges!r}")
+    if isinstance(edges, Integral) and not isinstance(edges, bool) and edges >= 1:
+        return int(edges)
+    raise ValueError(f"edges must be None, a positive integer G (the release's edge cells) or 'grid' (the edges' "
+                     f"grid points, lumped), got {edges!r}")
 
 
-def _setup(params: dict, X, y, variant=None, edges=None) -> _Setup:
+def _setup(params: dict, X, y, variant=None, edges=None, cuts=None) -> _Setup:
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     G = _check_edges(edges)
@@ -170,7 +173,8 @@ def _setup(params: dict, X, y, variant=None, edges=None) -> _Setup:
             inner = np.quantile(col, levels) if col.size else np.array([])
             e = np.unique(np.concatenate((inner, [hi])))
         else:
-            outcomes.append(jointexp_edges(col, (lo, hi), budget["quantile"], levels, G))
+            outcomes.append(jointexp_edges(col, (lo, hi), budget["quantile"], levels, G,
+                                           cuts=None if cuts is None else cuts[j]))
             continue
         outcomes.append(public_edges(e, col, (lo, hi), G))
     alphas = [TwoSidedGeometric(budget["node_cat" if j in cats else "node_num"], 1.0).alpha if d > 0 else 0.0
@@ -181,7 +185,7 @@ def _setup(params: dict, X, y, variant=None, edges=None) -> _Setup:
                   stopping, max(est.min_samples_leaf, 1e-12), leaf_epsilon)
 
 
-def release_law(params: dict, X, y, variant=None, edges=None) -> ReleaseLaw:
+def release_law(params: dict, X, y, variant=None, edges=None, cuts=None) -> ReleaseLaw:
     """The law of ``PrivaTreeClassifier(**params).fit(X, y).release(edges)`` (module docstring).
 
     Parameters
@@ -193,14 +197,18 @@ def release_law(params: dict, X, y, variant=None, edges=None) -> ReleaseLaw:
         ``None``: the learner; otherwise the law of that mutant (module docstring, "Mutants").
     edges : None or int
         ``None``: the release is the tree over bin ids (JointExp's edges summed out); an integer ``G``: the
-        release also holds each numerical feature's edge cells among ``G`` equal cells of its public range.
+        release also holds each numerical feature's edge cells among ``G`` equal cells of its public range;
+        ``"grid"``: the edges' grid points, lumped over the pieces cut at ``cuts``
+        (:mod:`audit.privatree.edge_law`, "The exact grid index"; use :func:`pair_loss`).
+    cuts : dict, optional
+        Numerical feature -> public values at which JointExp's pieces are also cut (``edges="grid"``).
 
     Returns
     -------
     ReleaseLaw
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
-    st = _setup(params, X, y, variant, edges)
+    st = _setup(params, X, y, variant, edges, cuts)
     pf = PermuteAndFlip(st.leaf_epsilon, 1.0, monotonic=True)
 
     @lru_cache(maxsize=None)
@@ -265,6 +273,14 @@ def _as_node(r):
 
 
 # ------------------------------------------------------------------ the loss of a pair
-def pair_loss(params: dict, d0, d1) -> PairLoss:
-    """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``."""
-    return laws_pair_loss(release_law(params, *d0), release_law(params, *d1))
+def pair_loss(params: dict, d0, d1, edges=None) -> PairLoss:
+    """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)`` for ``release(edges)``;
+    ``edges="grid"``: the release with the edges' exact grid points, whose loss and profile the two laws
+    lumped over the pieces of both datasets' values give exactly (:mod:`audit.privatree.edge_law`)."""
+    cuts = None
+    if edges == "grid":
+        cats = PrivaTreeClassifier(**{k: v for k, v in params.items() if k != "random_state"}).categories or {}
+        both = [np.asarray(d[0], dtype=object) for d in (d0, d1)]
+        cuts = {j: np.concatenate([b[:, j].astype(float) for b in both]) for j in range(both[0].shape[1])
+                if j not in cats}
+    return laws_pair_loss(*(release_law(params, *d, edges=edges, cuts=cuts) for d in (d0, d1)))
