@@ -147,7 +147,7 @@ def test_out_of_reach_categorical_and_edges_say_why():
     with pytest.raises(ValueError, match="piece sequences"):
         release_law(dict(JE, max_bins=10, epsilon=1.0, max_depth=1), np.linspace(0.05, 0.95, 10)[:, None],
                     np.arange(10) % 2)
-    with pytest.raises(ValueError, match="edges must be None or a positive integer"):
+    with pytest.raises(ValueError, match="edges must be None, a positive integer"):
         release_law(dict(JE, epsilon=1.0, max_depth=1), X4, Y4, edges="exact")
 
 
