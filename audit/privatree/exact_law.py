@@ -47,7 +47,9 @@ the bins they induce, so ``P(edge cells, tree | D) = sum_edges P_JointExp(edges 
 the sum running over the pieces of JointExp's grid between the data's values (and the released cells)
 rather than its ``2**16 + 1`` points (:mod:`audit.privatree.edge_law`). ``edges=None`` gives the law of
 ``release()`` (the edges summed out), ``edges=G`` that of ``release(edges=G)`` (each numerical edge's
-cell among ``G`` equal cells of its public range). A categorical feature's bins are its category codes,
+cell among ``G`` equal cells of its public range), and ``pair_loss(..., edges="grid")`` the exact loss of
+the release with the edges' grid points themselves (two laws lumped over the pieces of both datasets'
+values: one probability ratio per lump; :mod:`audit.privatree.edge_law`, "The exact grid index"). A categorical feature's bins are its category codes,
 its histogram is charged ``node_cat``, and with two classes its categories are ordered by noisy class-1
 share (section IV-A; :mod:`audit.privatree.node_law`).
 
