@@ -58,16 +58,16 @@ Costs (measured on the certificate's domains, one core)
 * JointExp, ``max_bins=2`` (one private edge): at most ``2 n + G + 2`` pieces, so that many edge
   outcomes (fewer after merging equal bins and cells), each a tree law of one feature of two bins
   (finite sums): about 9 ms a dataset at depth 2 on up to 6 records (210 datasets, 1.9 s); memory
-  ``O(M)`` for the grid's pieces (a few MB). More edges (``max_bins > 2``): ``C(P + m - 1, m)`` piece
+  ``O(M)`` for the grid's pieces (peak 2.7 MB a dataset). More edges (``max_bins > 2``): ``C(P + m - 1, m)`` piece
   sequences (refused above :data:`audit.privatree.edge_law.MAX_EDGE_SEQUENCES`), and the node histograms
   of three or more bins are about ``10^11`` states at the report's epsilon (refused above
   :data:`MAX_CELLS_STATES`, an error that names the count).
 * One binary categorical feature: each row's ``(Hmax + 1)^2`` noisy states (about ``2.3e4`` at node
-  epsilon 1/4), sorted by share: about 60 ms a dataset at depth 2 (210 datasets, 12 s).
+  epsilon 1/4), sorted by share: about 60 ms a dataset at depth 2 (210 datasets, 12 s; peak 3.9 MB).
 * Several features, or a categorical feature of three or more categories: every noisy histogram of each
   feature is enumerated (``prod (Hmax_c + 1)`` states): JointExp's edge and a binary categorical feature
-  at node epsilon 2.4 each take about 0.35 s a dataset (45 datasets, 16 s); three categories need a node
-  epsilon of about 3 or more.
+  at node epsilon 2.4 each take about 0.35 s a dataset (45 datasets, 16 s; peak 12 MB); three categories
+  need a node epsilon of about 3 or more (at node epsilon 4, about 1.5 s on three records).
 
 Mutants
 -------
