@@ -52,12 +52,13 @@ __all__ = ["choice_law", "check_separation", "MIN_SEPARATION"]
 MIN_SEPARATION = 10.0
 
 
-def _learner_gini(L: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """The learner's Gini of sides ``L``, ``R`` (shape ``(..., 2)``), operation for operation
-    (:meth:`reference.privatree.PrivaTreeClassifier._best_split`)."""
-    nL, nR = L.sum(axis=-1), R.sum(axis=-1)
+def _learner_gini(L0, L1, R0, R1):
+    """The learner's Gini of sides ``(L0, L1)``, ``(R0, R1)`` (arrays of integer-valued floats), operation for
+    operation as :meth:`reference.privatree.PrivaTreeClassifier._best_split` computes it (its two-term sums are single
+    additions of exact integers, so summing by columns gives the same floats)."""
+    nL, nR = L0 + L1, R0 + R1
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (nL - (L ** 2).sum(axis=-1) / nL + nR - (R ** 2).sum(axis=-1) / nR) / (nL + nR)
+        return (nL - (L0 * L0 + L1 * L1) / nL + nR - (R0 * R0 + R1 * R1) / nR) / (nL + nR)
 
 
 def check_separation(hmax_cells: int) -> float:
@@ -114,47 +115,19 @@ def choice_law(pmfs: list, tail_mass: float) -> tuple[dict, float]:
     Mx, Mz = float(mx.sum()), float(mz.sum())  # P(|x| >= 1), P(|z| >= 1) on the grid
     x_empty = float(px[0, 0])
     z_empty = float(pz[0, 0])
-    qn, qd = w0 * w1, s  # q(w) = qn / qd
-    p0 = p1 = 0.0
-    W = np.stack([w0, w1], axis=1)
-    for a in range(py.shape[0]):
-        for b in range(py.shape[1]):
-            m_y = float(py[a, b])
-            if m_y == 0.0:
-                continue
-            if a == 0 and b == 0:
-                # y empty: both sides of both boundaries are the same, every comparison ties -> boundary 0
-                p0 += m_y * Mx * Mz
-                continue
-            Y = a + b
-            # A_y(w) = q(w) - q(w + y) = [w0 w1 (s + Y) - (w0 + a)(w1 + b) s] / [s (s + Y)]
-            num = qn * (s + Y) - (w0 + a) * (w1 + b) * qd
-            den = s * (s + Y)
-            A = num / den
-            order = np.argsort(A, kind="stable")
-            As, mzs = A[order], mz[order]
-            keys, start, counts = np.unique(As, return_index=True, return_counts=True)
-            mz_at = np.add.reduceat(mzs, start)
-            above = Mz - np.cumsum(mz_at)  # P(A_y(z) > key)
-            k = np.searchsorted(keys, A)  # every A_y(x) is a key
-            less = float(np.dot(mx, above[k]))  # A(x) < A(z): boundary 0
-            # ties: every pair (x, z) of equal A, decided by the learner's own arithmetic
-            tie = 0.0
-            multi = counts > 1
-            # singletons: the only tied pair is x = z
-            single_idx = order[start[~multi]]
-            if single_idx.size:
-                xs = W[single_idx]
-                tie += _tied_zero_mass(xs, xs, np.array([a, b], dtype=float), mx[single_idx], mz[single_idx])
-            for ct in np.unique(counts[multi]).tolist():  # groups of ct equal values: every ordered pair in each
-                st = start[counts == ct]
-                idx = order[st[:, None] + np.arange(ct)[None, :]]  # (groups, ct)
-                xi = np.repeat(idx, ct, axis=1).ravel()
-                zi = np.tile(idx, (1, ct)).ravel()
-                tie += _tied_zero_mass(W[xi], W[zi], np.array([a, b], dtype=float), mx[xi], mz[zi])
-            both = Mx * Mz
-            p0 += m_y * (less + tie)
-            p1 += m_y * (both - less - tie)
+    both = Mx * Mz
+    ya, yb = np.nonzero(py)
+    my = py[ya, yb]
+    some = (ya + yb) > 0
+    # y empty: both sides of both boundaries are the same, every comparison ties -> boundary 0
+    p0 = float(my[~some].sum()) * both
+    p1 = 0.0
+    ya, yb, my = ya[some].astype(float), yb[some].astype(float), my[some]
+    for lo in range(0, ya.size, _CHUNK):
+        a, b, m = ya[lo:lo + _CHUNK, None], yb[lo:lo + _CHUNK, None], my[lo:lo + _CHUNK]
+        zero = _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b)
+        p0 += float(np.dot(m, zero))
+        p1 += float(np.dot(m, both - zero))
     # the filter alone decides the rest
     Py_some = float(py.sum()) - float(py[0, 0])
     p0 += (Mx * z_empty) * Py_some
@@ -163,8 +136,42 @@ def choice_law(pmfs: list, tail_mass: float) -> tuple[dict, float]:
     return {0: p0, 1: p1, None: none}, tail_mass
 
 
-def _tied_zero_mass(x: np.ndarray, z: np.ndarray, y: np.ndarray, mx: np.ndarray, mz: np.ndarray) -> float:
-    """Mass of the tied triples ``(x, y, z)`` on which the learner keeps boundary 0 (``gini_0 <= gini_1`` in floats)."""
-    g0 = _learner_gini(x, y + z)
-    g1 = _learner_gini(x + y, z)
-    return float(np.dot(mx * mz, g0 <= g1))
+#: middle-bin values handled together (rows of the arrays of one chunk)
+_CHUNK = 128
+
+
+def _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b) -> np.ndarray:
+    """For each middle bin ``y = (a, b)`` of a chunk (columns ``a``, ``b``), the mass of the pairs ``(x, z)`` (both
+    non-empty) on which the learner keeps boundary 0: ``A_y(x) < A_y(z)``, plus the tied pairs its arithmetic sends
+    to boundary 0."""
+    Y = a + b
+    # A_y(w) = q(w) - q(w + y) = [w0 w1 (s + Y) - (w0 + a)(w1 + b) s] / [s (s + Y)], exact integers over exact integers
+    A = (w0 * w1 * (s + Y) - (w0 + a) * (w1 + b) * s) / (s * (s + Y))
+    order = np.argsort(A, axis=1, kind="stable")
+    As = np.take_along_axis(A, order, axis=1)
+    mxs, mzs = mx[order], mz[order]
+    n = As.shape[1]
+    # the last position of each run of equal values, by a reverse running minimum over the runs' ends
+    ends = np.where(np.concatenate((As[:, 1:] != As[:, :-1], np.ones((As.shape[0], 1), bool)), axis=1),
+                    np.arange(n)[None, :], n)
+    last = np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1]
+    above = Mz - np.take_along_axis(np.cumsum(mzs, axis=1), last, axis=1)  # P(A_y(z) > A_y(x)) at each x
+    zero = (mxs * above).sum(axis=1)
+    # ties on the diagonal x = z
+    g0 = _learner_gini(w0, w1, a + w0, b + w1)
+    g1 = _learner_gini(w0 + a, w1 + b, w0, w1)
+    zero += ((mx * mz) * (g0 <= g1)).sum(axis=1)
+    # ties off the diagonal: equal values d apart in the sorted order, both orders of each pair
+    d = 1
+    while True:
+        eq = As[:, d:] == As[:, :-d]
+        if not eq.any():
+            break
+        r, i = np.nonzero(eq)
+        xi, zi = order[r, i], order[r, i + d]
+        for u, v in ((xi, zi), (zi, xi)):
+            g0 = _learner_gini(w0[u], w1[u], a[r, 0] + w0[v], b[r, 0] + w1[v])
+            g1 = _learner_gini(w0[u] + a[r, 0], w1[u] + b[r, 0], w0[v], w1[v])
+            zero += np.bincount(r, weights=mx[u] * mz[v] * (g0 <= g1), minlength=As.shape[0])
+        d += 1
+    return zero
