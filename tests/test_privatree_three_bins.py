@@ -101,3 +101,17 @@ def test_release_law_of_a_three_bin_tree_matches_both_samplers():
     assert _pvalue(law, collections.Counter(fast.releases(trees, prepared=prep))) > 1e-3
     ref = collections.Counter(PrivaTreeClassifier(**params, random_state=s).fit(X, y).release() for s in range(3000))
     assert _pvalue(law, ref) > 1e-3
+
+
+def test_the_three_bin_certificate_domain_is_within_its_claim_on_two_records():
+    """The certificate's three-bin domain cut to two records (the committed certificate goes to three): every pair's
+    exact loss below epsilon 4, and above the leaf's share alone (the nodes leak too)."""
+    import dataclasses
+
+    from audit.engine.domain import certify_domain
+    from audit.privatree.certificate import domains
+
+    three = next(d for d in domains() if d.name == "strict, one feature, three bins")
+    res = certify_domain(dataclasses.replace(three, max_records=2))
+    assert res.verdict == "certified" and res.width < 1e-9
+    assert 2.0 < res.worst["lower"] <= res.worst["upper"] <= 4.0
