@@ -67,12 +67,12 @@ def check_separation(hmax_cells: int) -> float:
 
     A side holds at most ``2 h`` records and the middle bin ``|y| <= 2 h``, so ``D_w <= 2 h * 4 h`` and two different
     values of ``N gini / 2`` differ by at least ``1 / (8 h^2)^2``: ``N gini`` values by twice that. The learner's
-    ``N gini`` takes four roundings of numbers at most ``N <= 6 h`` (unit roundoff ``u``), so two of them move by at
-    most ``8 N u`` together; the final division by the same ``N`` is monotone.
+    ``N gini = ((nL - SL / nL) + nR) - SR / nR`` takes five roundings of numbers at most ``N <= 6 h`` (unit roundoff
+    ``u``), so two of them move by at most ``10 N u`` together; the final division by the same ``N`` is monotone.
     """
     h = float(max(hmax_cells, 1))
     gap = 2.0 / (8.0 * h * h) ** 2
-    err = 8.0 * (6.0 * h) * (np.finfo(float).eps / 2.0)
+    err = 10.0 * (6.0 * h) * (np.finfo(float).eps / 2.0)
     return gap / err
 
 
