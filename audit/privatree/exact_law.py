@@ -59,9 +59,10 @@ Costs (measured on the certificate's domains, one core)
   outcomes (fewer after merging equal bins and cells), each a tree law of one feature of two bins
   (finite sums): about 9 ms a dataset at depth 2 on up to 6 records (210 datasets, 1.9 s); memory
   ``O(M)`` for the grid's pieces (peak 2.7 MB a dataset). More edges (``max_bins > 2``): ``C(P + m - 1, m)`` piece
-  sequences (refused above :data:`audit.privatree.edge_law.MAX_EDGE_SEQUENCES`), and the node histograms
-  of three or more bins are about ``10^11`` states at the report's epsilon (refused above
-  :data:`MAX_CELLS_STATES`, an error that names the count).
+  sequences (refused above :data:`audit.privatree.edge_law.MAX_EDGE_SEQUENCES`); a lone feature of three
+  bins is summed by :mod:`audit.privatree.three_bin_law`, and larger node histograms (about ``10^11``
+  states for 3 bins x 2 classes beside another feature at the report's epsilon) are refused above
+  :data:`MAX_CELLS_STATES`, an error that names the count.
 * One binary categorical feature: each row's ``(Hmax + 1)^2`` noisy states (about ``2.3e4`` at node
   epsilon 1/4), sorted by share: about 60 ms a dataset at depth 2 (210 datasets, 12 s; peak 3.9 MB).
 * Several features, or a categorical feature of three or more categories: every noisy histogram of each

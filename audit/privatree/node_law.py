@@ -22,10 +22,12 @@ Costs
   ``S`` states a row, milliseconds at node epsilon 1/4 (about ``2.3e4`` states a row with
   :data:`CATEGORY_TAIL`). The truncated mass (at most ``4 CATEGORY_TAIL``) widens the intervals; the sums run
   in extended precision.
+* One numerical feature of three bins alone, two classes: :mod:`audit.privatree.three_bin_law` separates the
+  two boundaries' comparison, ``O(Hmax^4 log Hmax)``.
 * Otherwise every noisy histogram of a feature is enumerated: ``prod_cells (Hmax_c + 1)`` states, refused
   above :data:`MAX_CELLS_STATES` (an error naming the count). Three bins by two classes at node epsilon 1/4
-  is about ``10^12`` states: out of reach; a categorical feature of three categories needs a node epsilon of
-  about 3 or more with a few records.
+  is about ``10^12`` states: out of reach beside another feature (alone, the three-bin sum above); a
+  categorical feature of three categories needs a node epsilon of about 3 or more with a few records.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ import itertools
 import math
 
 import numpy as np
+
+from audit.privatree.three_bin_law import choice_law as three_bin_choice_law
 
 __all__ = ["MAX_CELLS_STATES", "TAIL", "CATEGORY_TAIL", "NO_SPLIT", "clamped_pmf", "feature_law", "choice_law"]
 
@@ -151,12 +155,16 @@ def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool,
         ok = (1.0 - _below(counts[0], alpha, t)) * (1.0 - _below(counts[1], alpha, t))
         return {(0, None): ok, (NO_SPLIT, math.inf): 1.0 - ok}, 0.0
     hm = [_hmax(alpha, int(c)) for c in cells]
+    truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
+    if B == 3 and K == 2 and not need_gini and not ordered and variant is None and floor <= 1.0:
+        # one feature of three bins: the comparison separates (audit.privatree.three_bin_law), O(Hmax^4 log Hmax)
+        law3, _ = three_bin_choice_law([clamped_pmf(alpha, int(c), h) for c, h in zip(cells, hm)], truncated)
+        return {(0, None): law3[0], (1, None): law3[1], (NO_SPLIT, math.inf): law3[None]}, truncated
     n_states = math.prod(h + 1 for h in hm)
     if n_states > MAX_CELLS_STATES:
         raise ValueError(f"PrivaTree's exact law is out of reach here: one feature's noisy histogram of {B} bins x "
                          f"{K} classes has {n_states:,} states after truncation (limit {MAX_CELLS_STATES:,}); use "
                          "one feature of two bins, fewer classes or a larger node epsilon")
-    truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
     grids = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(h + 1) for h in hm], indexing="ij")], axis=1)
     mass = np.ones(grids.shape[0])
     for i, (c, h) in enumerate(zip(cells, hm)):
