@@ -35,6 +35,8 @@ CASES = {
     "JointExp depth 2": (dict(JE, epsilon=2.0, max_depth=2), X4, Y4),
     "JointExp depth 1, ties at the bounds": (dict(JE, epsilon=1.0, max_depth=1),
                                              np.array([[0.0], [1.0], [1.0]]), np.array([0, 1, 1])),
+    "JointExp three bins (two private edges), depth 1": (dict(JE, max_bins=3, epsilon=4.0, max_depth=1),
+                                                         np.array([[0.25], [0.75], [0.5]]), np.array([0, 1, 1])),
     "binary categorical depth 2": (dict(CAT, epsilon=1.0, max_depth=2), np.array([[0], [1], [1], [0]]),
                                    np.array([0, 1, 1, 1])),
     "JointExp + binary categorical": (dict(bounds=[(0.0, 1.0), None], categories={1: [0, 1]}, classes=[0, 1],
