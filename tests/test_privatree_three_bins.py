@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from audit.privatree import exact_law
+from audit.privatree import node_law
 from audit.privatree.exact_law import release_law
 from audit.privatree.three_bin_law import MIN_SEPARATION, check_separation, choice_law
 from reference.privatree import PrivaTreeClassifier
@@ -25,20 +25,20 @@ THREE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=3,
 
 
 def _pmfs(counts, alpha):
-    hm = [exact_law._hmax(alpha, int(c)) for c in counts]
-    return [exact_law._clamped_pmf(alpha, int(c), h) for c, h in zip(counts, hm)]
+    hm = [node_law._hmax(alpha, int(c)) for c in counts]
+    return [node_law.clamped_pmf(alpha, int(c), h) for c, h in zip(counts, hm)]
 
 
 def _brute(counts, alpha, monkeypatch):
-    """Every noisy histogram, the learner's arithmetic (the enumeration path of exact_law._feature_law)."""
-    monkeypatch.setattr(exact_law, "MAX_CELLS_STATES", 10 ** 7)
+    """Every noisy histogram, the learner's arithmetic (the enumeration path of node_law.feature_law)."""
+    monkeypatch.setattr(node_law, "MAX_CELLS_STATES", 10 ** 7)
     B = np.asarray(counts).reshape(3, 2)
-    hm = [exact_law._hmax(alpha, int(c)) for c in counts]
+    hm = [node_law._hmax(alpha, int(c)) for c in counts]
     n = math.prod(h + 1 for h in hm)
     grids = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(h + 1) for h in hm], indexing="ij")], axis=1)
     mass = np.ones(n)
     for i, (c, h) in enumerate(zip(counts, hm)):
-        mass *= exact_law._clamped_pmf(alpha, int(c), h)[grids[:, i]]
+        mass *= node_law.clamped_pmf(alpha, int(c), h)[grids[:, i]]
     H = grids.reshape(-1, 3, 2).astype(float)
     L = np.cumsum(H, axis=1)[:, :-1, :]
     R = H.sum(axis=1)[:, None, :] - L

@@ -3,8 +3,10 @@
 Strict PrivaTree is certified over every dataset of any size with one feature of two public bins
 (:func:`all_sizes`: branch and bound over the four counts, :mod:`audit.privatree.count_law`), at depth 2
 and depth 1, under add/remove and substitution; and on a listed one-feature, two-bin domain, where the law is exact (no
-truncation: the filter of the only candidate is a finite sum), and a listed one-feature, three-bin domain (two
-candidate boundaries, :mod:`audit.privatree.three_bin_law`); the published gaps are measured
+truncation: the filter of the only candidate is a finite sum), a listed one-feature, three-bin domain (two
+candidate boundaries, :mod:`audit.privatree.three_bin_law`), and listed domains with JointExp's private
+edge (the learner's default binning; :mod:`audit.privatree.edge_law`), with one binary categorical feature,
+and with both (at epsilon 8, where the two features' histograms are within reach); the published gaps are measured
 exactly: the data-dependent stopping of Algorithm 1 line 7 (G2: infinite loss), PrivaTree*'s
 exact quantile edges (not DP: infinite loss), and Theorem 3's per-feature node budget (G1: every
 record is in every feature's histogram, so two features spend twice the level's budget).
@@ -18,6 +20,8 @@ values (infinite loss).
 """
 from __future__ import annotations
 
+from functools import partial
+
 from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
 from audit.engine.allsizes import AllSizesDomain
 from audit.engine.domain import Domain
@@ -27,6 +31,11 @@ from audit.privatree.exact_law import release_law
 __all__ = ["domains", "all_sizes"]
 
 _ONE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5))
+_BIN = dict(categories={0: [0, 1]}, classes=[0, 1])
+#: the learner's default binning: JointExp's private quantiles, one edge
+_JOINTEXP = dict(bounds=[(0.0, 1.0)], classes=[0, 1], max_bins=2, epsilon_shares=(0.2, 0.4, 0.4))
+#: the law of ``release(edges=2)``: the tree and each numerical edge's cell among 2 equal cells of its range
+_CELLS2 = partial(release_law, edges=2)
 
 
 def domains() -> list[Domain]:
@@ -63,10 +72,30 @@ def domains() -> list[Domain]:
                release_law, dict(_ONE, max_bins=3, epsilon=4.0, max_depth=2), [[1 / 6, 0.5, 5 / 6]], [0, 1], 3,
                "add-remove", 4.0, "certified",
                note="the noisy counts are summed out up to a cut-off; the truncated mass is in the interval width"),
+        Domain("strict, JointExp edges, depth 2", "Strict PrivaTree with JointExp's private bin edges (the learner's "
+               "default binning; max_bins 2: one private edge on the 65,537-point grid, summed over the gaps between "
+               "the data's values), epsilon 1 split 0.2 / 0.4 / 0.4 over quantiles, nodes and leaves, depth 2; the "
+               "release is the tree and the edge's cell among 2 equal cells of [0, 1] (release(edges=2)): every "
+               "add/remove pair of up to 6 records.",
+               _CELLS2, dict(_JOINTEXP, epsilon=1.0, max_depth=2), grid1, [0, 1], 6, "add-remove", 1.0,
+               "certified"),
+        Domain("strict, one binary categorical feature, depth 2", "Strict PrivaTree with one categorical feature of "
+               "two categories (section IV-A: the categories ordered by noisy class-1 share; node budget node_cat), "
+               "epsilon 1, node and leaf budgets 1/2 each, depth 2: every add/remove pair of up to 6 records. Its "
+               "loss is the whole epsilon (every step's ratio reaches its budget on three records).",
+               release_law, dict(_BIN, epsilon=1.0, max_depth=2, epsilon_shares=(0.0, 0.5, 0.5)), [[0, 1]], [0, 1],
+               6, "add-remove", 1.0, "certified",
+               note="the loss equals the claim: certified up to the intervals' rounding slack (CLAIM_SLACK, 3e-12)"),
+        Domain("strict, JointExp edges and a binary categorical feature", "Strict PrivaTree with one numerical "
+               "feature (JointExp's private edge, max_bins 2) and one binary categorical feature, epsilon 8 split "
+               "0.1 / 0.6 / 0.3, depth 1 (two features: every noisy histogram is enumerated, within reach from a "
+               "node epsilon of about 1 per feature), release(edges=2): every add/remove pair of up to 2 records.",
+               _CELLS2, dict(bounds=[(0.0, 1.0), None], categories={1: [0, 1]}, classes=[0, 1], max_bins=2,
+                             epsilon_shares=(0.1, 0.6, 0.3), epsilon=8.0, max_depth=1), [[0.25, 0.75], [0, 1]],
+               [0, 1], 2, "add-remove", 8.0, "certified",
+               note="the noisy counts are summed out up to a cut-off; the truncated mass is in the interval width"),
     ] + baseline_domains()
 
-
-_BIN = dict(categories={0: [0, 1]}, classes=[0, 1])
 
 
 def baseline_domains() -> list[Domain]:

@@ -1,7 +1,8 @@
 """The exact law of PrivaTree's release on tiny inputs (issue 29, first learner).
 
 :class:`reference.privatree.PrivaTreeClassifier`'s ``release()`` (the tree over bin ids) is
-written here a second time, as a *law*: the probability of every tree, composed from the
+written here a second time, as a *law*: the probability of every tree (and, with ``edges=G``, of
+its edges' cells), composed from the
 mechanisms' own laws, independently of the sampling code. The sampler and this law are two
 implementations of Algorithm 1 of PrivaTree (Vos et al.), and the tests hold them against each
 other.
@@ -36,13 +37,38 @@ tail ``P(H > Hmax) = alpha^(Hmax - c + 1) / (1 + alpha)`` bounds what is left ou
 mass of a node goes into the width of every interval it touches (a choice's probability lies in
 ``[computed, computed + truncated]``). A release's probability is an interval ``[lower, upper]``.
 
-Limits
-------
-Numerical features only, with public bin edges: ``binning="uniform"``, or PrivaTree*'s exact
-quantile edges (``use_private_quantiles=False``, paper accounting: a deterministic function of the
-data). JointExp's private edges are out of reach here (their law over the ``2**16 + 1``-point
-grid is not summed out yet); an error says so. The per-feature enumeration must stay under
-:data:`MAX_CELLS_STATES` noisy histograms.
+Bin edges and categorical features
+----------------------------------
+Numerical features are binned once at the root (Algorithm 1 lines 3-5): public uniform edges
+(``binning="uniform"``), PrivaTree*'s exact quantiles (``use_private_quantiles=False``, paper
+accounting: a deterministic function of the data), or JointExp's private quantiles (the learner's
+default; Gillenwater et al. 2021, PrivaTree section IV-B). The tree depends on the edges only through
+the bins they induce, so ``P(edge cells, tree | D) = sum_edges P_JointExp(edges | D) P(tree | bins)``,
+the sum running over the pieces of JointExp's grid between the data's values (and the released cells)
+rather than its ``2**16 + 1`` points (:mod:`audit.privatree.edge_law`). ``edges=None`` gives the law of
+``release()`` (the edges summed out), ``edges=G`` that of ``release(edges=G)`` (each numerical edge's
+cell among ``G`` equal cells of its public range), and ``pair_loss(..., edges="grid")`` the exact loss of
+the release with the edges' grid points themselves (two laws lumped over the pieces of both datasets'
+values: one probability ratio per lump; :mod:`audit.privatree.edge_law`, "The exact grid index"). A categorical feature's bins are its category codes,
+its histogram is charged ``node_cat``, and with two classes its categories are ordered by noisy class-1
+share (section IV-A; :mod:`audit.privatree.node_law`).
+
+Costs (measured on the certificate's domains, one core)
+------------------------------------------------------
+* JointExp, ``max_bins=2`` (one private edge): at most ``2 n + G + 2`` pieces, so that many edge
+  outcomes (fewer after merging equal bins and cells), each a tree law of one feature of two bins
+  (finite sums): about 9 ms a dataset at depth 2 on up to 6 records (210 datasets, 1.9 s); memory
+  ``O(M)`` for the grid's pieces (peak 2.7 MB a dataset). More edges (``max_bins > 2``): ``C(P + m - 1, m)`` piece
+  sequences (refused above :data:`audit.privatree.edge_law.MAX_EDGE_SEQUENCES`); a lone feature of three
+  bins is summed by :mod:`audit.privatree.three_bin_law`, and larger node histograms (about ``10^11``
+  states for 3 bins x 2 classes beside another feature at the report's epsilon) are refused above
+  :data:`MAX_CELLS_STATES`, an error that names the count.
+* One binary categorical feature: each row's ``(Hmax + 1)^2`` noisy states (about ``2.3e4`` at node
+  epsilon 1/4), sorted by share: about 60 ms a dataset at depth 2 (210 datasets, 12 s; peak 3.9 MB).
+* Several features, or a categorical feature of three or more categories: every noisy histogram of each
+  feature is enumerated (``prod (Hmax_c + 1)`` states): JointExp's edge and a binary categorical feature
+  at node epsilon 2.4 each take about 0.35 s a dataset (45 datasets, 16 s; peak 12 MB); three categories
+  need a node epsilon of about 3 or more (at node epsilon 4, about 1.5 s on three records).
 
 Mutants
 -------
@@ -62,14 +88,17 @@ filter's probability); elsewhere an error says so.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Integral
 
 import numpy as np
 
 from audit.engine.laws import ROUNDING, PairLoss, ReleaseLaw, add_interval, join_children, laws_pair_loss
-from audit.privatree.three_bin_law import choice_law as three_bin_choice_law
+from audit.privatree.edge_law import EDGE_ROUNDING, category_bins, jointexp_edges, public_edges
+from audit.privatree.node_law import EXACT_FILTERS, MAX_CELLS_STATES, TAIL, choice_law
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
@@ -79,207 +108,88 @@ from reference.tree import bin_split, leaf, nested
 __all__ = ["ROUNDING", "ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval",
            "join_children", "MAX_CELLS_STATES", "TAIL", "VARIANTS"]
 
-#: largest number of noisy histograms of one feature enumerated at one node
-MAX_CELLS_STATES = 3_000_000
-#: target truncated mass per noisy count
-TAIL = 1e-13
 #: the mutants whose law :func:`release_law` writes (module docstring, "Mutants"); ``None``: the learner
 VARIANTS = (None, "half-leaf-noise", "exact-min-samples-leaf", "exact-empty-side")
-#: the variants whose candidate filter reads the exact counts
-_EXACT_FILTERS = VARIANTS[2:]
-
-
-# ------------------------------------------------------------------ the laws of one node
-def _clamped_pmf(alpha: float, c: int, hmax: int) -> np.ndarray:
-    """``P(max(c + Z, 0) = h)`` for ``h = 0..hmax``, ``Z`` two-sided geometric with ratio ``alpha``."""
-    h = np.arange(hmax + 1)
-    p = (1.0 - alpha) / (1.0 + alpha) * alpha ** np.abs(h - c)
-    p[0] = alpha ** c / (1.0 + alpha)
-    return p
-
-
-def _hmax(alpha: float, c: int) -> int:
-    """Cut-off with tail ``alpha^(hmax - c + 1) / (1 + alpha) <= TAIL``."""
-    return int(c + max(0, math.ceil(math.log(TAIL) / math.log(alpha))))
-
-
-def _tail(alpha: float, c: int, hmax: int) -> float:
-    return alpha ** (hmax - c + 1) / (1.0 + alpha)
-
-
-def _feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool, variant=None):
-    """Law of a feature's best candidate: ``{(s, gini): mass}`` (``s = -1``, ``gini = inf``: no
-    candidate passes the filter) and the truncated mass, over every noisy histogram of the exact
-    ``counts`` (shape ``(B, K)``). With two bins and ``need_gini`` False only the filter matters,
-    and its probability is a finite sum (no truncation; the Gini key is ``None``). ``variant``: an
-    exact-count filter of a mutant (module docstring), on that two-bin case only."""
-    B, K = counts.shape
-    cells = counts.ravel()
-    if B < 2:  # one bin (e.g. PrivaTree*'s edges on no data): no candidate boundary
-        return {(-1, math.inf): 1.0}, 0.0
-    if variant in _EXACT_FILTERS:
-        if B != 2 or need_gini:
-            raise ValueError(f"the exact law of the mutant {variant!r} is written for one feature of two bins; got "
-                             f"{B} bins{' and several features' if need_gini else ''}")
-        flaw2 = variant == "exact-min-samples-leaf"
-        # flaw 2: the exact sides must hold max(min_samples_leaf, 1) records; flaw 6: an exactly empty side
-        # drops the candidate
-        if min(int(counts[0].sum()), int(counts[1].sum())) < (max(floor, 1.0) if flaw2 else 1):
-            return {(-1, math.inf): 1.0}, 0.0
-        if flaw2:  # the noisy sides still enter through the Gini: an empty one gives 0/0, which loses every
-            floor = 1.0  # comparison of the learner (nan < best is False), so they must hold at least one record
-    if B == 2 and not need_gini:
-        t = int(math.ceil(floor))
-
-        def below(row):  # P(sum of the row's noisy counts < t)
-            dist = np.array([1.0])
-            for c in row:
-                dist = np.convolve(dist, _clamped_pmf(alpha, int(c), t - 1))[:t]
-            return float(dist.sum())
-
-        ok = (1.0 - below(counts[0])) * (1.0 - below(counts[1]))
-        return {(0, None): ok, (-1, math.inf): 1.0 - ok}, 0.0
-    hm = [_hmax(alpha, int(c)) for c in cells]
-    truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
-    if B == 3 and K == 2 and not need_gini and variant is None and floor <= 1.0:
-        # one feature of three bins: the comparison separates (audit.privatree.three_bin_law), O(Hmax^4 log Hmax)
-        law3, _ = three_bin_choice_law([_clamped_pmf(alpha, int(c), h) for c, h in zip(cells, hm)], truncated)
-        return {(0, None): law3[0], (1, None): law3[1], (-1, math.inf): law3[None]}, truncated
-    n_states = math.prod(h + 1 for h in hm)
-    if n_states > MAX_CELLS_STATES:
-        raise ValueError(f"PrivaTree's exact law is out of reach here: one feature's noisy histogram of {B} bins x "
-                         f"{K} classes has {n_states:,} states after truncation (limit {MAX_CELLS_STATES:,}); use "
-                         "one feature of two bins, fewer classes or a larger node epsilon")
-    grids = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(h + 1) for h in hm], indexing="ij")], axis=1)
-    mass = np.ones(grids.shape[0])
-    for i, (c, h) in enumerate(zip(cells, hm)):
-        mass *= _clamped_pmf(alpha, int(c), h)[grids[:, i]]
-    H = grids.reshape(-1, B, K).astype(float)
-    # the learner's own arithmetic (reference.privatree.PrivaTreeClassifier._best_split), row by row
-    L = np.cumsum(H, axis=1)[:, :-1, :]
-    R = H.sum(axis=1)[:, None, :] - L
-    nL, nR = L.sum(axis=2), R.sum(axis=2)
-    ok = (nL >= floor) & (nR >= floor)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gini = (nL - (L ** 2).sum(axis=2) / nL + nR - (R ** 2).sum(axis=2) / nR) / (nL + nR)
-    gini = np.where(ok, gini, math.inf)
-    s = np.argmin(gini, axis=1)
-    g = gini[np.arange(gini.shape[0]), s]
-    s = np.where(np.isfinite(g), s, -1)
-    law = {}
-    for sv in np.unique(s).tolist():
-        sel = s == sv
-        keys, inv = np.unique(g[sel], return_inverse=True)
-        sums = np.bincount(inv.ravel(), weights=mass[sel])
-        law.update({(int(sv), gv): w for gv, w in zip(keys.tolist(), sums.tolist())})
-    for cand in range(B - 1):  # every structurally possible choice, even if only the tails reach it
-        if not any(k[0] == cand for k in law):
-            law[(cand, math.inf if truncated == 0 else math.nan)] = 0.0
-    return law, truncated
-
-
-def _gini_cdf(law: dict):
-    """Sorted Gini values of a feature's law (``inf``: no candidate), their cumulative masses and the
-    total: ``P(G > g) = total - cum[#values <= g - 1]`` by binary search."""
-    items = sorted((g, w) for (_, g), w in law.items() if not math.isnan(g))
-    values = np.array([g for g, _ in items], dtype=float)
-    cum = np.cumsum([w for _, w in items]) if items else np.zeros(0)
-    return values, cum, float(cum[-1]) if items else 0.0
-
-
-def _choice_law(hists: list, alpha: float, floor: float, variant=None):
-    """``{(feature, boundary) or None: mass}`` of a node's choice (the first least Gini over features,
-    module docstring) and the truncated mass."""
-    need_gini = len(hists) > 1
-    laws, truncated, seen = [], 0.0, {}
-    for counts in hists:
-        key = (counts.shape, np.ascontiguousarray(counts).tobytes())  # features of equal counts: one law
-        if key not in seen:
-            seen[key] = _feature_law(counts, alpha, floor, need_gini, variant)
-        law, tr = seen[key]
-        laws.append(law)
-        truncated += tr
-    out = {}
-    cdfs = [_gini_cdf(law) for law in laws] if need_gini else None
-    for j, law in enumerate(laws):
-        keys = [(sv, g) for (sv, g) in law if sv >= 0]
-        if not keys:
-            continue
-        w = np.array([law[k] for k in keys])
-        if need_gini:
-            g = np.array([k[1] for k in keys], dtype=float)
-            for jj, (values, cum, total) in enumerate(cdfs):
-                if jj == j:
-                    continue
-                # P(G_jj > g) for an earlier feature (it wins ties), P(G_jj >= g) for a later one
-                side = "right" if jj < j else "left"
-                k = np.searchsorted(values, g, side=side)
-                w = w * (total - np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0))
-        for (sv, _), v in zip(keys, w.tolist()):
-            out[(j, sv)] = out.get((j, sv), 0.0) + v
-    out[None] = math.prod(sum(v for (s, _), v in law.items() if s < 0) for law in laws)
-    return out, min(truncated, 1.0)
+assert VARIANTS[2:] == EXACT_FILTERS
 
 
 # ------------------------------------------------------------------ the whole release
 @dataclass
 class _Setup:
-    bins: np.ndarray
     y: np.ndarray
     K: int
-    n_bins: list
-    budget: dict
+    outcomes: list  # per feature: its edge outcomes (audit.privatree.edge_law.EdgeOutcome)
+    alphas: list  # per feature: the noise ratio of its node histograms
+    ordered: list  # per feature: categorical with two classes (bins ordered by noisy share)
+    numerical: list  # the numerical features, in order (their edge cells are released)
     depth: int
     stopping: str
     floor: float
     leaf_epsilon: float
 
 
-def _setup(params: dict, X, y, variant=None) -> _Setup:
+def _check_edges(edges):
+    if edges is None or edges == "grid":
+        return edges
+    if isinstance(edges, Integral) and not isinstance(edges, bool) and edges >= 1:
+        return int(edges)
+    raise ValueError(f"edges must be None, a positive integer G (the release's edge cells) or 'grid' (the edges' "
+                     f"grid points, lumped), got {edges!r}")
+
+
+def _setup(params: dict, X, y, variant=None, edges=None, cuts=None) -> _Setup:
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    G = _check_edges(edges)
     est = PrivaTreeClassifier(**params)
     eps, d = est._check_params()
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {X.shape}")
-    m = X.shape[1]
+    Xa = np.asarray(X, dtype=object if est.categories else float)
+    if Xa.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {Xa.shape}")
+    m = Xa.shape[1]
     classes, cats, bounds = est._check_schema(m)
-    if cats:
-        raise ValueError("PrivaTree's exact law covers numerical features only (categories given)")
+    if cats and variant in EXACT_FILTERS:
+        raise ValueError(f"the exact law of the mutant {variant!r} is written for numerical features only; got "
+                         f"categories for features {sorted(cats)}")
+    num = [j for j in range(m) if j not in cats]
     private_q = est.binning == "quantile" and est.use_private_quantiles
-    if private_q and d > 0:
-        raise ValueError("PrivaTree's exact law is out of reach with JointExp's private bin edges: use "
-                         "binning='uniform' (public edges) or PrivaTree*'s exact quantiles")
     index = {c: k for k, c in enumerate(classes.tolist())}
     yk = np.array([index[v] for v in np.asarray(y).tolist()], dtype=np.int64)
-    Z = np.clip(X, [bounds[j][0] for j in range(m)], [bounds[j][1] for j in range(m)]) if m else X
-    budget = budget_split(eps, d, classes.size, m_num=m, m_cat=0, n_public=est.n_public, E_max=est.E_max,
-                          max_leaf_share=est.max_leaf_share, epsilon_shares=est.epsilon_shares,
+    Z, _ = est._encode(Xa, cats, bounds, fitting=True)  # codes and clipped values, as fit makes them
+    budget = budget_split(eps, d, classes.size, m_num=len(num), m_cat=len(cats), n_public=est.n_public,
+                          E_max=est.E_max, max_leaf_share=est.max_leaf_share, epsilon_shares=est.epsilon_shares,
                           private_quantiles=private_q, accounting=est.accounting)
-    bins = np.empty(Z.shape, dtype=np.int64)
-    n_bins = []
     B = est.max_bins
+    levels = np.linspace(0.0, 1.0, B + 1)[1:-1]
+    outcomes = []
     for j in range(m):
+        if j in cats:
+            outcomes.append(category_bins(Z[:, j].astype(np.int64), len(cats[j])))
+            continue
         lo, hi = bounds[j]
-        if d == 0:
+        col = Z[:, j]
+        if d == 0 or lo == hi:
             e = np.array([hi])
         elif est.binning == "uniform":
             e = np.unique(np.concatenate((np.linspace(lo, hi, B + 1)[1:-1], [hi])))
-        else:  # PrivaTree*: exact quantiles of the data (not DP)
-            col = Z[:, j]
-            inner = np.quantile(col, np.linspace(0.0, 1.0, B + 1)[1:-1]) if col.size else np.array([])
+        elif not est.use_private_quantiles:  # PrivaTree*: exact quantiles of the data (not DP)
+            inner = np.quantile(col, levels) if col.size else np.array([])
             e = np.unique(np.concatenate((inner, [hi])))
-        bins[:, j] = np.searchsorted(e, Z[:, j], side="left")
-        n_bins.append(e.size)
+        else:
+            outcomes.append(jointexp_edges(col, (lo, hi), budget["quantile"], levels, G,
+                                           cuts=None if cuts is None else cuts[j]))
+            continue
+        outcomes.append(public_edges(e, col, (lo, hi), G))
+    alphas = [TwoSidedGeometric(budget["node_cat" if j in cats else "node_num"], 1.0).alpha if d > 0 else 0.0
+              for j in range(m)]
     stopping = est.stopping or ("paper" if est.accounting == "paper" else "depth")
     leaf_epsilon = float(budget["leaf"]) * (2.0 if variant == "half-leaf-noise" else 1.0)
-    return _Setup(bins, yk, classes.size, n_bins, budget, d, stopping, max(est.min_samples_leaf, 1e-12),
-                  leaf_epsilon)
+    return _Setup(yk, classes.size, outcomes, alphas, [j in cats and classes.size == 2 for j in range(m)], num, d,
+                  stopping, max(est.min_samples_leaf, 1e-12), leaf_epsilon)
 
 
-def release_law(params: dict, X, y, variant=None) -> ReleaseLaw:
-    """The law of ``PrivaTreeClassifier(**params).fit(X, y).release()`` (module docstring).
+def release_law(params: dict, X, y, variant=None, edges=None, cuts=None) -> ReleaseLaw:
+    """The law of ``PrivaTreeClassifier(**params).fit(X, y).release(edges)`` (module docstring).
 
     Parameters
     ----------
@@ -288,14 +198,20 @@ def release_law(params: dict, X, y, variant=None) -> ReleaseLaw:
     X, y : the dataset (tiny: every node's histograms are summed out)
     variant : one of :data:`VARIANTS`
         ``None``: the learner; otherwise the law of that mutant (module docstring, "Mutants").
+    edges : None or int
+        ``None``: the release is the tree over bin ids (JointExp's edges summed out); an integer ``G``: the
+        release also holds each numerical feature's edge cells among ``G`` equal cells of its public range;
+        ``"grid"``: the edges' grid points, lumped over the pieces cut at ``cuts``
+        (:mod:`audit.privatree.edge_law`, "The exact grid index"; use :func:`pair_loss`).
+    cuts : dict, optional
+        Numerical feature -> public values at which JointExp's pieces are also cut (``edges="grid"``).
 
     Returns
     -------
     ReleaseLaw
     """
     params = {k: v for k, v in params.items() if k != "random_state"}
-    st = _setup(params, X, y, variant)
-    alpha = TwoSidedGeometric(st.budget["node_num"], 1.0).alpha if st.depth > 0 else 0.0
+    st = _setup(params, X, y, variant, edges, cuts)
     pf = PermuteAndFlip(st.leaf_epsilon, 1.0, monotonic=True)
 
     @lru_cache(maxsize=None)
@@ -304,38 +220,52 @@ def release_law(params: dict, X, y, variant=None) -> ReleaseLaw:
         return {("leaf", k): float(v) for k, v in enumerate(p) if v > 0}
 
     @lru_cache(maxsize=None)
-    def choice_law(key) -> tuple:
-        hists = [np.asarray(h, dtype=np.int64).reshape(st.n_bins[j], st.K) for j, h in enumerate(key)]
-        return _choice_law(hists, alpha, st.floor, variant)
+    def node_choice(key, n_bins) -> tuple:
+        hists = [np.asarray(h, dtype=np.int64).reshape(n_bins[j], st.K) for j, h in enumerate(key)]
+        return choice_law(hists, st.alphas, st.floor, variant, st.ordered)
 
     truncated = [0.0]
 
-    def node(idx: np.ndarray, depth: int) -> dict:
-        """``{release: (lower, upper)}`` of the subtree grown on records ``idx``."""
-        y_n = st.y[idx]
-        counts = tuple(np.bincount(y_n, minlength=st.K).tolist())
-        stop = depth == st.depth or (st.stopping == "paper" and (idx.size <= 1 or np.unique(y_n).size == 1))
-        out = {}
-        if not stop:
-            key = tuple(tuple(np.bincount(st.bins[idx, j] * st.K + y_n, minlength=st.n_bins[j] * st.K).tolist())
-                        for j in range(len(st.n_bins)))
-            choices, tr = choice_law(key)
+    def tree(bins: np.ndarray, n_bins: tuple) -> dict:
+        def node(idx: np.ndarray, depth: int) -> dict:
+            """``{release: (lower, upper)}`` of the subtree grown on records ``idx``."""
+            y_n = st.y[idx]
+            counts = tuple(np.bincount(y_n, minlength=st.K).tolist())
+            stop = depth == st.depth or (st.stopping == "paper" and (idx.size <= 1 or np.unique(y_n).size == 1))
+            if stop:
+                return {r: (p, p) for r, p in leaf_law(counts).items()}
+            key = tuple(tuple(np.bincount(bins[idx, j] * st.K + y_n, minlength=n_bins[j] * st.K).tolist())
+                        for j in range(len(n_bins)))
+            choices, tr = node_choice(key, n_bins)
             truncated[0] += tr
+            out = {}
             for choice, w in choices.items():
                 if choice is None or (w <= 0 and tr <= 0):  # impossible (the filter's exact sum says so)
                     continue
                 j, s = choice
-                go_left = st.bins[idx, j] <= s
+                go_left = np.isin(bins[idx, j], s) if isinstance(s, tuple) else bins[idx, j] <= s
                 join_children(out, (w, w + tr), node(idx[go_left], depth + 1), node(idx[~go_left], depth + 1),
                               lambda rl, rr: nested(bin_split(j, s, _as_node(rl), _as_node(rr))))
             w_none = choices.get(None, 0.0)
             for r, p in leaf_law(counts).items():
                 add_interval(out, r, w_none * p, min(1.0, w_none + tr) * p)
             return out
-        return {r: (p, p) for r, p in leaf_law(counts).items()}
 
-    return ReleaseLaw.from_intervals(node(np.arange(st.y.size), 0), truncated[0])
+        return node(np.arange(st.y.size), 0)
 
+    out: dict = {}
+    for combo in itertools.product(*st.outcomes):  # the features' binnings are independent (one mechanism each)
+        w = math.prod(o.weight for o in combo)
+        w_lo, w_hi = (w, w) if all(o.weight == 1.0 for o in combo) else (w * (1 - EDGE_ROUNDING),
+                                                                            w * (1 + EDGE_ROUNDING))
+        bins = np.stack([o.bins for o in combo], axis=1) if combo else np.zeros((st.y.size, 0), dtype=np.int64)
+        before = truncated[0]
+        law = tree(bins, tuple(o.n_bins for o in combo))
+        truncated[0] = before + w_hi * (truncated[0] - before)
+        cells = None if edges is None else tuple((j, combo[j].cells) for j in st.numerical)
+        for r, (lo, hi) in law.items():
+            add_interval(out, r if edges is None else (cells, r), w_lo * lo, min(1.0, w_hi * hi))
+    return ReleaseLaw.from_intervals(out, truncated[0])
 
 def _as_node(r):
     """A nested release back as a :class:`reference.tree.Node` (so :func:`nested` rebuilds it)."""
@@ -346,6 +276,14 @@ def _as_node(r):
 
 
 # ------------------------------------------------------------------ the loss of a pair
-def pair_loss(params: dict, d0, d1) -> PairLoss:
-    """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``."""
-    return laws_pair_loss(release_law(params, *d0), release_law(params, *d1))
+def pair_loss(params: dict, d0, d1, edges=None) -> PairLoss:
+    """:class:`PairLoss` of the datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)`` for ``release(edges)``;
+    ``edges="grid"``: the release with the edges' exact grid points, whose loss and profile the two laws
+    lumped over the pieces of both datasets' values give exactly (:mod:`audit.privatree.edge_law`)."""
+    cuts = None
+    if edges == "grid":
+        cats = PrivaTreeClassifier(**{k: v for k, v in params.items() if k != "random_state"}).categories or {}
+        both = [np.asarray(d[0], dtype=object) for d in (d0, d1)]
+        cuts = {j: np.concatenate([b[:, j].astype(float) for b in both]) for j in range(both[0].shape[1])
+                if j not in cats}
+    return laws_pair_loss(*(release_law(params, *d, edges=edges, cuts=cuts) for d in (d0, d1)))

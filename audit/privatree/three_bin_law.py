@@ -5,7 +5,7 @@ At an internal node, Algorithm 1 of PrivaTree (Vos et al., lines 11-12) draws th
 least Gini among those whose noisy sides hold at least one record, the first boundary on ties; with none, the node is
 a leaf. With three bins and two classes the histogram has six cells, and summing over it directly costs
 ``(Hmax + 1)^6`` states (about ``6e11`` at the report's node epsilon 1/3, where ``Hmax = 90``):
-:func:`audit.privatree.exact_law._feature_law` refuses it. This module sums the same law in ``O(Hmax^4 log Hmax)``.
+:func:`audit.privatree.node_law.feature_law` refuses to enumerate it. This module sums the same law in ``O(Hmax^4 log Hmax)``.
 
 The reduction
 -------------
@@ -34,7 +34,7 @@ represented integers, equal for equal ratios and distinct for distinct ones give
 
 Truncation
 ----------
-Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.exact_law`);
+Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.node_law`);
 the truncated mass is returned and goes into the width of every interval it touches.
 
 Cost: ``(Hmax_y0 + 1)(Hmax_y1 + 1)`` sorts of ``(Hmax + 1)^2`` values; at node epsilon 1/3 (``Hmax`` about 90) about

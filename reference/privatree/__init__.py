@@ -9,9 +9,10 @@ from reference.privatree.learner import (
     budget_split,
     charge_exact_quantiles,
     charge_stopping,
+    edge_cells,
     leaf_epsilon_bound,
     phi_K,
 )
 
 __all__ = ['PrivaTreeClassifier', 'phi_K', 'leaf_epsilon_bound', 'budget_split', 'charge_exact_quantiles',
-    'charge_stopping', 'PrivaTreeBatch', 'Trees', 'joint_exp_batch']
+    'charge_stopping', 'edge_cells', 'PrivaTreeBatch', 'Trees', 'joint_exp_batch']

@@ -66,7 +66,8 @@ from reference.validation import check_generator, check_X, shown
 from reference.mechanisms.jointexp import JointExp, joint_exp_batch
 from reference.ledger import PrivacyLedger, Scope
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
-from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping
+from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
+    edge_cells
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
@@ -535,14 +536,8 @@ class PrivaTreeBatch:
     def _edge_cells(self, e, bound):
         """Which of ``G`` equal cells of ``[lo, hi]`` every edge lies in (``-1`` after the run's edges),
         the expression of ``PrivaTreeClassifier.release``."""
-        lo, hi = bound
-        G = self.edges
         finite = np.isfinite(e)
-        if hi == lo:
-            cell = np.zeros(e.shape, dtype=np.int64)
-        else:
-            cell = np.minimum(((np.where(finite, e, lo) - lo) / (hi - lo) * G).astype(int), G - 1)
-        return np.where(finite, cell, -1)
+        return np.where(finite, edge_cells(np.where(finite, e, bound[0]), bound, self.edges), -1)
 
     # ------------------------------------------------------------------ the budget spent
     def ledger(self, trees: Trees, r: int, *, prepared: _Prepared) -> PrivacyLedger:

@@ -60,7 +60,7 @@ from reference.ledger import PrivacyLedger, Scope
 from reference.tree import bin_split, leaf, nested, predict_values
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 
-__all__ = ["PrivaTreeClassifier", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
+__all__ = ["PrivaTreeClassifier", "edge_cells", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
            "charge_stopping"]
 
 
@@ -152,6 +152,16 @@ def budget_split(epsilon, max_depth, K, *, m_num, m_cat, n_public=None, E_max=0.
     per = level / m
     return {"leaf": leaf, "quantile": q_total / m_num if use_q else 0.0, "node_num": per, "node_cat": per,
             "total": q_total + d * level + leaf}
+
+
+def edge_cells(e, bounds, G: int) -> np.ndarray:
+    """Which of ``G`` equal cells of the public range ``bounds = (lo, hi)`` each bin edge of ``e`` lies in
+    (``release(edges=G)``): ``min(floor((e - lo) / (hi - lo) G), G - 1)``, 0 on a range of width zero."""
+    lo, hi = bounds
+    e = np.asarray(e, dtype=float)
+    if hi == lo:
+        return np.zeros(e.shape, dtype=np.int64)
+    return np.minimum(((e - lo) / (hi - lo) * G).astype(int), G - 1)
 
 
 # --------------------------------------------------------------------------- the learner
@@ -547,8 +557,5 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             if edges == "exact":
                 feats.append((j, tuple(round(float(v), 6) for v in e)))
             else:
-                lo, hi = self.bounds_[j]
-                G = int(edges)
-                cell = np.zeros(e.size, dtype=int) if hi == lo else np.minimum(((e - lo) / (hi - lo) * G).astype(int), G - 1)
-                feats.append((j, tuple(int(v) for v in cell)))
+                feats.append((j, tuple(int(v) for v in edge_cells(e, self.bounds_[j], int(edges)))))
         return (tuple(feats), nested(self.tree_))
