@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from audit.engine.destination import kept_aside, tracked
-from audit.engine.domain import PROFILE_EPSILONS, Domain, DomainResult, certify_domain, enumerate_pairs
+from audit.engine.domain import CLAIM_SLACK, PROFILE_EPSILONS, Domain, DomainResult, certify_domain, enumerate_pairs
 from audit.engine.laws import pair_interval, profile
 
 __all__ = ["Domain", "enumerate_pairs", "certify_domain", "DomainResult", "write_certificate", "pair_interval",
@@ -61,7 +61,8 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
                      f"[{_fmt(r.worst['lower'])}, {_fmt(r.worst['upper'])}] | {r.width:.1e} | **{r.verdict}** | "
                      f"{r.domain.expected} |")
     lines += ["", "Exact loss: `max_r |ln P(r|D) - ln P(r|D')|` over every release `r`, as an interval from the "
-              "two laws' probability intervals. *certified*: the upper end is at most the claim; *gap*: the lower "
+              "two laws' probability intervals. *certified*: the upper end is at most the claim, up to "
+              f"{CLAIM_SLACK:.0e} of rounding slack (two probabilities' intervals); *gap*: the lower "
               "end exceeds it (a published privacy gap, measured exactly); *inconclusive*: the interval straddles "
               "the claim.", ""]
     for k, r in enumerate(results):
