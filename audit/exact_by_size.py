@@ -190,7 +190,7 @@ def section_lines(rows: list[dict]) -> list[str]:
     out += ["", f"![exact loss by number of records]({FIGURE})", "",
             "*The exact loss over the datasets of at most N records against N, one curve per strict learner "
             "(all-sizes searches capped at N) and per paper gap (listed pairs up to Nmax), the ledger's ε dashed "
-            "in the curve's colour; an infinite loss is drawn at the top edge with an upward triangle. Exact "
+            "(one line per value, labelled); an infinite loss is drawn at the top edge with an upward triangle. Exact "
             "values, no error bars: each point is the lower end of the loss's interval (the table shows the interval "
             "where it is wider than the digits shown).*", ""]
     return out
@@ -217,12 +217,15 @@ def figure(rows: list[dict], path) -> None:
         if inf_n:
             ax.plot(inf_n, [top] * len(inf_n), ls="none", marker="^", ms=8, color=c)
             ax.annotate("∞", (inf_n[0], top), textcoords="offset points", xytext=(-12, -4), color=c)
-        ax.axhline(float(e["epsilon_claimed"]), color=c, ls="--", lw=1)
+    right = max(p["records"] for e in rows for p in e["loss_by_size"])
+    for k, v in enumerate(sorted({float(e["epsilon_claimed"]) for e in rows})):  # one dashed line per ledger ε
+        ax.axhline(v, color="k", ls="--", lw=1, label="the ledger's ε" if k == 0 else None)
+        ax.annotate(f"ε = {v:g}", (right, v), textcoords="offset points", xytext=(4, 3), fontsize=8)
     ax.set_yscale("log")
     ax.set_ylim(min(v for v in finite if v > 0) / 2, top * 1.3)
     ax.set_xlabel("N (records of the larger dataset, at most)")
     ax.set_ylabel("exact privacy loss (log scale)")
-    ax.set_title("exact loss by number of records; dashed: the ledger's ε")
+    ax.set_title("exact loss by number of records")
     integer_ticks(ax.xaxis)
     fig.tight_layout()
     legend_below(fig, ncol=2)
