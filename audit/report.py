@@ -366,8 +366,22 @@ def _draw_to(draw, path) -> None:
     draw(path)
 
 
+#: files of a target's folder that ``python -m audit certify`` owns: a report written there keeps them
+CERTIFICATE_FILES = ("certificate.md", "certificate.json", "figures/certificate-*.png")
+
+
+def _keep_certificate(final: Path, tmp: Path) -> None:
+    """Copy the certificate's files of the folder being replaced into the new one (a report replaces only its own
+    files: ``report.md``, ``report.json`` and its figures)."""
+    for pattern in CERTIFICATE_FILES:
+        for path in final.glob(pattern):
+            if path.is_file():
+                shutil.copy2(path, tmp / path.relative_to(final))
+
+
 def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
-    """Write ``out_dir/<target>/{report.md, report.json, figures/*.png}`` atomically.
+    """Write ``out_dir/<target>/{report.md, report.json, figures/*.png}`` atomically; a certificate already in the
+    folder (:data:`CERTIFICATE_FILES`, written by ``python -m audit certify``) is kept.
 
     Returns the target's directory.
     """
@@ -408,6 +422,7 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         (tmp / "report.json").write_text(payload)
         (tmp / "report.md").write_text(report.to_markdown(figures, captions))
         if final.exists():
+            _keep_certificate(final, tmp)
             old = Path(tempfile.mkdtemp(prefix=f".{report.target}-old-", dir=out_dir))
             os.replace(final, old / "x")
             os.replace(tmp, final)

@@ -84,3 +84,23 @@ def test_a_ledger_row_reads_as_its_total_never_as_nan(tmp_path):
     assert "| led | claim | ε 1 | ledger total ∞ (an upper bound, not a measurement) | violation (expected) | ✓ |" in md
     assert "| led | S1 | add-remove | 1 | 0 | – |" in md
     assert "measured ledger total inf" in row_line("claim", row) and "nan" not in row_line("claim", row)
+
+
+def test_a_report_replaces_its_own_files_and_keeps_the_certificate(tmp_path):
+    """`run` and `certify` share a target's folder: writing a report keeps the certificate's files byte for byte and
+    drops the previous report's figures that the new report does not draw."""
+    folder = tmp_path / "demo" / "figures"
+    folder.mkdir(parents=True)
+    (tmp_path / "demo" / "certificate.md").write_text("# Certificate: demo\n")
+    (tmp_path / "demo" / "certificate.json").write_text('{"domains": []}\n')
+    (folder / "certificate-0.png").write_bytes(b"certificate figure")
+    (folder / "stale-report-figure.png").write_bytes(b"old")
+    (tmp_path / "demo" / "report.md").write_text("old report")
+    rep = Report("demo", "quick", 0)
+    rep.claims += [_claim(0, "pass", "pass")]
+    write_report(rep, tmp_path)
+    assert (tmp_path / "demo" / "certificate.md").read_text() == "# Certificate: demo\n"
+    assert (tmp_path / "demo" / "certificate.json").read_text() == '{"domains": []}\n'
+    assert (folder / "certificate-0.png").read_bytes() == b"certificate figure"
+    assert not (folder / "stale-report-figure.png").exists()
+    assert (tmp_path / "demo" / "report.md").read_text() != "old report"

@@ -3,7 +3,8 @@
 Strict PrivaTree is certified over every dataset of any size with one feature of two public bins
 (:func:`all_sizes`: branch and bound over the four counts, :mod:`audit.privatree.count_law`), at depth 2
 and depth 1, under add/remove and substitution; and on a listed one-feature, two-bin domain, where the law is exact (no
-truncation: the filter of the only candidate is a finite sum); the published gaps are measured
+truncation: the filter of the only candidate is a finite sum), and a listed one-feature, three-bin domain (two
+candidate boundaries, :mod:`audit.privatree.three_bin_law`); the published gaps are measured
 exactly: the data-dependent stopping of Algorithm 1 line 7 (G2: infinite loss), PrivaTree*'s
 exact quantile edges (not DP: infinite loss), and Theorem 3's per-feature node budget (G1: every
 record is in every feature's histogram, so two features spend twice the level's budget).
@@ -54,6 +55,13 @@ def domains() -> list[Domain]:
                release_law, dict(bounds=[(0.0, 1.0)] * 2, classes=[0, 1], binning="uniform", max_bins=2,
                                  epsilon_shares=(0.0, 0.5, 0.5), epsilon=2.0, max_depth=1, accounting="paper",
                                  stopping="depth"), [[0.25, 0.75]] * 2, [0, 1], 2, "add-remove", 2.0, "gap",
+               note="the noisy counts are summed out up to a cut-off; the truncated mass is in the interval width"),
+        Domain("strict, one feature, three bins", "Strict PrivaTree (epsilon 4, depth 2, one feature of three public "
+               "bins, node and leaf budgets 1/2 each): every add/remove pair of up to 3 records. Each node chooses "
+               "between two boundaries by the Gini of its noisy histogram; the law sums it by separating the "
+               "comparison (audit.privatree.three_bin_law).",
+               release_law, dict(_ONE, max_bins=3, epsilon=4.0, max_depth=2), [[1 / 6, 0.5, 5 / 6]], [0, 1], 3,
+               "add-remove", 4.0, "certified",
                note="the noisy counts are summed out up to a cut-off; the truncated mass is in the interval width"),
     ] + baseline_domains()
 

@@ -69,6 +69,7 @@ from functools import lru_cache
 import numpy as np
 
 from audit.engine.laws import ROUNDING, PairLoss, ReleaseLaw, add_interval, join_children, laws_pair_loss
+from audit.privatree.three_bin_law import choice_law as three_bin_choice_law
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
@@ -139,12 +140,16 @@ def _feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool
         ok = (1.0 - below(counts[0])) * (1.0 - below(counts[1]))
         return {(0, None): ok, (-1, math.inf): 1.0 - ok}, 0.0
     hm = [_hmax(alpha, int(c)) for c in cells]
+    truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
+    if B == 3 and K == 2 and not need_gini and variant is None and floor <= 1.0:
+        # one feature of three bins: the comparison separates (audit.privatree.three_bin_law), O(Hmax^4 log Hmax)
+        law3, _ = three_bin_choice_law([_clamped_pmf(alpha, int(c), h) for c, h in zip(cells, hm)], truncated)
+        return {(0, None): law3[0], (1, None): law3[1], (-1, math.inf): law3[None]}, truncated
     n_states = math.prod(h + 1 for h in hm)
     if n_states > MAX_CELLS_STATES:
         raise ValueError(f"PrivaTree's exact law is out of reach here: one feature's noisy histogram of {B} bins x "
                          f"{K} classes has {n_states:,} states after truncation (limit {MAX_CELLS_STATES:,}); use "
                          "one feature of two bins, fewer classes or a larger node epsilon")
-    truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
     grids = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(h + 1) for h in hm], indexing="ij")], axis=1)
     mass = np.ones(grids.shape[0])
     for i, (c, h) in enumerate(zip(cells, hm)):

@@ -1,0 +1,177 @@
+"""The law of a PrivaTree node's choice on one numerical feature of three bins, without enumerating its histogram.
+
+At an internal node, Algorithm 1 of PrivaTree (Vos et al., lines 11-12) draws the feature's noisy histogram
+``H[b, k] = max(c[b, k] + Z, 0)`` (Eq. 4; ``Z`` two-sided geometric, independent per cell) and keeps the boundary of
+least Gini among those whose noisy sides hold at least one record, the first boundary on ties; with none, the node is
+a leaf. With three bins and two classes the histogram has six cells, and summing over it directly costs
+``(Hmax + 1)^6`` states (about ``6e11`` at the report's node epsilon 1/3, where ``Hmax = 90``):
+:func:`audit.privatree.exact_law._feature_law` refuses it. This module sums the same law in ``O(Hmax^4 log Hmax)``.
+
+The reduction
+-------------
+Write ``x``, ``y``, ``z`` for the noisy (class 0, class 1) counts of bins 0, 1 and 2, ``|w| = w0 + w1`` and
+``q(w) = w0 w1 / |w|``. A side ``w`` of ``n = |w|`` records has ``n - (w0^2 + w1^2) / n = 2 q(w)``, so with the
+node's total ``N`` (the same for both boundaries)::
+
+    N gini_0 / 2 = q(x) + q(y + z),      N gini_1 / 2 = q(x + y) + q(z),
+
+and ``gini_0 <= gini_1`` if and only if ``A_y(x) <= A_y(z)`` with ``A_y(w) = q(w) - q(w + y)``: for a fixed middle bin
+``y`` the comparison separates into one number of ``x`` against the same number of ``z``, and ``x``, ``z`` are
+independent. So, for each ``y``, ``P(boundary 0 | y) = sum_v P(A_y(x) = v) P(A_y(z) > v)`` plus the ties, by sorting
+the values of ``A_y`` over the grid of ``w`` once. Both boundaries pass the filter exactly when ``|x| >= 1`` and
+``|z| >= 1``; otherwise the choice is read off the filter alone (boundary 0 iff ``|x| >= 1`` and ``|y| >= 1``,
+boundary 1 iff ``|z| >= 1`` and ``|y| >= 1``, else none).
+
+Agreement with the learner's floating-point comparison
+-------------------------------------------------------
+The learner compares Gini values computed in double precision. ``A_y(w)`` is a ratio of integers; two different values
+differ by at least ``1 / (D_x D_z)`` with ``D_w = |w| (|w| + |y|)``, which :func:`choice_law` checks is above ten
+times the rounding error of the learner's formula on the grid used (``check_separation``), so every strict comparison
+comes out the same. Exact ties of ``A_y`` (always ``x = z``, and any other coincidence) are decided by evaluating the
+learner's own formula (:func:`_learner_gini`, the same operations in the same order) on each tied triple.
+Values of ``A_y`` are keyed by ``float(numerator / denominator)``: a correctly rounded division of exactly
+represented integers, equal for equal ratios and distinct for distinct ones given the same separation.
+
+Truncation
+----------
+Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.exact_law`);
+the truncated mass is returned and goes into the width of every interval it touches.
+
+Cost: ``(Hmax_y0 + 1)(Hmax_y1 + 1)`` sorts of ``(Hmax + 1)^2`` values; at node epsilon 1/3 (``Hmax`` about 90) about
+8,000 sorts of 8,000 values (seconds), memory ``O(Hmax^2)``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["choice_law", "check_separation", "MIN_SEPARATION"]
+
+#: the least ratio of the comparisons' separation to the learner's rounding :func:`choice_law` accepts
+MIN_SEPARATION = 10.0
+
+
+def _learner_gini(L0, L1, R0, R1):
+    """The learner's Gini of sides ``(L0, L1)``, ``(R0, R1)`` (arrays of integer-valued floats), operation for
+    operation as :meth:`reference.privatree.PrivaTreeClassifier._best_split` computes it (its two-term sums are single
+    additions of exact integers, so summing by columns gives the same floats)."""
+    nL, nR = L0 + L1, R0 + R1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (nL - (L0 * L0 + L1 * L1) / nL + nR - (R0 * R0 + R1 * R1) / nR) / (nL + nR)
+
+
+def check_separation(hmax_cells: int) -> float:
+    """Ratio of the least gap between two different comparisons to the learner's rounding error, for noisy counts of
+    at most ``hmax_cells`` per cell (module docstring); :func:`choice_law` requires it above :data:`MIN_SEPARATION`.
+
+    A side holds at most ``2 h`` records and the middle bin ``|y| <= 2 h``, so ``D_w <= 2 h * 4 h`` and two different
+    values of ``N gini / 2`` differ by at least ``1 / (8 h^2)^2``: ``N gini`` values by twice that. The learner's
+    ``N gini = ((nL - SL / nL) + nR) - SR / nR`` takes five roundings of numbers at most ``N <= 6 h`` (unit roundoff
+    ``u``), so two of them move by at most ``10 N u`` together; the final division by the same ``N`` is monotone.
+    """
+    h = float(max(hmax_cells, 1))
+    gap = 2.0 / (8.0 * h * h) ** 2
+    err = 10.0 * (6.0 * h) * (np.finfo(float).eps / 2.0)
+    return gap / err
+
+
+def _pmf_grid(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
+    """Joint mass of a bin's (class 0, class 1) noisy counts on the grid ``[0, len(p0)) x [0, len(p1))``."""
+    return np.outer(p0, p1)
+
+
+def choice_law(pmfs: list, tail_mass: float) -> tuple[dict, float]:
+    """``{0: P, 1: P, None: P}`` of the node's choice and the truncated mass.
+
+    Parameters
+    ----------
+    pmfs : list of six 1-D arrays
+        ``pmfs[2 b + k][h] = P(H[b, k] = h)`` for ``h = 0..Hmax`` (bin ``b``, class ``k``), already truncated.
+    tail_mass : float
+        The mass the truncation leaves out (returned unchanged, for the caller's interval).
+
+    Returns
+    -------
+    (dict, float)
+    """
+    px, py, pz = (_pmf_grid(pmfs[2 * b], pmfs[2 * b + 1]) for b in range(3))
+    # one grid for x and z (they may differ in extent: pad to the larger)
+    G0 = max(px.shape[0], pz.shape[0])
+    G1 = max(px.shape[1], pz.shape[1])
+    px = np.pad(px, ((0, G0 - px.shape[0]), (0, G1 - px.shape[1])))
+    pz = np.pad(pz, ((0, G0 - pz.shape[0]), (0, G1 - pz.shape[1])))
+    hmax = max(G0, G1, *py.shape) - 1
+    ratio = check_separation(hmax)
+    if ratio < MIN_SEPARATION:
+        raise ValueError(f"three-bin law: noisy counts up to {hmax} leave a separation ratio of {ratio:.3g} "
+                         f"(< {MIN_SEPARATION:g}) "
+                         "between the comparisons and the learner's rounding; use a larger node epsilon")
+    w0, w1 = np.meshgrid(np.arange(G0, dtype=float), np.arange(G1, dtype=float), indexing="ij")
+    w0, w1, mx, mz = w0.ravel(), w1.ravel(), px.ravel(), pz.ravel()
+    s = w0 + w1
+    live = s >= 1  # both boundaries pass the filter only when |x| >= 1 and |z| >= 1
+    w0, w1, s, mx, mz = w0[live], w1[live], s[live], mx[live], mz[live]
+    Mx, Mz = float(mx.sum()), float(mz.sum())  # P(|x| >= 1), P(|z| >= 1) on the grid
+    x_empty = float(px[0, 0])
+    z_empty = float(pz[0, 0])
+    both = Mx * Mz
+    ya, yb = np.nonzero(py)
+    my = py[ya, yb]
+    some = (ya + yb) > 0
+    # y empty: both sides of both boundaries are the same, every comparison ties -> boundary 0
+    p0 = float(my[~some].sum()) * both
+    p1 = 0.0
+    ya, yb, my = ya[some].astype(float), yb[some].astype(float), my[some]
+    for lo in range(0, ya.size, _CHUNK):
+        a, b, m = ya[lo:lo + _CHUNK, None], yb[lo:lo + _CHUNK, None], my[lo:lo + _CHUNK]
+        zero = _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b)
+        p0 += float(np.dot(m, zero))
+        p1 += float(np.dot(m, both - zero))
+    # the filter alone decides the rest
+    Py_some = float(py.sum()) - float(py[0, 0])
+    p0 += (Mx * z_empty) * Py_some
+    p1 += (x_empty * Mz) * Py_some
+    none = x_empty * z_empty * float(py.sum()) + (Mx * z_empty + x_empty * Mz) * float(py[0, 0])
+    return {0: p0, 1: p1, None: none}, tail_mass
+
+
+#: middle-bin values handled together (rows of the arrays of one chunk)
+_CHUNK = 128
+
+
+def _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b) -> np.ndarray:
+    """For each middle bin ``y = (a, b)`` of a chunk (columns ``a``, ``b``), the mass of the pairs ``(x, z)`` (both
+    non-empty) on which the learner keeps boundary 0: ``A_y(x) < A_y(z)``, plus the tied pairs its arithmetic sends
+    to boundary 0."""
+    Y = a + b
+    # A_y(w) = q(w) - q(w + y) = [w0 w1 (s + Y) - (w0 + a)(w1 + b) s] / [s (s + Y)], exact integers over exact integers
+    A = (w0 * w1 * (s + Y) - (w0 + a) * (w1 + b) * s) / (s * (s + Y))
+    order = np.argsort(A, axis=1, kind="stable")
+    As = np.take_along_axis(A, order, axis=1)
+    mxs, mzs = mx[order], mz[order]
+    n = As.shape[1]
+    # the last position of each run of equal values, by a reverse running minimum over the runs' ends
+    ends = np.where(np.concatenate((As[:, 1:] != As[:, :-1], np.ones((As.shape[0], 1), bool)), axis=1),
+                    np.arange(n)[None, :], n)
+    last = np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1]
+    above = Mz - np.take_along_axis(np.cumsum(mzs, axis=1), last, axis=1)  # P(A_y(z) > A_y(x)) at each x
+    zero = (mxs * above).sum(axis=1)
+    # ties on the diagonal x = z
+    g0 = _learner_gini(w0, w1, a + w0, b + w1)
+    g1 = _learner_gini(w0 + a, w1 + b, w0, w1)
+    zero += ((mx * mz) * (g0 <= g1)).sum(axis=1)
+    # ties off the diagonal: equal values d apart in the sorted order, both orders of each pair
+    d = 1
+    while True:
+        eq = As[:, d:] == As[:, :-d]
+        if not eq.any():
+            break
+        r, i = np.nonzero(eq)
+        xi, zi = order[r, i], order[r, i + d]
+        for u, v in ((xi, zi), (zi, xi)):
+            g0 = _learner_gini(w0[u], w1[u], a[r, 0] + w0[v], b[r, 0] + w1[v])
+            g1 = _learner_gini(w0[u] + a[r, 0], w1[u] + b[r, 0], w0[v], w1[v])
+            zero += np.bincount(r, weights=mx[u] * mz[v] * (g0 <= g1), minlength=As.shape[0])
+        d += 1
+    return zero

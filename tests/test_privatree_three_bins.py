@@ -1,0 +1,117 @@
+"""The three-bin node law (audit.privatree.three_bin_law) against brute-force enumeration and the samplers.
+
+The reduction (the comparison of the two boundaries separates for a fixed middle bin) must give, to rounding, the
+same law as summing every noisy histogram with the learner's own arithmetic; the whole release law of a tree over one
+feature of three bins must fit both samplers (chi-square, cells of expected count below 5 pooled, fixed seed,
+false-alarm rate 1e-3 per sampler).
+"""
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from audit.privatree import exact_law
+from audit.privatree.exact_law import release_law
+from audit.privatree.three_bin_law import MIN_SEPARATION, check_separation, choice_law
+from reference.privatree import PrivaTreeClassifier
+from reference.privatree.batch import PrivaTreeBatch
+from tests.test_privatree_exact_law import _pvalue
+
+THREE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=3, epsilon_shares=(0.0, 0.5, 0.5))
+
+
+def _pmfs(counts, alpha):
+    hm = [exact_law._hmax(alpha, int(c)) for c in counts]
+    return [exact_law._clamped_pmf(alpha, int(c), h) for c, h in zip(counts, hm)]
+
+
+def _brute(counts, alpha, monkeypatch):
+    """Every noisy histogram, the learner's arithmetic (the enumeration path of exact_law._feature_law)."""
+    monkeypatch.setattr(exact_law, "MAX_CELLS_STATES", 10 ** 7)
+    B = np.asarray(counts).reshape(3, 2)
+    hm = [exact_law._hmax(alpha, int(c)) for c in counts]
+    n = math.prod(h + 1 for h in hm)
+    grids = np.stack([g.ravel() for g in np.meshgrid(*[np.arange(h + 1) for h in hm], indexing="ij")], axis=1)
+    mass = np.ones(n)
+    for i, (c, h) in enumerate(zip(counts, hm)):
+        mass *= exact_law._clamped_pmf(alpha, int(c), h)[grids[:, i]]
+    H = grids.reshape(-1, 3, 2).astype(float)
+    L = np.cumsum(H, axis=1)[:, :-1, :]
+    R = H.sum(axis=1)[:, None, :] - L
+    nL, nR = L.sum(axis=2), R.sum(axis=2)
+    ok = (nL >= 1) & (nR >= 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gini = (nL - (L ** 2).sum(axis=2) / nL + nR - (R ** 2).sum(axis=2) / nR) / (nL + nR)
+    gini = np.where(ok, gini, math.inf)
+    s = np.argmin(gini, axis=1)
+    s = np.where(np.isfinite(gini[np.arange(n), s]), s, -1)
+    assert B.shape == (3, 2)
+    return {0: float(mass[s == 0].sum()), 1: float(mass[s == 1].sum()), None: float(mass[s == -1].sum())}
+
+
+@settings(max_examples=12, deadline=None)
+@given(counts=st.lists(st.integers(0, 4), min_size=6, max_size=6), node_eps=st.sampled_from([3.5, 4.0, 5.0]))
+def test_the_separated_sum_equals_every_histogram_summed(counts, node_eps):
+    """Any counts of up to 4 records per cell, at node epsilons where the enumeration fits (9 to 12 values per cell):
+    each choice's probability agrees to 1e-13, ties decided as the learner does."""
+    mp = pytest.MonkeyPatch()
+    try:
+        alpha = math.exp(-node_eps)
+        fast, _ = choice_law(_pmfs(counts, alpha), 0.0)
+        slow = _brute(counts, alpha, mp)
+    finally:
+        mp.undo()
+    for k in (0, 1, None):
+        assert abs(fast[k] - slow[k]) < 1e-13, (counts, k, fast, slow)
+
+
+def test_ties_go_to_the_first_boundary_as_in_the_learner():
+    """The middle bin empty makes every comparison a tie: the learner keeps boundary 0, so boundary 1 is chosen only
+    when the left side is empty; with symmetric counts, every x = z pair ties too."""
+    alpha = math.exp(-3.0)
+    law, _ = choice_law(_pmfs([0, 0, 0, 0, 0, 0], alpha), 0.0)
+    assert law[0] > law[1] > 0.0
+    law2, _ = choice_law(_pmfs([1, 1, 0, 0, 1, 1], alpha), 0.0)
+    assert law2[0] > law2[1]  # symmetric data: the tie rule favours boundary 0
+
+
+def test_small_node_epsilon_is_refused_where_rounding_could_flip_a_comparison():
+    assert check_separation(91) > MIN_SEPARATION > check_separation(300)
+    alpha = math.exp(-0.1)
+    with pytest.raises(ValueError, match="separation"):
+        choice_law(_pmfs([0] * 6, alpha), 0.0)
+
+
+def test_release_law_of_a_three_bin_tree_matches_both_samplers():
+    """Depth 2, one feature of three public bins, strict, epsilon 4 (node epsilon 1, 30 values per cell)."""
+    params = dict(THREE, epsilon=4.0, max_depth=2)
+    X = np.array([[0.1], [0.5], [0.5], [0.9]])
+    y = np.array([0, 1, 0, 1])
+    law = release_law(params, X, y)
+    assert sum(law.lower.values()) <= 1.0 + 1e-12 <= sum(law.upper.values()) + 2e-12
+    assert law.width < 1e-9
+    assert any(r[0] == "node" and r[2] == 1 for r in law.upper)  # the second boundary is reachable
+    fast = PrivaTreeBatch(edges=None, **params)
+    prep = fast.prepare((X, y))
+    trees = fast.fit_trees((X, y), 40_000, np.random.default_rng(36), prepared=prep)
+    assert _pvalue(law, collections.Counter(fast.releases(trees, prepared=prep))) > 1e-3
+    ref = collections.Counter(PrivaTreeClassifier(**params, random_state=s).fit(X, y).release() for s in range(3000))
+    assert _pvalue(law, ref) > 1e-3
+
+
+def test_the_three_bin_certificate_domain_is_within_its_claim_on_two_records():
+    """The certificate's three-bin domain cut to two records (the committed certificate goes to three): every pair's
+    exact loss below epsilon 4, and above the leaf's share alone (the nodes leak too)."""
+    import dataclasses
+
+    from audit.engine.domain import certify_domain
+    from audit.privatree.certificate import domains
+
+    three = next(d for d in domains() if d.name == "strict, one feature, three bins")
+    res = certify_domain(dataclasses.replace(three, max_records=2))
+    assert res.verdict == "certified" and res.width < 1e-9
+    assert 2.0 < res.worst["lower"] <= res.worst["upper"] <= 4.0
