@@ -13,11 +13,13 @@ import math
 __all__ = ["run", "lines", "figure", "to_json", "summary"]
 
 
-def run(module, progress=None) -> list:
-    """``[(domain, result, curve, verdict)]`` of the module's ``all_sizes()`` (none when it declares none)."""
+def run(module, progress=None, sizes=None, domains=None) -> list:
+    """``[(domain, result, curve, verdict)]`` of the module's ``all_sizes()`` (none when it declares none), or of
+    ``domains`` when given; ``sizes(domain)``, when given, names the numbers of records of each curve (default:
+    ``1..domain.sizes``)."""
     out = []
-    for d in getattr(module, "all_sizes", lambda: [])():
-        res, curve = d.run()
+    for d in getattr(module, "all_sizes", lambda: [])() if domains is None else domains:
+        res, curve = d.run(None if sizes is None else sizes(d))
         out.append((d, res, curve, d.verdict(res)))
     return out
 

@@ -94,6 +94,8 @@ class Report:
     #: "n_samples", "alpha", "detail"}
     comparisons: list[dict[str, Any]] = field(default_factory=list)
     elapsed_s: float = 0.0
+    #: the deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`), when the target has one
+    exact_by_size: list[dict[str, Any]] = field(default_factory=list)
     #: ``(name, draw)`` pairs; ``draw(path)`` saves one PNG figure
     figures: list = field(default_factory=list, repr=False)
 
@@ -127,7 +129,8 @@ class Report:
         return _jsonable({
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
             "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
-            "claims": self.claims, "theorems": self.theorems, "mutants": self.mutants, "notes": self.notes,
+            "claims": self.claims, **({"exact_by_size": self.exact_by_size} if self.exact_by_size else {}),
+            "theorems": self.theorems, "mutants": self.mutants, "notes": self.notes,
             **({"comparisons": self.comparisons} if self.comparisons else {}),
         })
 
@@ -168,6 +171,10 @@ class Report:
             lines += ["", "Subjects:", ""] + [f"- {short[s]}: {s}" for s in subjects]
             lines += _folded("Evidence of the claims", [(c["id"], c.get("detail")) for c in self.claims])
             lines.append("")
+        if self.exact_by_size:
+            from audit.exact_by_size import jsonable, section_lines
+
+            lines += section_lines(jsonable(self.exact_by_size))
         if self.mutants:
             lines += ["## Mutants (known-flawed variants the auditor must catch)", ""]
             with_law = any("exact_loss" in m for m in self.mutants)
@@ -408,6 +415,10 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
                 entry[1](tmp / "figures" / f"{name}.png")
                 figures.append(f"figures/{name}.png")
                 captions[figures[-1]] = caption_of(entry)
+        if report.exact_by_size:  # the section's one figure, shown in the section (audit.exact_by_size)
+            from audit.exact_by_size import FIGURE, figure
+
+            figure(report.exact_by_size, tmp / FIGURE)
         (tmp / "report.json").write_text(payload)
         (tmp / "report.md").write_text(report.to_markdown(figures, captions))
         if final.exists():

@@ -24,7 +24,7 @@ import numpy as np
 from audit.engine.laws import ROUNDING, pair_interval, profile
 
 __all__ = ["CLAIM_SLACK", "Domain", "enumerate_pairs", "certify_domain", "DomainResult", "PROFILE_EPSILONS",
-           "dataset_arrays", "describe"]
+           "dataset_arrays", "describe", "loss_by_size"]
 
 
 @dataclass
@@ -211,6 +211,27 @@ def certify_domain(domain: Domain, *, jobs: int = 1, progress=None) -> DomainRes
     d0, d1 = worst.pop("pair")
     prof = list(zip(PROFILE_EPSILONS, profile(laws[d0], laws[d1], PROFILE_EPSILONS)))
     return DomainResult(domain, len(pairs), len(datasets), losses, worst, width, time.perf_counter() - start, prof)
+
+
+def loss_by_size(domain: Domain, *, jobs: int = 1) -> tuple[list, DomainResult]:
+    """The exact loss of the domain's pairs grouped by the number of records of the larger dataset, as a
+    running maximum: ``[(N, lower, upper)]`` for ``N = 1..max_records``, where ``[lower, upper]`` contains the
+    largest loss over the pairs whose larger dataset holds at most ``N`` records (:func:`certify_domain`'s
+    intervals). Over a listed domain this is a lower bound on the learner's supremum beyond ``max_records``,
+    never an all-sizes claim. Returns the curve and the domain's result."""
+    res = certify_domain(domain, jobs=jobs)
+    worst: dict[int, tuple[float, float]] = {}
+    for (d0, d1), (lo, hi) in zip(enumerate_pairs(domain), res.losses):  # the order certify_domain used
+        n = max(len(d0), len(d1))
+        a, b = worst.get(n, (0.0, 0.0))
+        worst[n] = (max(a, lo), max(b, hi))
+    curve, lo_run, hi_run = [], 0.0, 0.0
+    for n in range(1, domain.max_records + 1):
+        a, b = worst.get(n, (0.0, 0.0))
+        lo_run, hi_run = max(lo_run, a), max(hi_run, b)
+        if n in worst or curve:
+            curve.append((n, lo_run, hi_run))
+    return curve, res
 
 
 def describe(domain: Domain, d: tuple) -> str:

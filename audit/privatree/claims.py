@@ -433,6 +433,14 @@ def _leak_part(budget: str, seed: int) -> tuple[list, list]:
         return leak_claims(budget, seed), _mutant_part(k, budget, seed)
 
 
+def _exact_by_size(budget: str, seed: int) -> list[dict]:
+    """The report's deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`; no sampling,
+    so the budget and the seed do not enter)."""
+    from audit.exact_by_size import entries
+
+    return entries("privatree")
+
+
 def run(budget: str, seed: int) -> Report:
     from audit.privatree.theorems import (_comparison_figure, _comparison_note, _poison_figure,
                                           _utility_figure, corollary1_rows, poisoning, poisoning_comparison, utility)
@@ -452,7 +460,8 @@ def run(budget: str, seed: int) -> Report:
         *((f"mutant {k}", partial(_mutant_part, k), mutant_cost[k] if k < len(mutant_cost) else 3.0)
           for k in range(n_mutants) if k != g1),
         ("corollary1", corollary1_rows, 0.1), ("poisoning", poisoning, 11.2),
-        ("poisoning-comparison", poisoning_comparison, 0.9), ("utility", utility, 9.5))]
+        ("poisoning-comparison", poisoning_comparison, 0.9), ("utility", utility, 9.5),
+        ("exact by size", _exact_by_size, 3.3))]
     done = run_parts(parts)  # each part's result in this order, as soon as it is ready
     report.claims += next(done)
     report.claims += next(done)
@@ -473,6 +482,7 @@ def run(budget: str, seed: int) -> Report:
     report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
                         + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
     report.figures.append(("utility", _utility_figure(next(done))))
+    report.exact_by_size = next(done)
     done.close()  # every part is in: the worker pool ends
     report.notes.append(
         f"Sampled rows: the two-batch protocol with {N_STRICT[budget]:,} (strict claims) / {N_LEAK[budget]:,} "
