@@ -7,7 +7,6 @@ false-alarm rate 1e-3 per sampler).
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -15,11 +14,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from audit.privatree import node_law
-from audit.privatree.exact_law import release_law
 from audit.privatree.three_bin_law import MIN_SEPARATION, check_separation, choice_law
-from reference.privatree import PrivaTreeClassifier
-from reference.privatree.batch import PrivaTreeBatch
-from tests.test_privatree_exact_law import _pvalue
+from tests.test_privatree_exact_law import assert_law_matches_samplers
 
 THREE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=3, epsilon_shares=(0.0, 0.5, 0.5))
 
@@ -91,16 +87,8 @@ def test_release_law_of_a_three_bin_tree_matches_both_samplers():
     params = dict(THREE, epsilon=4.0, max_depth=2)
     X = np.array([[0.1], [0.5], [0.5], [0.9]])
     y = np.array([0, 1, 0, 1])
-    law = release_law(params, X, y)
-    assert sum(law.lower.values()) <= 1.0 + 1e-12 <= sum(law.upper.values()) + 2e-12
-    assert law.width < 1e-9
+    law = assert_law_matches_samplers(params, X, y, seed=36)
     assert any(r[0] == "node" and r[2] == 1 for r in law.upper)  # the second boundary is reachable
-    fast = PrivaTreeBatch(edges=None, **params)
-    prep = fast.prepare((X, y))
-    trees = fast.fit_trees((X, y), 40_000, np.random.default_rng(36), prepared=prep)
-    assert _pvalue(law, collections.Counter(fast.releases(trees, prepared=prep))) > 1e-3
-    ref = collections.Counter(PrivaTreeClassifier(**params, random_state=s).fit(X, y).release() for s in range(3000))
-    assert _pvalue(law, ref) > 1e-3
 
 
 def test_the_three_bin_certificate_domain_is_within_its_claim_on_two_records():
