@@ -164,8 +164,6 @@ def test_count_law_matches_the_listed_law_in_other_configurations(params):
 def test_the_substitution_curve_starts_at_one_record():
     """Two datasets of one record each are a substitution pair: the loss by size has its point at N = 1 (the
     search capped at one record: the record moved from bin 0 to bin 1, a loss above the leaf's share alone)."""
-    from audit.privatree.certificate import all_sizes
-
     sub = next(d for d in all_sizes() if d.relation == "substitute")
     _, curve = sub.run(sizes=[1])
     ((n, lower, upper),) = curve
