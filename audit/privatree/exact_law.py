@@ -267,6 +267,7 @@ def release_law(params: dict, X, y, variant=None, edges=None, cuts=None) -> Rele
             add_interval(out, r if edges is None else (cells, r), w_lo * lo, min(1.0, w_hi * hi))
     return ReleaseLaw.from_intervals(out, truncated[0])
 
+
 def _as_node(r):
     """A nested release back as a :class:`reference.tree.Node` (so :func:`nested` rebuilds it)."""
     if r[0] == "leaf":

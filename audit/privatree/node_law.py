@@ -158,7 +158,7 @@ def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool,
     truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
     if B == 3 and K == 2 and not need_gini and not ordered and variant is None and floor <= 1.0:
         # one feature of three bins: the comparison separates (audit.privatree.three_bin_law), O(Hmax^4 log Hmax)
-        law3, _ = three_bin_choice_law([clamped_pmf(alpha, int(c), h) for c, h in zip(cells, hm)], truncated)
+        law3 = three_bin_choice_law([clamped_pmf(alpha, int(c), h) for c, h in zip(cells, hm)])
         return {(0, None): law3[0], (1, None): law3[1], (NO_SPLIT, math.inf): law3[None]}, truncated
     n_states = math.prod(h + 1 for h in hm)
     if n_states > MAX_CELLS_STATES:

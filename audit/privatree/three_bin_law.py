@@ -34,15 +34,13 @@ represented integers, equal for equal ratios and distinct for distinct ones give
 
 Truncation
 ----------
-Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.node_law`);
-the truncated mass is returned and goes into the width of every interval it touches.
+Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.node_law`,
+which keeps the truncated mass and puts it into the width of every interval it touches).
 
 Cost: ``(Hmax_y0 + 1)(Hmax_y1 + 1)`` sorts of ``(Hmax + 1)^2`` values; at node epsilon 1/3 (``Hmax`` about 90) about
 8,000 sorts of 8,000 values (seconds), memory ``O(Hmax^2)``.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -76,26 +74,20 @@ def check_separation(hmax_cells: int) -> float:
     return gap / err
 
 
-def _pmf_grid(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
-    """Joint mass of a bin's (class 0, class 1) noisy counts on the grid ``[0, len(p0)) x [0, len(p1))``."""
-    return np.outer(p0, p1)
-
-
-def choice_law(pmfs: list, tail_mass: float) -> tuple[dict, float]:
-    """``{0: P, 1: P, None: P}`` of the node's choice and the truncated mass.
+def choice_law(pmfs: list) -> dict:
+    """``{0: P, 1: P, None: P}``: the node's choice on the truncated grid (the caller keeps the truncated mass).
 
     Parameters
     ----------
     pmfs : list of six 1-D arrays
         ``pmfs[2 b + k][h] = P(H[b, k] = h)`` for ``h = 0..Hmax`` (bin ``b``, class ``k``), already truncated.
-    tail_mass : float
-        The mass the truncation leaves out (returned unchanged, for the caller's interval).
 
     Returns
     -------
-    (dict, float)
+    dict
     """
-    px, py, pz = (_pmf_grid(pmfs[2 * b], pmfs[2 * b + 1]) for b in range(3))
+    # each bin's joint (class 0, class 1) mass on its grid
+    px, py, pz = (np.outer(pmfs[2 * b], pmfs[2 * b + 1]) for b in range(3))
     # one grid for x and z (they may differ in extent: pad to the larger)
     G0 = max(px.shape[0], pz.shape[0])
     G1 = max(px.shape[1], pz.shape[1])
@@ -133,7 +125,7 @@ def choice_law(pmfs: list, tail_mass: float) -> tuple[dict, float]:
     p0 += (Mx * z_empty) * Py_some
     p1 += (x_empty * Mz) * Py_some
     none = x_empty * z_empty * float(py.sum()) + (Mx * z_empty + x_empty * Mz) * float(py[0, 0])
-    return {0: p0, 1: p1, None: none}, tail_mass
+    return {0: p0, 1: p1, None: none}
 
 
 #: middle-bin values handled together (rows of the arrays of one chunk)
