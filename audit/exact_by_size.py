@@ -80,16 +80,16 @@ def _strict(target: str) -> list[dict]:
     def sizes(d):
         return [n for n in SIZES if n <= (d.sizes or max(SIZES))]
 
-    domains = [dataclasses.replace(d, tol=LOOSER_TOL.get((target, d.name), d.tol))
-               for d in _certificate(target).all_sizes()]
+    certified = _certificate(target).all_sizes()
+    cert_tol = {d.name: d.tol for d in certified}
+    domains = [dataclasses.replace(d, tol=LOOSER_TOL.get((target, d.name), d.tol)) for d in certified]
     out = []
     for d, res, curve, verdict in certify_allsizes.run(None, sizes=sizes, domains=domains):
         e = certify_allsizes.to_json([(d, res, curve, verdict)])[0]
         name = f"{dict(EXACT_TARGETS)[target]}, {d.name.removeprefix('strict').lstrip(', ')}"
-        cert_tol = next(c.tol for c in _certificate(target).all_sizes() if c.name == d.name)
         out.append({"kind": "strict", "learner": name, **e, "seconds_total": res.seconds + res.curve_seconds,
-                    "why": f"searched to within {d.tol:g} of the bound U (the certificate: {cert_tol:g}, the same U)"
-                    if d.tol != cert_tol else ""})
+                    "why": f"searched to within {d.tol:g} of the bound U (the certificate: {cert_tol[d.name]:g}, the "
+                           "same U)" if d.tol != cert_tol[d.name] else ""})
     return out
 
 
@@ -183,7 +183,6 @@ def section_lines(rows: list[dict]) -> list[str]:
     if not rows:
         return []
     strict = [e for e in rows if e["kind"] == "strict"]
-    gaps = [e for e in rows if e["kind"] == "gap"]
     seconds = sum(float(e["seconds_total"]) for e in rows)
     out = [TITLE, "",
            "Computed from the exact laws, not sampled. Strict learners: for every dataset of any size on the public "
@@ -323,7 +322,19 @@ def splice(folder, target: str | None = None, rows: list[dict] | None = None) ->
         if k == "claims":
             new["exact_by_size"] = rows
     (folder / "figures").mkdir(exist_ok=True)
-    figure(rows, folder / FIGURE)
-    (folder / "report.json").write_text(json.dumps(new, indent=2) + "\n")
-    (folder / "report.md").write_text(md)
+    # whole or not at all: every file to a temporary name first, then each renamed into place
+    written = {folder / FIGURE: None, folder / "report.json": json.dumps(new, indent=2) + "\n",
+               folder / "report.md": md}
+    tmp = {path: path.with_name(path.name + ".tmp") for path in written}
+    try:
+        figure(rows, tmp[folder / FIGURE])
+        for path, text in written.items():
+            if text is not None:
+                tmp[path].write_text(text)
+    except BaseException:
+        for t in tmp.values():
+            t.unlink(missing_ok=True)
+        raise
+    for path, t in tmp.items():
+        t.replace(path)
     return rows
