@@ -9,9 +9,12 @@ relation; the DP logistic-regression baseline is the one substitution claim):
   whose whole release has an exact law: each row shows the exact loss of its
   pairs and the tightness of the sampled bound, the event chosen from the law
   (:mod:`audit.engine.law_event`) [pass];
-* strict PrivaTree with JointExp's private edges and three bins, one and
-  three numerical features, categorical features, and both, at epsilon 2
-  (laws out of reach, pilot-sampled) [pass]; the release is the tree over bin
+* strict PrivaTree with JointExp's private edges: one numerical feature of
+  three bins at depth 2 (epsilon 6), three numerical features of two bins at
+  depth 1 (epsilon 12), two binary categorical features (epsilon 4), and a
+  numerical beside a binary categorical feature (epsilon 8), each at the least
+  epsilon of the automatic split whose law is in reach (:data:`EDGE_LAW_CONFIGS`),
+  exact loss and tightness as above [pass]; the release is the tree over bin
   ids plus, for every numerical bin edge, which half of its public range it
   lies in (post-processing of the model, so any loss seen is a real loss);
 * paper accounting on the several-feature counterexample of spec 4.3 (G1)
@@ -116,6 +119,9 @@ def _pairs(X, y, corner):
 
 
 CATS3 = [0.0, 1.0, 2.0]
+#: strict configurations with JointExp's private edges and categorical features: (data, schema, corner of the
+#: added record). Sampled at depth 2 with three bins per feature in tests/test_privatree_batch.py (the batched
+#: path against the reference); the report audits them where their laws are in reach (:data:`EDGE_LAW_CONFIGS`)
 CONFIGS = {
     "one-numerical": (lambda: _numerical(1), dict(bounds=[(0.0, 1.0)]), [1.0]),
     "three-numerical": (lambda: _numerical(3), dict(bounds=[(0.0, 1.0)] * 3), [1.0, 0.0, 1.0]),
@@ -124,17 +130,23 @@ CONFIGS = {
 }
 
 
-def _strict_factory(eps, schema):
-    return partial(PrivaTreeClassifier, epsilon=eps, max_depth=2, classes=[0, 1], n_public=6, max_bins=3, **schema)
-
-
 #: strict configurations whose whole release has an exact law (:mod:`audit.privatree.exact_law`): public uniform
 #: edges, two bins per feature; (name, features, depth, epsilons). Two features at depth 1 only from epsilon 4:
 #: below it a node's noisy histograms have too many states to sum out on 2 cores (2.3e8 at epsilon 1)
 LAW_CONFIGS = (("one-numerical", 1, 2, EPSILONS), ("two-numerical", 2, 1, (4.0, 8.0)))
-#: the epsilon of the strict rows whose law is out of reach (categorical features, JointExp's private edges,
-#: three bins): still sampled, for the code paths they cover, at the epsilon where a bound shows most
-UNREACHED_EPSILON = 2.0
+#: :data:`CONFIGS` where their whole release has an exact law (issue 36): (name, depth, max_bins, binary
+#: categories, epsilon), each at the least epsilon of the automatic budget split (Eqs. 7-10, strict) whose
+#: node histograms the law sums out in about a minute (audit.privatree.exact_law, "Costs"): node epsilon 1
+#: for JointExp's edges with three bins (node epsilon 1/3 at epsilon 2: about 500 node laws of 25 s), for
+#: three numerical features (their Gini values compared across features: 1/9 at epsilon 2 is out of reach)
+#: and beside a categorical feature; two categories per categorical feature (code 2 read as 1: three
+#: categories by two classes at node epsilon 1/4 are about 6e11 noisy histograms)
+EDGE_LAW_CONFIGS = (("one-numerical", 2, 3, False, 6.0), ("three-numerical", 1, 2, False, 12.0),
+                    ("two-categorical", 1, 2, True, 4.0), ("numerical+categorical", 1, 2, True, 8.0))
+#: CPU seconds of each at the quick budget (the laws: about 65, 45, 10 and 20 s), for the parts' order
+EDGE_LAW_COST = (70.0, 50.0, 12.0, 25.0)
+#: release(edges): each numerical edge's cell among this many equal cells of its public range
+RELEASE_EDGE_CELLS = 2
 _LAW_CORNER = [1.0, 0.0]
 
 
@@ -157,18 +169,18 @@ def _shared_laws():
         _SHARED_LAWS.reset(token)
 
 
-def _pair_law(params: dict, pair, variant=None, known: dict | None = None) -> PairLaw:
+def _pair_law(params: dict, pair, variant=None, known: dict | None = None, edges=None) -> PairLaw:
     """The exact laws of a pair's two releases on common cells, with the pair's exact loss (``variant``: a
-    mutant's law, :data:`audit.privatree.exact_law.VARIANTS`). ``known`` keeps each dataset's law and cell law
-    for the next pair (pairs share their first dataset; the laws are pure functions of the parameters, the
-    variant and the dataset)."""
+    mutant's law, :data:`audit.privatree.exact_law.VARIANTS`; ``edges``: the law of ``release(edges)``).
+    ``known`` keeps each dataset's law and cell law for the next pair (pairs share their first dataset; the
+    laws are pure functions of the parameters, the variant, the release and the dataset)."""
     known = {} if known is None else known
     laws, cells = [], []
     for X, y in (pair.d0, pair.d1):
-        key = (repr(sorted(params.items())), variant, np.asarray(X).shape, np.asarray(X).tobytes(),
+        key = (repr(sorted(params.items())), variant, edges, np.asarray(X).shape, np.asarray(X).tobytes(),
                np.asarray(y).tobytes())
         if key not in known:
-            law = release_law(params, X, y, variant=variant)
+            law = release_law(params, X, y, variant=variant, edges=edges)
             known[key] = (law, privatree_cell_law(params, X, y, law=law))
         laws.append(known[key][0])
         cells.append(known[key][1])
@@ -176,18 +188,19 @@ def _pair_law(params: dict, pair, variant=None, known: dict | None = None) -> Pa
     return PairLaw(*common_cells(*cells), (loss.lower, loss.upper))
 
 
-def _pair_laws(params: dict, pairs, variant=None) -> list[PairLaw]:
+def _pair_laws(params: dict, pairs, variant=None, edges=None) -> list[PairLaw]:
     """:func:`_pair_law` of every pair, each dataset's law computed once (once in the run's part, inside
     :func:`_shared_laws`)."""
     known = _SHARED_LAWS.get()
     known = {} if known is None else known
-    return [_pair_law(params, p, variant, known) for p in pairs]
+    return [_pair_law(params, p, variant, known, edges) for p in pairs]
 
 
-def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int):
-    """:func:`audit.engine.law_event.audit_pairs_by_law` through the batched path of ``params``."""
-    return audit_pairs_by_law(PrivaTreeBatch(**params), pairs, _pair_laws(params, pairs), claim,
-                              n_samples=n, alpha=ALPHA, seed=seed)
+def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None):
+    """:func:`audit.engine.law_event.audit_pairs_by_law` through the batched path of ``params`` and
+    ``release(edges)``."""
+    return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs, _pair_laws(params, pairs, edges=edges),
+                              claim, n_samples=n, alpha=ALPHA, seed=seed)
 
 
 def law_claims(budget: str, seed: int) -> list[dict]:
@@ -209,28 +222,51 @@ def law_claims(budget: str, seed: int) -> list[dict]:
     return rows
 
 
-def strict_claims(budget: str, seed: int) -> list[dict]:
-    """Strict PrivaTree on the configurations whose law is out of reach (JointExp's private edges, three bins,
-    categorical features), sampled at :data:`UNREACHED_EPSILON` with the pilot-chosen event."""
-    rows = []
-    n = N_STRICT[budget]
-    eps = UNREACHED_EPSILON
-    for k, (name, (data, schema, corner)) in enumerate(CONFIGS.items()):
-        X, y = data()
-        pairs = _pairs(X, y, np.array(corner))
-        mech = PrivaTreeBatch(edges=2, **_strict_factory(eps, schema).keywords)
-        delta = residual_delta(partial(_strict_factory(eps, schema), random_state=0), pairs)
-        with checkpoint.scope(f"strict:{name}@{eps:g}"):
-            res = audit_pairs(mech, pairs, Claim(eps, delta), n_samples=n, alpha=ALPHA, seed=seed * 1000 + 10 * k + 2)
-        why = ("; ".join(part for part in (
-            "JointExp's private bin edges (a law over the 65,537-point grid) and three bins per numerical feature"
-            if schema.get("bounds") else "", "categorical features" if schema.get("categories") else "") if part)
-            + " are not summed out by audit.privatree.exact_law")
-        rows.append(beyond_law(res.claim_row(
-            id=f"privatree/strict/{name}@{eps:g}", expected="pass",
-            subject=(f"PrivaTreeClassifier(accounting='strict', max_depth=2, max_bins=3, n_public=6), {name}, "
-                     "release = tree over bin ids + half of the range of each numerical edge")), why))
-    return rows
+def _binary_categories(X, schema: dict, corner):
+    """The configuration with two categories per categorical feature: code 2 read as 1."""
+    cats = schema.get("categories") or {}
+    X, corner = np.array(X, dtype=float), list(corner)
+    for j in cats:
+        X[:, j] = np.minimum(X[:, j], 1.0)
+        corner[j] = min(corner[j], 1.0)
+    return X, dict(schema, categories={j: [0.0, 1.0] for j in cats}), corner
+
+
+def _edge_law_setup(k: int):
+    """Parameters, pairs and subject of :data:`EDGE_LAW_CONFIGS` ``[k]``."""
+    name, depth, max_bins, binary, eps = EDGE_LAW_CONFIGS[k]
+    data, schema, corner = CONFIGS[name]
+    X, y = data()
+    if binary:
+        X, schema, corner = _binary_categories(X, schema, corner)
+    params = dict(epsilon=eps, max_depth=depth, classes=[0, 1], n_public=6, max_bins=max_bins, **schema)
+    numerical = [j for j, b in enumerate(schema.get("bounds") or []) if b is not None]
+    subject = (f"PrivaTreeClassifier(accounting='strict', max_depth={depth}, max_bins={max_bins}, n_public=6), "
+               f"{name}{' (two categories each)' if binary else ''}, release = the tree over bin ids"
+               + (f" + the cell of each numerical edge (JointExp's private edges) among {RELEASE_EDGE_CELLS} "
+                  "equal cells of its public range" if numerical else ""))
+    return params, _pairs(X, y, np.array(corner)), subject
+
+
+def edge_law_row_id(k: int) -> str:
+    """The report id of :data:`EDGE_LAW_CONFIGS` ``[k]``."""
+    name, depth, _, binary, eps = EDGE_LAW_CONFIGS[k]
+    edges = "" if name == "two-categorical" else "-private-edges"
+    return f"privatree/strict/{name}{edges}-depth{depth}@{eps:g}"
+
+
+def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
+    """Strict PrivaTree with JointExp's private edges, three bins or categorical features
+    (:data:`EDGE_LAW_CONFIGS` ``[k]``; PrivaTree section IV-A and IV-B): the row shows the exact loss of its
+    pairs (:func:`audit.privatree.exact_law.release_law` with ``edges``) beside the sampled bound, and the
+    tightness (:mod:`audit.engine.law_event`)."""
+    params, pairs, subject = _edge_law_setup(k)
+    eps = params["epsilon"]
+    delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
+    with checkpoint.scope(f"strict:{EDGE_LAW_CONFIGS[k][0]}@{eps:g}"):
+        res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 10 * k + 2,
+                      edges=RELEASE_EDGE_CELLS)
+    return [res.claim_row(id=edge_law_row_id(k), expected="pass", subject=subject)]
 
 
 def leak_claims(budget: str, seed: int) -> list[dict]:
@@ -455,7 +491,10 @@ def run(budget: str, seed: int) -> Report:
     mutant_cost = (0.1, 3.2, 2.5, 3.0, 3.0, 3.3, 0.1)  # measured, per mutant of mutant_cases (3 for a new one)
     g1 = [c.id for c in mutant_cases(1.0)].index(G1_MUTANT)
     parts = [Part(name, partial(f, budget, seed), cost) for name, f, cost in (
-        ("law", law_claims, 7.6), ("strict", strict_claims, 5.8), ("leak and G1 mutant", _leak_part, 4.1),
+        ("law", law_claims, 7.6),
+        *((f"strict {c[0]}", partial(edge_law_claim, k=k), cost) for k, (c, cost) in
+          enumerate(zip(EDGE_LAW_CONFIGS, EDGE_LAW_COST))),
+        ("leak and G1 mutant", _leak_part, 4.1),
         ("baseline", baseline_claims, 6.1), ("dp-lr", dp_lr_claims, 7.6),
         *((f"mutant {k}", partial(_mutant_part, k), mutant_cost[k] if k < len(mutant_cost) else 3.0)
           for k in range(n_mutants) if k != g1),
@@ -464,7 +503,8 @@ def run(budget: str, seed: int) -> Report:
         ("exact by size", _exact_by_size, 3.3))]
     done = run_parts(parts)  # each part's result in this order, as soon as it is ready
     report.claims += next(done)
-    report.claims += next(done)
+    for _ in EDGE_LAW_CONFIGS:
+        report.claims += next(done)
     leak_rows, g1_rows = next(done)
     report.claims += leak_rows
     report.claims += next(done)
@@ -492,15 +532,18 @@ def run(budget: str, seed: int) -> Report:
         "fitting the reference, checked by the oracle in tests/test_privatree_batch.py; mutants that override a "
         "step other than the leaf epsilon fall back to fitting the reference).")
     report.notes.append(
-        "Truth beside the bound: where the whole release has an exact law within reach "
-        "(audit.privatree.exact_law: public uniform edges of two bins; one feature to depth 2, two features at "
-        "depth 1 from epsilon 4; G1 and G2), a row's event is the likelihood-ratio event of the two exact laws "
-        "and all its draws count (method 'sampled, law event'); the row shows the pairs' exact loss and the "
-        "tightness, the sampled bound over the best bound any event attains at the same n and alpha. The earlier "
-        "strict rows with JointExp's private edges, three bins or categorical features have no law within reach "
-        "(a node's noisy histograms of three bins and two classes number about 2e10 per feature at these "
-        f"epsilons): they stay, at epsilon {UNREACHED_EPSILON:g} only, pilot-sampled for the code paths they "
-        "cover, and say so; the strict rows at 0.5 and 1 moved to the configurations within reach.")
+        "Truth beside the bound: every strict row, G1 and G2 has the exact law of its whole release "
+        "(audit.privatree.exact_law); a row's event is the likelihood-ratio event of the two exact laws and all "
+        "its draws count (method 'sampled, law event'); the row shows the pairs' exact loss and the tightness, "
+        "the sampled bound over the best bound any event attains at the same n and alpha. Public uniform edges "
+        "of two bins: one feature to depth 2 (epsilon 0.5, 1, 2), two features at depth 1 from epsilon 4. "
+        "JointExp's private edges (released as the cell of each edge among "
+        f"{RELEASE_EDGE_CELLS} equal cells of its range), three bins and categorical features: each at the "
+        "least epsilon of the automatic budget split whose node histograms the law sums out in about a minute "
+        "(node epsilon 1 for three bins, for three features and beside a categorical feature; two categories "
+        "per categorical feature). At epsilon 2 a node's noisy histograms of three bins and two classes number "
+        "about 6e11 per feature at node epsilon 1/3 (one feature alone: a separable sum, but about 500 node laws "
+        "of 25 s each), and three features' Gini values at node epsilon 1/9 are too many to compare.")
     report.notes.append(
         "Neighbouring: add/remove one record. n_public (Eq. 7) is a fixed parameter of the learner, identical for "
         "both datasets of a pair, so the budget split never reads the data. Exception: the DP-LR baseline rows "

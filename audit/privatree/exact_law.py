@@ -219,10 +219,12 @@ def release_law(params: dict, X, y, variant=None, edges=None, cuts=None) -> Rele
         p = np.exp(pf.logpmf_all(np.asarray(counts, dtype=float)))
         return {("leaf", k): float(v) for k, v in enumerate(p) if v > 0}
 
+    feature_laws: dict = {}  # each feature's law, for every node of every binning (node_law.choice_law)
+
     @lru_cache(maxsize=None)
     def node_choice(key, n_bins) -> tuple:
         hists = [np.asarray(h, dtype=np.int64).reshape(n_bins[j], st.K) for j, h in enumerate(key)]
-        return choice_law(hists, st.alphas, st.floor, variant, st.ordered)
+        return choice_law(hists, st.alphas, st.floor, variant, st.ordered, cache=feature_laws)
 
     truncated = [0.0]
 

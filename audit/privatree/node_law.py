@@ -216,37 +216,61 @@ def _gini_cdf(law: dict):
     return values, cum, float(cum[-1]) if items else 0.0
 
 
-def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=None):
+def _split_arrays(law: dict):
+    """A feature's law as arrays for :func:`choice_law`: its candidate keys; for every (key, Gini) entry of a
+    candidate, in the law's order, the key's index; the entries' Gini values sorted, with the order that sorts
+    them; the entries' masses; and the mass of no candidate."""
+    entries = [(sv, g, w) for (sv, g), w in law.items() if _is_split(sv)]
+    svs = list(dict.fromkeys(sv for sv, _, _ in entries))
+    where = {sv: i for i, sv in enumerate(svs)}
+    index = np.array([where[sv] for sv, _, _ in entries], dtype=np.int64)
+    g = np.array([e[1] for e in entries], dtype=float)
+    w = np.array([e[2] for e in entries], dtype=float)
+    order = np.argsort(g, kind="stable")  # sorted needles: numpy's binary search starts from the last hit
+    return svs, index, (g[order], order), w, sum(v for (sv, _), v in law.items() if not _is_split(sv))
+
+
+def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=None, cache: dict | None = None):
     """``{(feature, key) or None: mass}`` of a node's choice (the first least Gini over features, module
     docstring) and the truncated mass. ``alphas[j]``: the noise ratio of feature ``j``'s histogram;
-    ``ordered[j]``: feature ``j`` is categorical with two classes (its bins ordered by noisy share)."""
+    ``ordered[j]``: feature ``j`` is categorical with two classes (its bins ordered by noisy share).
+    ``cache``: a dict that keeps each feature's law (as arrays, with its Gini distribution) for the next
+    nodes: a feature's law is a pure function of its exact counts and these arguments, and the nodes of one
+    release law (one per binning of JointExp's edges) meet the same few histograms of a feature many times."""
     ordered = ordered or [False] * len(hists)
     need_gini = len(hists) > 1
-    laws, truncated, seen = [], 0.0, {}
+    feats, keys, truncated = [], [], 0.0
+    seen = {} if cache is None else cache
     for counts, alpha, od in zip(hists, alphas, ordered):
-        key = (counts.shape, np.ascontiguousarray(counts).tobytes(), alpha, od)  # features alike: one law
+        # features alike: one law
+        key = (counts.shape, np.ascontiguousarray(counts).tobytes(), alpha, od, floor, need_gini, variant)
         if key not in seen:
-            seen[key] = feature_law(counts, alpha, floor, need_gini, variant, od)
-        law, tr = seen[key]
-        laws.append(law)
-        truncated += tr
+            law, tr = feature_law(counts, alpha, floor, need_gini, variant, od)
+            seen[key] = (_split_arrays(law), _gini_cdf(law) if need_gini else None, tr)
+        feats.append(seen[key])
+        keys.append(key)
+        truncated += seen[key][2]
+
+    def survival(j, jj, side):
+        """``P(G_jj > g)`` (side "right") or ``P(G_jj >= g)`` ("left") at each of feature ``j``'s entries."""
+        skey = ("survival", keys[j], keys[jj], side)
+        if skey not in seen:
+            (_, _, (g_sorted, order), _, _), (values, cum, total) = feats[j][0], feats[jj][1]
+            k = np.empty(order.size, dtype=np.int64)
+            k[order] = np.searchsorted(values, g_sorted, side=side)
+            seen[skey] = total - np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0)
+        return seen[skey]
+
     out = {}
-    cdfs = [_gini_cdf(law) for law in laws] if need_gini else None
-    for j, law in enumerate(laws):
-        keys = [(sv, g) for (sv, g) in law if _is_split(sv)]
-        if not keys:
+    for j, ((svs, index, _, w, _), _, _) in enumerate(feats):
+        if not svs:
             continue
-        w = np.array([law[k] for k in keys])
         if need_gini:
-            g = np.array([k[1] for k in keys], dtype=float)
-            for jj, (values, cum, total) in enumerate(cdfs):
-                if jj == j:
-                    continue
-                # P(G_jj > g) for an earlier feature (it wins ties), P(G_jj >= g) for a later one
-                side = "right" if jj < j else "left"
-                k = np.searchsorted(values, g, side=side)
-                w = w * (total - np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0))
-        for (sv, _), v in zip(keys, w.tolist()):
-            out[(j, sv)] = out.get((j, sv), 0.0) + v
-    out[None] = math.prod(sum(v for (s, _), v in law.items() if not _is_split(s)) for law in laws)
+            for jj in range(len(feats)):
+                if jj != j:  # an earlier feature wins ties: P(G_jj > g); a later one loses them: P(G_jj >= g)
+                    w = w * survival(j, jj, "right" if jj < j else "left")
+        # the entries' masses summed by key in the law's order (bincount adds in order, as a loop would)
+        for sv, v in zip(svs, np.bincount(index, weights=w, minlength=len(svs)).tolist()):
+            out[(j, sv)] = v
+    out[None] = math.prod(f[0][4] for f in feats)
     return out, min(truncated, 1.0)
