@@ -322,9 +322,9 @@ def test_strict_rows_within_the_law_show_the_exact_loss_and_a_tight_bound():
         assert r["epsilon_lower"] <= hi and r["tightness"] >= 0.8, (r["id"], r["epsilon_lower"], r["tightness"])
 
 
-#: the rows of JointExp's edges, three bins and categorical features: the laws take about 65, 45, 10 and 20 s of
-#: CPU, so the default suite runs the categorical one and the slow suite all four
-EDGE_LAW_CASES = [pytest.param(k, marks=() if k == 2 else pytest.mark.slow, id=str(k)) for k in range(4)]
+#: the rows of JointExp's edges, three bins and categorical features: about 19, 13, 2 and 6 s of CPU, so the
+#: default suite runs the two cheapest and the slow suite all four
+EDGE_LAW_CASES = [pytest.param(k, marks=() if k in (2, 3) else pytest.mark.slow, id=str(k)) for k in range(4)]
 
 
 @pytest.mark.parametrize("k", EDGE_LAW_CASES)
@@ -339,7 +339,8 @@ def test_strict_rows_of_private_edges_and_categories_show_the_exact_loss(k):
     lo, hi = r["exact_loss"]
     assert r["id"] == edge_law_row_id(k) and r["epsilon_claimed"] == EDGE_LAW_CONFIGS[k][-1]
     assert r["verdict"] == "pass" and r["method"] == "sampled, law event", r["id"]
-    assert 0 < lo <= hi <= r["epsilon_claimed"] and hi - lo < 1e-6, (r["id"], lo, hi)
+    # the laws truncate each noisy count at mass EDGE_LAW_TAIL = 1e-9: intervals up to about 2e-5 wide
+    assert 0 < lo <= hi <= r["epsilon_claimed"] and hi - lo < 1e-4, (r["id"], lo, hi)
     assert r["epsilon_lower"] <= hi and r["tightness"] >= 0.8, (r["id"], r["epsilon_lower"], r["tightness"])
 
 

@@ -125,13 +125,14 @@ def _binary_category_law(counts: np.ndarray, alpha: float, floor: float):
 
 
 def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool, variant=None,
-                ordered: bool = False):
+                ordered: bool = False, tail: float = TAIL):
     """Law of a feature's best candidate: ``{(key, gini): mass}`` (``key = NO_SPLIT``, ``gini = inf``: no
     candidate passes the filter) and the truncated mass, over every noisy histogram of the exact ``counts``
     (shape ``(B, K)``). ``ordered``: a categorical feature with two classes, its bins ordered by noisy
     class-1 share (module docstring). With two bins and ``need_gini`` False only the filter (and the order)
     matter (the Gini key is ``None``). ``variant``: an exact-count filter of a mutant
-    (:mod:`audit.privatree.exact_law`, "Mutants"), on one numerical feature of two bins only."""
+    (:mod:`audit.privatree.exact_law`, "Mutants"), on one numerical feature of two bins only. ``tail``: the
+    truncated mass per noisy count (a lone binary categorical feature uses :data:`CATEGORY_TAIL`)."""
     B, K = counts.shape
     cells = counts.ravel()
     if B < 2:  # one bin (e.g. PrivaTree*'s edges on no data): no candidate boundary
@@ -154,7 +155,7 @@ def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool,
         t = int(math.ceil(floor))
         ok = (1.0 - _below(counts[0], alpha, t)) * (1.0 - _below(counts[1], alpha, t))
         return {(0, None): ok, (NO_SPLIT, math.inf): 1.0 - ok}, 0.0
-    hm = [_hmax(alpha, int(c)) for c in cells]
+    hm = [_hmax(alpha, int(c), tail) for c in cells]
     truncated = 1.0 - math.prod(1.0 - _tail(alpha, int(c), h) for c, h in zip(cells, hm))
     if B == 3 and K == 2 and not need_gini and not ordered and variant is None and floor <= 1.0:
         # one feature of three bins: the comparison separates (audit.privatree.three_bin_law), O(Hmax^4 log Hmax)
@@ -230,22 +231,24 @@ def _split_arrays(law: dict):
     return svs, index, (g[order], order), w, sum(v for (sv, _), v in law.items() if not _is_split(sv))
 
 
-def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=None, cache: dict | None = None):
+def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=None, cache: dict | None = None,
+               tail: float = TAIL):
     """``{(feature, key) or None: mass}`` of a node's choice (the first least Gini over features, module
     docstring) and the truncated mass. ``alphas[j]``: the noise ratio of feature ``j``'s histogram;
     ``ordered[j]``: feature ``j`` is categorical with two classes (its bins ordered by noisy share).
     ``cache``: a dict that keeps each feature's law (as arrays, with its Gini distribution) for the next
     nodes: a feature's law is a pure function of its exact counts and these arguments, and the nodes of one
-    release law (one per binning of JointExp's edges) meet the same few histograms of a feature many times."""
+    release law (one per binning of JointExp's edges) meet the same few histograms of a feature many times.
+    ``tail``: as in :func:`feature_law`."""
     ordered = ordered or [False] * len(hists)
     need_gini = len(hists) > 1
     feats, keys, truncated = [], [], 0.0
     seen = {} if cache is None else cache
     for counts, alpha, od in zip(hists, alphas, ordered):
         # features alike: one law
-        key = (counts.shape, np.ascontiguousarray(counts).tobytes(), alpha, od, floor, need_gini, variant)
+        key = (counts.shape, np.ascontiguousarray(counts).tobytes(), alpha, od, floor, need_gini, variant, tail)
         if key not in seen:
-            law, tr = feature_law(counts, alpha, floor, need_gini, variant, od)
+            law, tr = feature_law(counts, alpha, floor, need_gini, variant, od, tail)
             seen[key] = (_split_arrays(law), _gini_cdf(law) if need_gini else None, tr)
         feats.append(seen[key])
         keys.append(key)
