@@ -146,7 +146,7 @@ EDGE_LAW_CONFIGS = (("one-numerical", 2, 3, False, 6.0), ("three-numerical", 1, 
 #: CPU seconds of each at the quick budget (mostly their laws), for the parts' order
 EDGE_LAW_COST = (19.0, 13.4, 2.4, 6.2)
 #: the truncated mass per noisy count of their laws (the default TAIL is 1e-13): a quarter of the noisy
-#: histograms, four times faster (about 40 CPU-s in all instead of 150), intervals about 1e-8 wide
+#: histograms, four times faster (about 40 CPU-s in all instead of 150), intervals up to about 2e-5 wide
 EDGE_LAW_TAIL = 1e-9
 #: release(edges): each numerical edge's cell among this many equal cells of its public range
 RELEASE_EDGE_CELLS = 2
@@ -245,19 +245,22 @@ def _edge_law_setup(k: int):
     if binary:
         X, schema, corner = _binary_categories(X, schema, corner)
     params = dict(epsilon=eps, max_depth=depth, classes=[0, 1], n_public=6, max_bins=max_bins, **schema)
-    numerical = [j for j, b in enumerate(schema.get("bounds") or []) if b is not None]
     subject = (f"PrivaTreeClassifier(accounting='strict', max_depth={depth}, max_bins={max_bins}, n_public=6), "
                f"{name}{' (two categories each)' if binary else ''}, release = the tree over bin ids"
                + (f" + the cell of each numerical edge (JointExp's private edges) among {RELEASE_EDGE_CELLS} "
-                  "equal cells of its public range" if numerical else ""))
+                  "equal cells of its public range" if _has_numerical(name) else ""))
     return params, _pairs(X, y, np.array(corner)), subject
+
+
+def _has_numerical(name: str) -> bool:
+    """Whether :data:`CONFIGS` ``[name]`` has a numerical feature (binned by JointExp's private edges)."""
+    return any(b is not None for b in CONFIGS[name][1].get("bounds") or [])
 
 
 def edge_law_row_id(k: int) -> str:
     """The report id of :data:`EDGE_LAW_CONFIGS` ``[k]``."""
-    name, depth, _, binary, eps = EDGE_LAW_CONFIGS[k]
-    edges = "" if name == "two-categorical" else "-private-edges"
-    return f"privatree/strict/{name}{edges}-depth{depth}@{eps:g}"
+    name, depth, *_, eps = EDGE_LAW_CONFIGS[k]
+    return f"privatree/strict/{name}{'-private-edges' if _has_numerical(name) else ''}-depth{depth}@{eps:g}"
 
 
 def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:

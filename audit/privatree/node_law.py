@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -217,18 +218,32 @@ def _gini_cdf(law: dict):
     return values, cum, float(cum[-1]) if items else 0.0
 
 
-def _split_arrays(law: dict):
-    """A feature's law as arrays for :func:`choice_law`: its candidate keys; for every (key, Gini) entry of a
-    candidate, in the law's order, the key's index; the entries' Gini values sorted, with the order that sorts
-    them; the entries' masses; and the mass of no candidate."""
-    entries = [(sv, g, w) for (sv, g), w in law.items() if _is_split(sv)]
-    svs = list(dict.fromkeys(sv for sv, _, _ in entries))
-    where = {sv: i for i, sv in enumerate(svs)}
-    index = np.array([where[sv] for sv, _, _ in entries], dtype=np.int64)
-    g = np.array([e[1] for e in entries], dtype=float)
-    w = np.array([e[2] for e in entries], dtype=float)
-    order = np.argsort(g, kind="stable")  # sorted needles: numpy's binary search starts from the last hit
-    return svs, index, (g[order], order), w, sum(v for (sv, _), v in law.items() if not _is_split(sv))
+class _FeatureLaw(NamedTuple):
+    """A feature's law as arrays for :func:`choice_law`: its candidate keys (``keys``); for every (key, Gini)
+    entry of a candidate, in the law's order, the key's index (``index``) and mass (``mass``); the entries'
+    Gini values sorted (``g_sorted``) with the order that sorts them (``order``); the mass of no candidate
+    (``none``); the Gini distribution of :func:`_gini_cdf` (with several features); the truncated mass."""
+
+    keys: list
+    index: np.ndarray
+    mass: np.ndarray
+    g_sorted: np.ndarray
+    order: np.ndarray
+    none: float
+    cdf: tuple | None
+    truncated: float
+
+    @classmethod
+    def of(cls, law: dict, truncated: float, need_gini: bool) -> "_FeatureLaw":
+        entries = [(sv, g, w) for (sv, g), w in law.items() if _is_split(sv)]
+        keys = list(dict.fromkeys(sv for sv, _, _ in entries))
+        where = {sv: i for i, sv in enumerate(keys)}
+        g = np.array([e[1] for e in entries], dtype=float)
+        order = np.argsort(g, kind="stable")  # sorted needles: numpy's binary search starts from the last hit
+        return cls(keys, np.array([where[sv] for sv, _, _ in entries], dtype=np.int64),
+                   np.array([e[2] for e in entries], dtype=float), g[order], order,
+                   sum(v for (sv, _), v in law.items() if not _is_split(sv)),
+                   _gini_cdf(law) if need_gini else None, truncated)
 
 
 def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=None, cache: dict | None = None,
@@ -242,38 +257,37 @@ def choice_law(hists: list, alphas: list, floor: float, variant=None, ordered=No
     ``tail``: as in :func:`feature_law`."""
     ordered = ordered or [False] * len(hists)
     need_gini = len(hists) > 1
-    feats, keys, truncated = [], [], 0.0
     seen = {} if cache is None else cache
+    keys = []
     for counts, alpha, od in zip(hists, alphas, ordered):
         # features alike: one law
         key = (counts.shape, np.ascontiguousarray(counts).tobytes(), alpha, od, floor, need_gini, variant, tail)
         if key not in seen:
-            law, tr = feature_law(counts, alpha, floor, need_gini, variant, od, tail)
-            seen[key] = (_split_arrays(law), _gini_cdf(law) if need_gini else None, tr)
-        feats.append(seen[key])
+            seen[key] = _FeatureLaw.of(*feature_law(counts, alpha, floor, need_gini, variant, od, tail), need_gini)
         keys.append(key)
-        truncated += seen[key][2]
+    feats = [seen[key] for key in keys]
 
     def survival(j, jj, side):
         """``P(G_jj > g)`` (side "right") or ``P(G_jj >= g)`` ("left") at each of feature ``j``'s entries."""
         skey = ("survival", keys[j], keys[jj], side)
         if skey not in seen:
-            (_, _, (g_sorted, order), _, _), (values, cum, total) = feats[j][0], feats[jj][1]
-            k = np.empty(order.size, dtype=np.int64)
-            k[order] = np.searchsorted(values, g_sorted, side=side)
+            f, (values, cum, total) = feats[j], feats[jj].cdf
+            k = np.empty(f.order.size, dtype=np.int64)
+            k[f.order] = np.searchsorted(values, f.g_sorted, side=side)
             seen[skey] = total - np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0)
         return seen[skey]
 
     out = {}
-    for j, ((svs, index, _, w, _), _, _) in enumerate(feats):
-        if not svs:
+    for j, f in enumerate(feats):
+        if not f.keys:
             continue
+        w = f.mass
         if need_gini:
             for jj in range(len(feats)):
                 if jj != j:  # an earlier feature wins ties: P(G_jj > g); a later one loses them: P(G_jj >= g)
                     w = w * survival(j, jj, "right" if jj < j else "left")
         # the entries' masses summed by key in the law's order (bincount adds in order, as a loop would)
-        for sv, v in zip(svs, np.bincount(index, weights=w, minlength=len(svs)).tolist()):
+        for sv, v in zip(f.keys, np.bincount(f.index, weights=w, minlength=len(f.keys)).tolist()):
             out[(j, sv)] = v
-    out[None] = math.prod(f[0][4] for f in feats)
-    return out, min(truncated, 1.0)
+    out[None] = math.prod(f.none for f in feats)
+    return out, min(sum(f.truncated for f in feats), 1.0)
