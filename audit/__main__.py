@@ -122,6 +122,11 @@ def _parser() -> argparse.ArgumentParser:
                           "replay reproduces the published model (a derived or OS-entropy seed), found in the "
                           "fitted model or its pickle before any sampling: fail the gate (default: whoever holds "
                           "the model can replay the noise, ε = ∞), warn (report only) or off (no probe)")
+    chk.add_argument("--determinism", choices=("fail", "warn", "off"), default="fail",
+                     help="estimators: any observable (attribute, method output on the probe grid, repr, warning, "
+                          "log line, printed text, exception) the same on every fit as shipped of a dataset and "
+                          "different on its neighbour, a trace of the data that no noise covers: fail the gate "
+                          "(default), warn (report only) or off (no probe)")
     _common(chk, "quick")
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",
@@ -328,6 +333,7 @@ def _check_options(args) -> dict:
             "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
             "exceptions": "off" if args.no_exceptions else args.exceptions, "float_probe": not args.no_float_probe,
             "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state,
+            "determinism": args.determinism,
             "strict_power": args.strict_power, "grow": not args.no_grow,
             "exempt": None if args.exempt is None else [e.strip() for e in args.exempt.split(",")]}
 

@@ -56,6 +56,7 @@ from audit.report import Report
 from audit.engine.scale import scale_pairs
 from audit.engine.search import candidate_pairs, data_key, search_and_confirm
 from audit.engine.state_probe import probe_estimator
+from audit.gate.determinism import MAX_FITS, join_verdict, probe_determinism
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
@@ -71,6 +72,8 @@ GROW_STAGES = 2
 GROW_FACTOR = 4
 #: seconds an inconclusive pass may spend growing its budget, per budget
 GROW_SECONDS = {"quick": 60.0, "standard": 300.0, "full": 1200.0}
+#: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
+DETERMINISM_SHARE = 0.02
 #: seconds the scale family may spend choosing its pair, and again confirming it, per budget
 SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
@@ -109,6 +112,9 @@ class Subject:
     scale_seconds: float | None = None
     #: estimators: random state kept after fit (:mod:`audit.engine.state_probe`): "fail", "warn" or "off"
     state: str = "fail"
+    #: estimators: values the same on every fit as shipped of D and different on D' (:mod:`audit.gate.determinism`):
+    #: "fail", "warn" or "off"
+    determinism: str = "fail"
     #: an inconclusive pass (its detectable loss above the claim) fails the gate
     strict_power: bool = False
     #: an inconclusive pass grows its budget on the winning pair (:data:`GROW_STAGES` stages within
@@ -267,6 +273,61 @@ def _state_probe(plan: dict, subject: Subject):
                            alpha=ALPHA)
 
 
+def _determinism_probe(plan: dict, subject: Subject, budget: str):
+    """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
+    from types import SimpleNamespace
+
+    d = len(plan["bounds"])
+
+    def shaped(data):
+        X, y = data
+        return np.asarray(X, dtype=float).reshape(-1, d), np.asarray(y)
+
+    pairs = [SimpleNamespace(d0=shaped(p.d0), d1=shaped(p.d1), description=p.description)
+             for p in plan["fixed"] + plan["candidates"]]
+    return probe_determinism(plan["factory"], pairs, grid=plan["mechanism"].grid, classes=plan["classes"],
+                             epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
+                             relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
+                             refusals=plan["exceptions"] == "fail", progress=progress.step)
+
+
+#: the remedy of a violation through the floating-point probe alone
+FLOAT_REMEDY = ("remedy: add the noise on a public lattice with exact integer sampling, as the lattice mechanisms "
+                "reference.mechanisms.Laplace and TwoSidedGeometric do, so that both inputs' outputs lie on one lattice")
+
+
+def _float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
+    """Credit the floating-point probe only where the two outputs' supports overlap in exact arithmetic.
+
+    The winning pair is audited again with the floating-point events off (real arithmetic: thresholds and
+    value sets only), at a quarter of the outputs per input. When that too refutes the claim, the outputs differ
+    beyond their float lattices (disjoint supports in exact arithmetic, e.g. multiples of 1/n against multiples
+    of 1/(n + 1)): the evidence is ``"outputs"``, the float probe second. Otherwise the float probe alone
+    decided, and the finding ends with its remedy, the lattice mechanisms. The re-audit names the evidence; it
+    does not decide the verdict, so its error level is not charged to the claim's alpha.
+    """
+    m = max(2_000, n // 4)
+    with float_probe(False), coordinates(names):
+        real = audit_pairs(mech, [pair], claim, n_samples=m, alpha=ALPHA, seed=seed + 104_729)
+    row["real_arithmetic"] = {"violation": bool(real.violation), "epsilon_lower": float(real.epsilon_lower),
+                              "n_samples": m, "event": str(getattr(real.worst, "event", ""))}
+    rest = [k for k in row["decided_by"] if k not in ("float probe", "outputs")]
+    drop = ("violation through the outputs", "violation through the floating-point probe")
+    if real.violation:
+        row["decided_by"] = ["outputs", "float probe"] + rest
+        extra[:] = [e for e in extra if not e.startswith(drop)]
+        extra.insert(0, f"violation through the outputs: with the floating-point events off (real arithmetic) the "
+                        f"two inputs' outputs are still told apart (ε ≥ {real.epsilon_lower:.3g} at {m:,} outputs per "
+                        f"input on {pair.description}, event [{row['real_arithmetic']['event']}]), so their "
+                        "supports differ in exact arithmetic, not only on the float lattice; the float-pattern "
+                        "events separate them too; remedy: the released values must not reveal the data beyond "
+                        "the noise (no exact statistic, e.g. a count divided by the exact record count)")
+    else:
+        extra[:] = [e for e in extra if e != "violation through the outputs"]
+        extra.append(FLOAT_REMEDY + f" (in real arithmetic, at {m:,} outputs per input, the claim held: ε ≥ "
+                                    f"{real.epsilon_lower:.3g})")
+
+
 def _confirmed_rows(pairs, results) -> list[dict]:
     """Every confirmed pair's bound and event (the report shows them all, not only the worst)."""
     return [{"pair": p.description, "epsilon_lower": float(r.epsilon_lower), "epsilon_point": float(r.epsilon_point),
@@ -343,10 +404,13 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         probe = _state_probe(plan, subject)
         if probe.verdict == "violation":
             progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
+    det = None
+    if kind == "estimator" and subject.determinism != "off":
+        det = _determinism_probe(plan, subject, budget)
     if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
-    alpha0 = ALPHA * (1.0 - GROW_SHARE) if subject.grow else ALPHA
+    alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0) - (DETERMINISM_SHARE if det is not None else 0.0))
     grow_rows = []
     started = time.perf_counter()
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
@@ -414,6 +478,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         row["decided_by"] = evidence_of(str(getattr(res.worst, "event", "")), getattr(mech, "names", None))
     if kind == "estimator" and subject.float_probe and res.violation and "exception" not in row.get("decided_by", []):
         _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
+    if res.violation and subject.float_probe and row.get("decided_by", [None])[0] == "float probe" and audited:
+        _float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -434,6 +500,8 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
     row["winning_pair"] = res.worst_description
     if probe is not None:
         _state_verdict(row, extra, probe, subject)
+    if det is not None:
+        join_verdict(row, extra, det, subject.determinism)
     if tried is not None:
         row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
                               for d, lo, pt in tried]

@@ -27,6 +27,7 @@
     float_probe = true                       # optional: floating-point events (mechanisms)
     scale = true                             # optional: the scale family of the search (estimators)
     state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
+    determinism = "fail"                     # optional: deterministic traces of the data: "fail", "warn" or "off"
     strict_power = false                     # optional: an inconclusive pass fails the gate
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
@@ -54,7 +55,7 @@ EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected", "exempt",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
-                "state", "strict_power", "grow"}
+                "state", "determinism", "strict_power", "grow"}
 
 
 def _name(key: str) -> str:
@@ -113,9 +114,9 @@ def _exceptions(value) -> str:
     return mode
 
 
-def _state(value) -> str:
+def _state(value, key: str = "state") -> str:
     if value not in ("fail", "warn", "off"):
-        raise CheckError(f"state must be 'fail', 'warn' or 'off', got {value!r}")
+        raise CheckError(f"{key} must be 'fail', 'warn' or 'off', got {value!r}")
     return value
 
 
@@ -182,10 +183,12 @@ def load_claims(path) -> tuple[list[Subject], dict]:
                    "expected_stated": "expected" in entry, "exempt": entry.get("exempt")}
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
                            ("classes", parse_classes), ("release", parse_release),
-                           ("exceptions", _exceptions), ("state", _state)):
+                           ("exceptions", _exceptions), ("state", _state),
+                           ("determinism", lambda v: _state(v, "determinism"))):
             try:
                 options[key] = parse(entry[key]) if key in entry else \
-                    {"release": "auto", "exceptions": "fail", "state": "fail", "params": {}}.get(key)
+                    {"release": "auto", "exceptions": "fail", "state": "fail", "determinism": "fail",
+                     "params": {}}.get(key)
             except CheckError as exc:
                 raise CheckError(f"{at(key)}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),

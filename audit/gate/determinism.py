@@ -1,0 +1,331 @@
+"""Determinism evidence: a trace of the data that no noise covers, in anything a fit leaves behind.
+
+A differentially private fit may keep public facts exactly (``n_features_in_``, the declared classes, the
+record count under substitution), but any observable that is *the same on every fit of a dataset D and
+different on its neighbour D'* is a deterministic function of the data: ``P(o | D) = 1`` and
+``P(o | D') = 0``, an unbounded loss. Ordinary code leaks this way in many forms that a list of forms cannot
+foresee: a constructor default ``random_state=42`` (every fit adds the same noise), a seed hashed from the
+data, exact counts in a pandas ``Series``, a summary string, a warning that names a count, a hash of the
+training data kept as provenance. :func:`probe_determinism` judges all of them by the one principle, on the
+observations of :mod:`audit.gate.observe`, fitting the estimator *as it ships* (no injected seed, seeded mode
+off).
+
+The test, per audited pair:
+
+1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs. A path whose value is the
+   same in both fits of D, the same in both fits of D', and different between them is a candidate (at most
+   :data:`MAX_PATHS` per pair, the least likely to repeat by chance first: strings, arrays and fractional
+   numbers before counts, counts before flags).
+2. **Confirm** on fresh fits, D and D' in lockstep, looking at :data:`LOOKS` fits per side (capped by the
+   budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
+   first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all
+   ``K`` fits of D and on none of D' gives the Clopper-Pearson lower bound
+   ``epsilon_lower_bound(K, K, 0, K)`` (:mod:`audit.engine.bounds`); above the claim it is a violation.
+
+The error level: ``alpha`` is split (Bonferroni) over the :data:`ROUNDS` pairs that may be confirmed, the
+:data:`MAX_PATHS` candidates of each and the :data:`LOOKS`, so a claim that holds is refuted by this
+evidence with probability at most ``alpha``, whatever the subject does. Dropping a candidate at a break only
+removes alarms. The measured bound is finite; the reading is ε = ∞ when the value is a function of the data,
+as every one of the ``K`` fits per side then suggests.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit.engine.bounds import epsilon_lower_bound
+from audit.gate.observe import ABSENT, observe_fit
+
+__all__ = ["probe_determinism", "DeterminismReport", "LOOKS", "MAX_PATHS", "SCREEN_PAIRS", "ROUNDS",
+           "MAX_FITS", "REMEDY", "as_shipped"]
+
+#: fits per side at which the confirmation looks (cut at the budget's :data:`MAX_FITS`)
+LOOKS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
+#: candidates confirmed per pair, at most
+MAX_PATHS = 16
+#: pairs screened (two fits per dataset)
+SCREEN_PAIRS = 8
+#: pairs whose candidates may be confirmed, at most
+ROUNDS = SCREEN_PAIRS
+#: fits per side at most, per budget
+MAX_FITS = {"quick": 2048, "standard": 8192, "full": 8192}
+#: what to do about a deterministic trace of the data
+REMEDY = ("draw fresh entropy for every fit (no fixed default random_state, no seed derived from the data) and "
+          "keep or print no exact statistic of the data: publish only noisy values and public facts")
+
+
+@contextlib.contextmanager
+def as_shipped():
+    """Fits inside the block run as the code ships: the project's seeded-fit mode is off."""
+    from reference import randomness
+
+    off = getattr(randomness, "unseeded_fits", None)
+    if off is not None:
+        with off():
+            yield
+        return
+    before = os.environ.pop(randomness.SEEDED_FITS_ENV, None)
+    try:
+        yield
+    finally:
+        if before is not None:
+            os.environ[randomness.SEEDED_FITS_ENV] = before
+
+
+@dataclass
+class DeterminismReport:
+    """What :func:`probe_determinism` found.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"violation"`` (a deterministic trace confirmed above the claim), ``"clean"`` (no candidate, or
+        every candidate broke), ``"inconclusive"`` (candidates the fit budget could not confirm above the
+        claim) or ``"skipped"`` (no pair to screen, or every fit raised alike).
+    pair : str
+        The pair that decided (its description).
+    paths : list of dict
+        The confirmed paths: ``path``, ``on_d`` and ``on_d1`` (the values shown), ``record_count``.
+    fits : int
+        Fits per side at the deciding look.
+    epsilon_lower : float
+        The measured lower bound (0 unless a violation).
+    deterministic_model : bool
+        Every observable of the deciding pair's fits was the same from fit to fit: the release is deterministic.
+    screened : int
+        Fits made in screening.
+    """
+
+    verdict: str = "clean"
+    pair: str = ""
+    paths: list = field(default_factory=list)
+    fits: int = 0
+    epsilon_lower: float = 0.0
+    deterministic_model: bool = False
+    screened: int = 0
+    record_count_only: bool = False
+    notes: list = field(default_factory=list)
+    relation: str = "add-remove"
+
+    @property
+    def evidence(self) -> str:
+        """One sentence: the paths, their values on D and D', the fits and the bound."""
+        if self.verdict != "violation":
+            return self.summary()
+        shown = "; ".join(f"{p['path']} = {p['on_d']} on D, {p['on_d1']} on D'" for p in self.paths[:3])
+        more = f" (and {len(self.paths) - 3} more paths)" if len(self.paths) > 3 else ""
+        what = "the release is deterministic: every observable was the same on every fit; " \
+            if self.deterministic_model else ""
+        return (f"{what}{shown}{more}, the same on all {self.fits:,} fits of D and never D's value on {self.fits:,} "
+                f"fits of D' (pair {self.pair}): ε ≥ {self.epsilon_lower:.3g} measured, ε = ∞ if it is a function "
+                "of the data")
+
+    @property
+    def remedy(self) -> str:
+        if self.record_count_only and self.relation == "add-remove":
+            return ("the value is the record count, which add/remove neighbours keep private; if the number of "
+                    "records is public, declare neighbours = \"substitute\" (--neighbours substitute) instead")
+        return REMEDY
+
+    def summary(self) -> str:
+        if self.verdict == "violation":
+            return "determinism: " + self.evidence + "; remedy: " + self.remedy
+        if self.verdict == "skipped":
+            return "determinism probe skipped: " + "; ".join(self.notes)
+        extra = "".join(f"; {n}" for n in self.notes)
+        if self.verdict == "inconclusive":
+            return "determinism probe inconclusive" + extra
+        return (f"determinism probe: no observable was the same on every fit of a dataset and different on its "
+                f"neighbour ({self.screened} fits as shipped, every public method, warning, log line, string and "
+                f"attribute read)" + extra)
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict, "pair": self.pair, "paths": list(self.paths), "fits_per_side": self.fits,
+                "epsilon_lower": self.epsilon_lower if self.verdict == "violation" else None,
+                "deterministic_model": self.deterministic_model, "record_count_only": self.record_count_only,
+                "screened_fits": self.screened, "summary": self.summary(),
+                "remedy": self.remedy if self.verdict == "violation" else None}
+
+
+_TOKEN = re.compile(r"[A-Za-z_]+")
+
+
+def _token(path: str) -> str:
+    m = _TOKEN.match(path)
+    return m.group() if m else path
+
+
+def _tier(key) -> int:
+    """0: values unlikely to repeat by chance (strings, arrays, fractional numbers); 1: counts; 2: flags."""
+    kind, value = key[0], key[1] if len(key) > 1 else None
+    if kind in ("bool", "NoneType", "absent"):
+        return 2
+    if kind == "int":
+        return 2 if value in (0, 1) else 1
+    if kind == "float":
+        v = float(value)
+        return 1 if v.is_integer() and abs(v) > 1 else 2 if v in (0.0, 1.0) else 0
+    return 0
+
+
+def _n(data) -> int:
+    return len(data[1])
+
+
+def _is_count(pair, a, b) -> bool:
+    """Whether the values D and D' give are their record counts."""
+    try:
+        return (a[0] in ("int", "float") and b[0] in ("int", "float") and float(a[1]) == _n(pair.d0)
+                and float(b[1]) == _n(pair.d1) and _n(pair.d0) != _n(pair.d1))
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
+def _candidates(pair, a, b) -> list:
+    """Paths constant within D's fits and within D''s, different between them, in tier order."""
+    keys = {}
+    for obs in (*a, *b):
+        keys.update(dict.fromkeys(obs))
+    found = []
+    for path in keys:
+        va = [o.get(path, ABSENT) for o in a]
+        vb = [o.get(path, ABSENT) for o in b]
+        if all(v[0] == va[0][0] for v in va) and all(v[0] == vb[0][0] for v in vb) and va[0][0] != vb[0][0]:
+            found.append((path, va[0], vb[0]))
+    found.sort(key=lambda c: _tier(c[1][0]))
+    return found
+
+
+def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, delta: float = 0.0,
+                      alpha: float = 0.001, relation: str = "add-remove", max_fits: int = MAX_FITS["quick"],
+                      refusals: bool = True, progress=None) -> DeterminismReport:
+    """Fit ``make_estimator()`` as it ships on neighbouring datasets and find deterministic traces of the data.
+
+    Parameters
+    ----------
+    make_estimator : callable
+        Returns a fresh unfitted estimator, built with the user's parameters exactly as given.
+    pairs : list of NeighbourPair
+        Neighbouring datasets (``d0``, ``d1``, ``description``), in the order to screen them.
+    grid : ndarray
+        The public probe points the methods are called on.
+    classes : list
+        The public classes (``score`` is called with them as labels).
+    epsilon, delta : float
+        The claim.
+    alpha : float
+        The error level of this evidence (module docstring).
+    relation : str
+        ``"add-remove"`` or ``"substitute"``: under add/remove the record count is private, and a violation
+        carried by the count alone says how to declare substitution instead.
+    max_fits : int
+        Fits per side at most in confirmation.
+    refusals : bool
+        Whether ``fit`` raising on one dataset of a pair and not on the other may decide (``check``'s exceptions
+        mode ``"fail"``); when False such pairs are not screened.
+    progress : callable, optional
+        ``progress(text)`` for a console line when a violation is found.
+
+    Returns
+    -------
+    DeterminismReport
+    """
+    report = DeterminismReport(relation=relation)
+    pairs = list(pairs)[:SCREEN_PAIRS]
+    if not pairs:
+        report.verdict, report.notes = "skipped", ["no pair to screen"]
+        return report
+    level = alpha / (ROUNDS * MAX_PATHS * len(LOOKS))
+    looks = [k for k in LOOKS if k <= max_fits] or [max_fits]
+    reachable = epsilon_lower_bound(looks[-1], looks[-1], 0, looks[-1], delta=delta, alpha=level)
+    with as_shipped():
+        seen = {}
+
+        def fits(data):
+            key = (np.asarray(data[0]).tobytes(), np.asarray(data[1]).tobytes(), np.shape(data[0]))
+            if key not in seen:
+                seen[key] = [observe_fit(make_estimator, data, grid, classes) for _ in range(2)]
+                report.screened += 2
+            return seen[key]
+
+        rounds = 0
+        for pair in pairs:
+            a, b = fits(pair.d0), fits(pair.d1)
+            if not refusals and any("fit raised" in o for o in (*a, *b)):
+                continue  # refusals do not decide here (exceptions "report" or "off")
+            cands = _candidates(pair, a, b)[:MAX_PATHS]
+            if not cands:
+                continue
+            rounds += 1
+            if _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks):
+                if progress is not None:
+                    progress("FOUND a deterministic trace of the data (as shipped): " + report.evidence)
+                return report
+            if rounds >= ROUNDS:
+                break
+        if report.verdict == "inconclusive" and reachable <= epsilon:
+            report.notes.append(f"{looks[-1]:,} fits per side can show at most ε ≥ {reachable:.3g}, not above the "
+                                f"claim {epsilon:g}")
+    return report
+
+
+def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks) -> bool:
+    alive = {path: (va, vb) for path, va, vb in cands}
+    k = 0
+    for look in looks:
+        while k < look and alive:
+            oa = observe_fit(make_estimator, pair.d0, grid, classes)
+            ob = observe_fit(make_estimator, pair.d1, grid, classes)
+            k += 1
+            for path, (va, _) in list(alive.items()):
+                if oa.get(path, ABSENT)[0] != va[0] or ob.get(path, ABSENT)[0] == va[0]:
+                    del alive[path]
+        if not alive:
+            return False
+        bound = float(epsilon_lower_bound(k, k, 0, k, delta=delta, alpha=level))
+        if bound > epsilon:
+            report.verdict, report.pair, report.fits, report.epsilon_lower = "violation", pair.description, k, bound
+            report.paths = [{"path": p, "on_d": va[1], "on_d1": vb[1], "record_count": _is_count(pair, va[0], vb[0])}
+                            for p, (va, vb) in alive.items()]
+            report.record_count_only = all(p["record_count"] for p in report.paths)
+            report.deterministic_model = all(dict(o) == dict(a[0]) for o in a) and \
+                all(dict(o) == dict(b[0]) for o in b)
+            return True
+    if alive:
+        report.verdict = "inconclusive"
+        report.notes.append(f"{len(alive)} observable(s) stayed the same on {k:,} fits of D and different on D' "
+                            f"(e.g. {next(iter(alive))}) without reaching the claim {epsilon:g} at this budget")
+    return False
+
+
+
+
+def join_verdict(row: dict, extra: list, report: DeterminismReport, mode: str = "fail") -> None:
+    """The determinism evidence joins a ``check`` row.
+
+    A violation fails the gate (``mode="fail"``): the row reads ``violation`` with ``"determinism"`` in
+    ``decided_by`` after the sampled kinds, its bound the larger of the two and its reading ε = ∞; ``"warn"``
+    reports it without failing. An inconclusive probe (a value that stayed deterministic on every fit the
+    budget allows, without a bound above the claim) makes a pass inconclusive.
+    """
+    row["determinism"] = report.to_json()
+    extra.append(report.summary())
+    if report.verdict == "violation" and mode == "fail":
+        sampled = row.get("decided_by", []) if row["verdict"] == "violation" else []
+        row["verdict"] = "violation"
+        row["decided_by"] = [k for k in sampled if k != "determinism"] + ["determinism"]
+        row["epsilon_lower"] = max(float(row.get("epsilon_lower") or 0.0), report.epsilon_lower)
+        row["epsilon_reading"] = "∞"
+        for key in ("power", "detectable_loss", "n_conclusive"):
+            row.pop(key, None)
+        extra.insert(0 if not sampled else 1,
+                     "violation through determinism (a value that no noise covers: the same on every fit of D, "
+                     "never on D'; --determinism warn reports it without failing): " + report.evidence
+                     + "; remedy: " + report.remedy)
+    elif report.verdict == "inconclusive" and row["verdict"] == "pass":
+        row["power"] = "inconclusive"
+        extra.insert(0, "inconclusive: " + report.summary())

@@ -1,0 +1,228 @@
+"""Everything a fit of an estimator lets its holder observe, as canonical values by path.
+
+The gate's principle is that no trace of the data that the noise does not cover may survive in anything
+the fit leaves behind. :func:`observe_fit` fits an estimator once *as it ships* (its constructor defaults and
+the user's parameters exactly as given, no injected ``random_state``, seeded mode off) and turns every
+observable into one canonical value per path:
+
+* ``fit raised``: the exception's type and canonical message, when ``fit`` raises;
+* ``warning[i]``, ``log[i]``, ``stdout``, ``stderr``: the warnings, log records and printed text emitted
+  during ``fit`` and the calls below (a message with an exact count is as visible as the count);
+* ``predict(grid)``, ``predict_proba(grid)``, ``predict_log_proba(grid)``, ``decision_function(grid)``,
+  ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
+  public method's output on the public probe grid, a raised exception included;
+* ``model....``: the fitted object's whole graph (:func:`audit.engine.state_walk.walk`: attributes,
+  ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells), its leaves read as
+  numbers, strings, bytes, ``Decimal``, complex, dates and durations, numpy arrays (by content) and pandas
+  objects (values and index).
+
+Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
+for that reason alone. A value is a ``(key, shown)`` pair: ``key`` is compared across fits, ``shown`` is a
+short text for the report.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import decimal
+import fractions
+import hashlib
+import io
+import logging
+import re
+import warnings
+
+import numpy as np
+
+from audit.engine.outcome import outcome_text
+from audit.engine.state_walk import walk
+
+__all__ = ["observe_fit", "observe_model", "canonical", "METHODS", "MAX_NODES", "ABSENT"]
+
+#: the public methods whose output on the probe grid is observed (``release`` and ``score`` apart)
+METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform")
+#: nodes of the fitted object's graph read per fit (a larger model is read in part; ``truncated`` says so)
+MAX_NODES = 20_000
+#: characters of a string kept for the report
+SHOWN = 60
+#: the value of a path that one observation lacks
+ABSENT = ("absent", "(absent)")
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_SCALAR = (bool, int, float, complex, str, bytes, bytearray, type(None), decimal.Decimal, fractions.Fraction,
+           datetime.date, datetime.time, datetime.timedelta, np.generic)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _shown(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN else text[:SHOWN - 1] + "…"
+
+
+def _pandas(value):
+    """``(key, shown)`` of a pandas Series, DataFrame or Index (values and index), or None for other objects."""
+    module = type(value).__module__
+    if not module.startswith("pandas"):
+        return None
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return None
+    if isinstance(value, (pd.Series, pd.DataFrame, pd.Index)):
+        text = value.to_json(orient="split", double_precision=15, default_handler=str) \
+            if not isinstance(value, pd.Index) else repr(value.tolist())
+        return ("pandas", type(value).__name__, _digest(text.encode())), _shown(f"{type(value).__name__} {text}")
+    return None
+
+
+def canonical(value):
+    """``(key, shown)`` of a leaf value, or None when ``value`` is a container or object to walk into.
+
+    Numbers keep their type's exact value (``repr`` of a float), strings are compared with memory addresses
+    masked, arrays and bytes by a digest of their content, dtype and shape.
+    """
+    if isinstance(value, str):
+        text = _ADDRESS.sub("0x…", value)
+        return ("str", text if len(text) <= 256 else _digest(text.encode())), _shown(repr(text))
+    if isinstance(value, (bytes, bytearray)):
+        return ("bytes", len(value), _digest(bytes(value))), f"{len(value)} bytes, sha256 {_digest(bytes(value))}"
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O":
+            return None
+        data = np.ascontiguousarray(value)
+        key = ("array", data.dtype.str, data.shape, _digest(data.tobytes()))
+        flat = data.ravel()
+        head = ", ".join(map(str, flat[:4].tolist())) + (", …" if flat.size > 4 else "")
+        return key, f"array{list(data.shape)} [{head}]"
+    if isinstance(value, np.generic):
+        value = value.item() if value.dtype.kind not in "mM" else value
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return (type(value).__name__, str(value)), str(value)
+    if isinstance(value, (bool, int, type(None))):
+        return (type(value).__name__, value), repr(value)
+    if isinstance(value, float):
+        return ("float", repr(value)), repr(value)
+    if isinstance(value, complex):
+        return ("complex", repr(value)), repr(value)
+    if isinstance(value, (decimal.Decimal, fractions.Fraction, datetime.date, datetime.time, datetime.timedelta)):
+        return (type(value).__name__, str(value)), _shown(repr(value))
+    return _pandas(value)
+
+
+class Observation(dict):
+    """Path -> ``(key, shown)`` for one fit; ``truncated`` is set when the object graph was read in part."""
+
+    truncated = False
+
+
+def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
+    w = walk(obj, root, max_nodes)
+    for path, node in w:
+        got = canonical(node)
+        if got is not None:
+            obs.setdefault(path, got)
+            w.prune()
+        elif isinstance(node, (list, tuple, dict, set, frozenset)):
+            obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
+    obs.truncated = obs.truncated or w.truncated
+
+
+class _Capture(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.records = []
+
+    def emit(self, record):
+        try:
+            self.records.append(f"{record.name} {record.levelname}: {record.getMessage()}")
+        except Exception:  # noqa: BLE001 - a record whose message cannot be formatted
+            self.records.append(f"{record.name} {record.levelname}: <unformattable>")
+
+
+@contextlib.contextmanager
+def _captured(obs: Observation):
+    """Warnings, log records and printed text emitted inside the block join ``obs``."""
+    handler, root = _Capture(), logging.getLogger()
+    level = root.level
+    out, err = io.StringIO(), io.StringIO()
+    caught = []
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            warnings.simplefilter("always")
+            caught = seen
+            yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        for i, w in enumerate(caught):
+            obs[f"warning[{i}]"] = canonical(f"{w.category.__name__}: {w.message}")
+        for i, text in enumerate(handler.records):
+            obs[f"log[{i}]"] = canonical(text)
+        for name, buf in (("stdout", out), ("stderr", err)):
+            if buf.getvalue():
+                obs[name] = canonical(buf.getvalue())
+
+
+def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
+    try:
+        value = fn(*args)
+    except Exception as exc:  # noqa: BLE001 - a method that raises is an outcome too
+        obs[path] = canonical("raised " + outcome_text(exc))
+        return
+    if canonical(value) is not None:
+        obs[path] = canonical(value)
+    else:
+        _walk_into(obs, value, path, max_nodes)
+
+
+def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES) -> Observation:
+    """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions."""
+    obs = Observation()
+    with _captured(obs):
+        for name in METHODS:
+            fn = getattr(est, name, None)
+            if callable(fn):
+                _call(obs, f"{name}(grid)", fn, grid, max_nodes=max_nodes)
+        if callable(getattr(est, "score", None)):
+            labels = np.resize(np.asarray(list(classes) if classes else [0.0], dtype=object), len(grid))
+            _call(obs, "score(grid)", est.score, grid, labels, max_nodes=max_nodes)
+        if callable(getattr(est, "release", None)):
+            _call(obs, "release()", est.release, max_nodes=max_nodes)
+        _call(obs, "repr()", lambda: repr(est), max_nodes=max_nodes)
+        _call(obs, "str()", lambda: str(est), max_nodes=max_nodes)
+    _walk_into(obs, est, "model", max_nodes)
+    return obs
+
+
+def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES) -> Observation:
+    """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
+    everything (module docstring). An exception in ``fit`` is the observation ``fit raised``; ``SystemExit`` and
+    ``KeyboardInterrupt`` propagate."""
+    X, y = data
+    obs = Observation()
+    est = None
+    with _captured(obs):
+        try:
+            est = make_estimator()
+            est.fit(X, y)
+        except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
+            obs["fit raised"] = canonical(outcome_text(exc))
+            est = None
+    if est is not None:
+        fit_warnings = {k: v for k, v in obs.items() if k.startswith(("warning", "log", "std"))}
+        obs.clear()
+        obs.update({f"fit {k}": v for k, v in fit_warnings.items()})
+        after = observe_model(est, grid, classes, max_nodes)
+        obs.update(after)
+        obs.truncated = after.truncated
+    else:
+        obs.update({f"fit {k}": v for k, v in list(obs.items()) if k.startswith(("warning", "log", "std"))})
+        for k in [k for k in obs if k.startswith(("warning", "log", "std"))]:
+            del obs[k]
+    return obs

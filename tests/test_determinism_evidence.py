@@ -1,0 +1,165 @@
+"""The determinism evidence of ``audit check`` (:mod:`audit.gate.determinism`): every ordinary form of a trace of
+the data that no noise covers is found by one principle, and correct code keeping only public facts is not.
+
+The leak subjects are deterministic functions of the data, so their verdicts do not depend on chance. The
+controls draw noise; the probe's false-alarm rate is at most its alpha (0.001, Bonferroni over pairs,
+candidates and looks) per run, whatever the subject does, and the seeded control below bounds it over 40 runs
+(a false alarm in any of them has probability at most 0.04).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from audit.__main__ import main
+from audit.engine.release import probe_grid
+from audit.engine.search import candidate_pairs
+from audit.gate.determinism import probe_determinism
+from audit.gate.observe import canonical, observe_fit
+from subjects import shipped_leaks as S
+
+BOUNDS, CLASSES = [(0.0, 1.0)], [0, 1]
+GRID = probe_grid(BOUNDS)
+
+
+def _probe(cls, relation="add-remove", epsilon=1.0, **kw):
+    pairs = candidate_pairs(BOUNDS, CLASSES, relation, seed=0)
+    return probe_determinism(lambda: cls(epsilon=1.0), pairs, grid=GRID, classes=CLASSES, epsilon=epsilon,
+                             relation=relation, **kw)
+
+
+LEAKS = {
+    "DefaultSeed42": "model.counts_",
+    "HashedSeed": "model.counts_",
+    "SeriesCounts": "model.class_counts_",
+    "PartialDecision": "decision_function(grid)",
+    "SummaryString": "model.summary_",
+    "ReprCounts": "repr()",
+    "Provenance": "model.data_sha256_",
+    "DecimalCounts": "model.share_",
+    "ComplexCounts": "model.packed_",
+    "TimedeltaCounts": "model.elapsed_",
+    "WarnsCount": "fit warning[0]",
+    "LogsCount": "fit log[0]",
+    "PrintsCount": "fit stdout",
+    "ScoreSamples": "model.score_samples.__closure__[0]",
+}
+
+
+@pytest.mark.parametrize("name,path", sorted(LEAKS.items()))
+def test_every_form_of_a_deterministic_trace_is_found_and_named(name, path):
+    report = _probe(getattr(S, name))
+    assert report.verdict == "violation", report.summary()
+    assert path in [p["path"] for p in report.paths]
+    assert report.epsilon_lower > 1.0 and report.fits <= 64
+    assert "remedy" in report.summary() and "fresh entropy" in report.remedy
+
+
+@pytest.mark.parametrize("name", ["Correct", "CorrectWithPublicFacts", "DoubleSpend"])
+def test_correct_code_keeping_public_facts_is_clean(name):
+    report = _probe(getattr(S, name))
+    assert report.verdict == "clean", report.summary()
+    assert report.screened > 0
+
+
+def test_the_record_count_is_private_under_add_remove_and_public_under_substitution():
+    added = _probe(S.RecordCount)
+    assert added.verdict == "violation" and added.record_count_only
+    assert "substitute" in added.remedy
+    assert _probe(S.RecordCount, relation="substitute").verdict == "clean"
+
+
+def test_a_seeded_control_with_repeating_outputs_raises_no_alarm_in_40_runs():
+    """Predictions of two labels repeat by chance between fits; the confirmation must see through them.
+    40 runs at alpha 0.001 each: a false alarm in any has probability at most 0.04 (here: none, seed 7)."""
+    S.SOURCE["rng"] = np.random.default_rng(7)
+    verdicts = [_probe(S.SharedSource).verdict for _ in range(40)]
+    assert verdicts.count("violation") == 0
+
+
+def test_an_unreachable_claim_reads_inconclusive_not_clean():
+    """A deterministic leak against a claim of 50 that no fit budget can refute: inconclusive, with the reason."""
+    report = _probe(S.SummaryString, epsilon=50.0, max_fits=64)
+    assert report.verdict == "inconclusive" and "at most" in report.summary()
+
+
+def test_canonical_values_cover_the_types_the_walk_used_to_skip():
+    import datetime
+    import decimal
+
+    import pandas as pd
+
+    for value in ("a string", b"bytes", decimal.Decimal("1.5"), 1 + 2j, np.timedelta64(3, "s"),
+                  datetime.timedelta(seconds=3), pd.Series([1, 2]), np.arange(3)):
+        key, shown = canonical(value)
+        assert key and shown
+    assert canonical("at 0x7f3a2b1c4d50") == canonical("at 0x7f00deadbeef")  # addresses masked
+    assert canonical(pd.Series([1, 2]))[0] != canonical(pd.Series([1, 3]))[0]
+
+
+def test_observe_fit_reads_warnings_logs_prints_and_exceptions():
+    X, y = np.array([[0.5], [0.6]]), np.array([0, 1])
+    obs = observe_fit(lambda: S.WarnsCount(), (X, y), GRID, CLASSES)
+    assert "records of class 1" in obs["fit warning[0]"][0][1]
+    obs = observe_fit(lambda: S.Correct(epsilon="not a number"), (X, y), GRID, CLASSES)
+    assert list(obs) == ["fit raised"]
+
+
+def _row(tmp_path, name):
+    return json.loads((tmp_path / f"check-subjects.shipped_leaks-{name}" / "report.json").read_text())["claims"][0]
+
+
+CHEAP = ["--epsilon", "1", "--quiet", "--n-samples", "2000", "--no-search", "--no-grow", "--bounds", "[[0, 1]]",
+         "--classes", "0,1"]
+
+
+def test_check_fails_a_leak_that_sampling_cannot_see_and_names_it(tmp_path):
+    """The exact counts in a Series change no release the sampling reads; the determinism evidence decides."""
+    assert main(["check", "subjects.shipped_leaks:SeriesCounts", *CHEAP, "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "SeriesCounts")
+    assert row["verdict"] == "violation" and "determinism" in row["decided_by"]
+    assert row["determinism"]["paths"][0]["path"] == "model.class_counts_"
+    assert "violation through determinism" in row["detail"] and "remedy" in row["detail"]
+
+
+def test_check_passes_the_control_that_keeps_public_facts(tmp_path):
+    """Sampling at alpha 0.05 with seed 0 (a false alarm of this correct control: probability at most 0.05)."""
+    assert main(["check", "subjects.shipped_leaks:CorrectWithPublicFacts", *CHEAP, "--out", str(tmp_path)]) == 0
+    row = _row(tmp_path, "CorrectWithPublicFacts")
+    assert row["verdict"] == "pass" and row["determinism"]["verdict"] == "clean"
+
+
+def test_warn_reports_the_trace_without_failing(tmp_path):
+    assert main(["check", "subjects.shipped_leaks:WarnsCount", *CHEAP, "--determinism", "warn",
+                 "--out", str(tmp_path)]) == 0
+    row = _row(tmp_path, "WarnsCount")
+    assert row["determinism"]["verdict"] == "violation" and "determinism" not in row.get("decided_by", [])
+
+
+def _shares(data, rng):
+    """A noisy count over the exact size: multiples of 1/3 on input 0 and of 1/4 on input 1."""
+    return np.array([(data + rng.geometric(0.5) - rng.geometric(0.5)) / (3.0 + data)])
+
+
+def _float_laplace(data, rng):
+    return np.array([data + rng.laplace(0.0, 1.0)])
+
+
+@pytest.mark.parametrize("mechanism,first", [(_shares, ["outputs", "float probe"]), (_float_laplace, ["float probe"])])
+def test_the_float_probe_is_credited_only_where_supports_overlap_in_exact_arithmetic(mechanism, first):
+    """A row a float-pattern event decided is audited again in real arithmetic (seed fixed, alpha 0.05): shares
+    k/3 against k/4 are told apart there too (outputs first), float Laplace noise is not (float probe, with the
+    lattice mechanisms as its remedy). A wrong reading of the Laplace case has probability at most 0.05."""
+    from audit.check import _float_or_outputs
+    from audit.engine.estimate import Claim
+    from audit.check_inputs import mechanism_pairs
+
+    row, extra = {"decided_by": ["float probe"]}, ["violation through the floating-point probe on x"]
+    pair = mechanism_pairs("scalar")[0]
+    _float_or_outputs(row, extra, mechanism, pair, Claim(1.0), 8000, 0, None)
+    assert row["decided_by"] == first
+    text = "; ".join(extra)
+    assert ("violation through the outputs" in text) == (first[0] == "outputs")
+    assert "remedy" in text and (first[0] == "outputs" or "reference.mechanisms.Laplace" in text)
