@@ -107,17 +107,17 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
                         out.numeric[f"{path}[{name!r}]"] = node[name]
             elif node.dtype.kind in "biufc":
                 out.numeric[path] = node
-                if codec.views(node):
+                if codec.may_hold_words(node):
                     out.words[path] = node
         elif isinstance(node, str):
             if _DIGITS.fullmatch(node):
                 out.digits[path] = int(node)
         elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
             out.numeric[path + "#len"] = len(node)
-            if isinstance(node, (list, tuple)) and codec.views(node):
+            if isinstance(node, (list, tuple)) and codec.may_hold_words(node):
                 out.words[path] = node
         elif isinstance(node, (bytes, bytearray)):
-            if codec.views(node):
+            if codec.may_hold_words(node):
                 out.words[path] = node
         elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
             out.subs[path] = node

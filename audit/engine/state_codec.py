@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MAX_TEXT", "MAX_WORDS", "MAX_STEPS", "parse_text", "text_state", "View", "views", "Match", "identify",
-           "philox_at", "philox_position", "sfc64_back", "sfc64_with"]
+__all__ = ["MAX_TEXT", "MAX_WORDS", "MAX_STEPS", "parse_text", "text_state", "View", "views", "may_hold_words",
+           "Match", "identify", "philox_at", "philox_position", "sfc64_back", "sfc64_with"]
 
 #: the longest string (or bytes) parsed as a state (an MT19937 state as JSON is about 7,000 characters)
 MAX_TEXT = 100_000
@@ -107,6 +107,15 @@ def _int_list(seq):
             return None
         out.append(int(v))
     return out
+
+
+def may_hold_words(node) -> bool:
+    """Whether :func:`views` may read ``node`` as words (its type and size only: cheap)."""
+    if isinstance(node, (list, tuple)):
+        return 2 <= len(node) <= MAX_WORDS and isinstance(node[0], (int, np.integer))
+    if isinstance(node, np.ndarray):
+        return node.dtype.kind in "iu" and 2 <= node.size <= MAX_WORDS
+    return isinstance(node, (bytes, bytearray)) and 8 <= len(node) <= 16 * MAX_WORDS and node[:1] != b"\x80"
 
 
 def views(node) -> list:
