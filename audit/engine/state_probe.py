@@ -96,7 +96,8 @@ class StateFinding:
         what = {"generator": f"{self.type_name} at {self.path}", "state": f"{self.type_name} at {self.path}",
                 "seed": f"the fit's seed at {self.path}",
                 "replay": f"a seed that replays the fit at {self.path}"}[self.kind]
-        return f"{what} ({self.where}): an attacker can {self.attack}; remedy: {self.remedy}"
+        fix = "" if self.parameter else f"; remedy: {self.remedy}"  # the user's own seed is a note, not a finding
+        return f"{what} ({self.where}): an attacker can {self.attack}{fix}"
 
 
 def remedy(path: str) -> str:

@@ -8,6 +8,8 @@ it back redraws the noise. ``RunIdentifier`` and ``PublicFacts`` are the correct
 large odd integers that change from fit to fit (a run id drawn from the generator, not its state), the second a
 hash of its public parameters, ``n_features_in_``, ``classes_`` and a model card naming only public parameters.
 """
+# The noisy counts of the leak subjects are floats (Laplace noise, as in subjects.kept_state_forms): the gate also
+# flags them through the floating-point probe; the state probe's finding comes first and names the encoding.
 from __future__ import annotations
 
 import hashlib
@@ -142,11 +144,13 @@ class RunIdentifier(_Noisy):
 class PublicFacts(_Noisy):
     """Correct: keeps only public facts beside the noisy counts: ``n_features_in_``, the declared ``classes_``, a
     model card naming its public parameters and two large ints hashing them (the second made odd, like PCG64's
-    increment)."""
+    increment). Its counts take two-sided geometric noise (integers: no floating-point lattice to read)."""
 
     def fit(self, X, y):
         rng = np.random.default_rng(self.random_state)
-        self.counts_ = self._counts(y, rng.laplace)
+        p = 1 - np.exp(-self.epsilon)
+        noise = rng.geometric(p, size=2) - rng.geometric(p, size=2)
+        self.counts_ = np.bincount(np.asarray(y, dtype=int), minlength=2) + noise
         self.n_features_in_ = np.asarray(X).shape[1]
         self.classes_ = np.array([0, 1])
         self.model_card_ = f"noisy class counts, Laplace noise, epsilon={self.epsilon}, classes 0 and 1"
