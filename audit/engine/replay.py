@@ -53,6 +53,7 @@ import numpy as np
 
 from audit.engine import state_codec as codec
 from audit.engine.bounds import epsilon_lower_bound, point_estimate
+from audit.engine.state_codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.engine.state_walk import MAX_NODES, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
@@ -500,113 +501,7 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
             return
 
 
-# --- kept generators: rewind by the consumption a fit with a known seed measured ----------------------------------
-
-#: the most raw draws a rewind calibration steps through
-MAX_STEPS = 200_000
-
-
-def _bit_generator(state):
-    """A fresh bit generator (or ``RandomState``) holding a copy of a kept generator or generator state (a state
-    spelt as a JSON or ``repr`` string included)."""
-    if isinstance(state, (str, bytes, bytearray)):
-        state = codec.text_state(state)
-    if isinstance(state, np.random.Generator):
-        state = state.bit_generator
-    if isinstance(state, np.random.BitGenerator):
-        state = state.state
-    if isinstance(state, np.random.RandomState):
-        state = state.get_state(legacy=False)
-    if isinstance(state, (tuple, list)) and state and state[0] == "MT19937":
-        state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[1]), "pos": int(state[2])}}
-    if isinstance(state, dict) and "bit_generator" in state:
-        name = str(state["bit_generator"])
-        bg = getattr(np.random, name)()
-        if name == "MT19937":
-            inner = state["state"]
-            state = {**state, "state": {"key": np.asarray(inner["key"], dtype=np.uint32), "pos": int(inner["pos"])}}
-        elif name == "Philox":
-            inner = state["state"]
-            state = {**state, "state": {"counter": np.asarray(inner["counter"], dtype=np.uint64),
-                                        "key": np.asarray(inner["key"], dtype=np.uint64)},
-                     "buffer": np.asarray(state.get("buffer", [0] * 4), dtype=np.uint64)}
-        elif name == "SFC64":
-            state = {**state, "state": {"state": np.asarray(state["state"]["state"], dtype=np.uint64)}}
-        bg.state = state
-        return bg
-    raise ValueError(f"a {type(state).__name__} state cannot be passed as random_state")
-
-
-def _mt_pos(bg):
-    return int(bg.state["state"]["pos"])
-
-
-def _philox_position(bg) -> int:
-    st = bg.state
-    return codec.philox_position(st["state"]["counter"], st["buffer_pos"])
-
-
-def consumption(state, t: int, max_steps: int = MAX_STEPS) -> int:
-    """How many raw draws a fit seeded with ``t`` took from its generator: ``default_rng(t)`` or another
-    PCG64-family generator seeded with ``t`` (step a copy with ``advance(1)``), ``Philox(t)`` (its counter and
-    buffer position), ``SFC64(t)`` (its draw counter) or ``RandomState(t)`` (MT19937: the position in its first block)."""
-    bg = _bit_generator(state)
-    if isinstance(bg, np.random.MT19937):
-        ref = np.random.RandomState(t)
-        ref.random_sample()
-        if not np.array_equal(ref.get_state()[1], bg.state["state"]["key"]):
-            raise ValueError("the kept RandomState left the first block of RandomState(seed)")
-        return _mt_pos(bg)
-    if isinstance(bg, np.random.Philox):
-        start = np.random.Philox(t)
-        if not np.array_equal(start.state["state"]["key"], bg.state["state"]["key"]):
-            raise ValueError("the kept Philox is not Philox(seed)")
-        k = _philox_position(bg) - _philox_position(start)
-        if not 0 <= k <= max_steps:
-            raise ValueError(f"not reached from Philox(seed) within {max_steps:,} draws")
-        return k
-    if isinstance(bg, np.random.SFC64):
-        start = np.random.SFC64(t)
-        k = int(bg.state["state"]["state"][3]) - int(start.state["state"]["state"][3])  # its fourth word counts draws
-        if not 0 <= k <= max_steps:
-            raise ValueError(f"not reached from SFC64(seed) within {max_steps:,} draws")
-        if k:
-            start.random_raw(k)
-        if not np.array_equal(start.state["state"]["state"], bg.state["state"]["state"]):
-            raise ValueError("the kept SFC64 is not SFC64(seed)")
-        return k
-    if not hasattr(bg, "advance"):
-        raise ValueError(f"{type(bg).__name__} cannot be rewound")
-    start = type(bg)(t)
-    target = bg.state["state"]
-    for k in range(max_steps + 1):
-        if start.state["state"] == target:
-            return k
-        start.advance(1)
-    raise ValueError(f"not reached from {type(bg).__name__}(seed) within {max_steps:,} draws")
-
-
-def rewound(state, k: int):
-    """A generator holding a copy of ``state`` stepped back ``k`` draws: a ``Generator`` (PCG64 family, Philox
-    through its counter, SFC64 draw by draw) or a ``RandomState`` whose block position is lowered by ``k`` (MT19937)."""
-    bg = _bit_generator(state)
-    if isinstance(bg, np.random.MT19937):
-        st = bg.state
-        if _mt_pos(bg) < k:
-            raise ValueError("cannot rewind past the start of the block")
-        st["state"]["pos"] = _mt_pos(bg) - k
-        rs = np.random.RandomState(0)
-        rs.set_state(("MT19937", st["state"]["key"], st["state"]["pos"], 0, 0.0))
-        return rs
-    if isinstance(bg, np.random.Philox):
-        return np.random.Generator(codec.philox_at(bg.state["state"]["key"], _philox_position(bg) - k))
-    if isinstance(bg, np.random.SFC64):
-        return np.random.Generator(codec.sfc64_with(codec.sfc64_back(bg.state["state"]["state"], k)))
-    if not hasattr(bg, "advance"):
-        raise ValueError(f"{type(bg).__name__} cannot be rewound")
-    bg.advance(-k)
-    return np.random.Generator(bg)
-
+# --- kept generators: rewound by the consumption a fit with a known seed measured (audit.engine.state_codec) ------
 
 @dataclass(frozen=True)
 class KeptState:
@@ -622,21 +517,28 @@ class KeptState:
         return lv.states.get(self.key)
 
 
-def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
-    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+def _calibrated(mode: Mode, value, make_estimator, la: Leaves, lb: Leaves, D):
+    """``([mode], [])`` when ``mode`` replaying fit ``a``'s ``value`` reproduces fit ``a``, else ``([], [why])``."""
     try:
-        mode = Mode("rewind", k=consumption(kept.value(la), t))
-        r1 = _replay(mode, make_estimator, la, kept.value(la), D)
-        r2 = _replay(mode, make_estimator, la, kept.value(la), D)
-    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound or a fit that refuses it
-        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else
-                    f"not replayed: {type(exc).__name__}"]
+        r1 = _replay(mode, make_estimator, la, value, D)
+        r2 = _replay(mode, make_estimator, la, value, D)
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be stepped back or a fit that refuses it
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
     mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
     if not {k for k in _diff(la.numeric, lb.numeric) if not _excluded(k, mode.prefixes)}:
         return [], ["not replayed: nothing in the model changes from seed to seed"]
     if not _compare(r1, la.numeric, mode.prefixes):
         return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
     return [mode], []
+
+
+def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
+    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+    try:
+        mode = Mode("rewind", k=consumption(kept.value(la), t))
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
+    return _calibrated(mode, kept.value(la), make_estimator, la, lb, D)
 
 
 # --- kept raw words: a bit generator's state as ints, lists, arrays or bytes ---------------------------------------
@@ -695,15 +597,4 @@ class EncodedState:
 
 def calibrate_start(cand: EncodedState, make_estimator, la: Leaves, lb: Leaves, D):
     """The *start* mode of kept words when the generator they give for fit ``a`` reproduces fit ``a``."""
-    mode = Mode("start", k=cand.match.k, match=cand.match)
-    try:
-        r1 = _replay(mode, make_estimator, la, cand.value(la), D)
-        r2 = _replay(mode, make_estimator, la, cand.value(la), D)
-    except Exception as exc:  # noqa: BLE001 - a state that cannot be stepped back or a fit that refuses it
-        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
-    mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
-    if not {k for k in _diff(la.numeric, lb.numeric) if not _excluded(k, mode.prefixes)}:
-        return [], ["not replayed: nothing in the model changes from seed to seed"]
-    if not _compare(r1, la.numeric, mode.prefixes):
-        return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
-    return [mode], []
+    return _calibrated(Mode("start", k=cand.match.k, match=cand.match), cand.value(la), make_estimator, la, lb, D)

@@ -29,6 +29,7 @@ the fit and redraws the noise.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["MAX_TEXT", "MAX_WORDS", "MAX_STEPS", "parse_text", "text_state", "View", "views", "may_hold_words",
-           "Match", "identify", "philox_at", "philox_position", "sfc64_back", "sfc64_with"]
+           "Match", "identify", "philox_at", "philox_position", "sfc64_back", "sfc64_with",
+           "consumption", "rewound"]
 
 #: the longest string (or bytes) parsed as a state (an MT19937 state as JSON is about 7,000 characters)
 MAX_TEXT = 100_000
@@ -278,6 +280,7 @@ def _match_pcg(view, t, max_steps):
     return out
 
 
+@functools.lru_cache(maxsize=4)
 def _mt_blocks(t, max_steps):
     """``{key bytes: (start name, block)}``: the keys ``RandomState(t)`` and ``MT19937(t)`` hold in their first
     blocks (block 0: before the first draw)."""
@@ -348,3 +351,108 @@ def identify(view: View, t: int, max_steps: int = MAX_STEPS) -> list:
     if not found and len(view.words) >= 624:
         found = _match_mt(view, t, max_steps)
     return found
+
+
+# --- kept generators and states: the draws a fit consumed, and the generator stepped back by them ---------------
+
+def _bit_generator(state):
+    """A fresh bit generator (or ``RandomState``) holding a copy of a kept generator or generator state (a state
+    spelt as a JSON or ``repr`` string included)."""
+    if isinstance(state, (str, bytes, bytearray)):
+        state = text_state(state)
+    if isinstance(state, np.random.Generator):
+        state = state.bit_generator
+    if isinstance(state, np.random.BitGenerator):
+        state = state.state
+    if isinstance(state, np.random.RandomState):
+        state = state.get_state(legacy=False)
+    if isinstance(state, (tuple, list)) and state and state[0] == "MT19937":
+        state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[1]), "pos": int(state[2])}}
+    if isinstance(state, dict) and "bit_generator" in state:
+        name = str(state["bit_generator"])
+        bg = getattr(np.random, name)()
+        if name == "MT19937":
+            inner = state["state"]
+            state = {**state, "state": {"key": np.asarray(inner["key"], dtype=np.uint32), "pos": int(inner["pos"])}}
+        elif name == "Philox":
+            inner = state["state"]
+            state = {**state, "state": {"counter": np.asarray(inner["counter"], dtype=np.uint64),
+                                        "key": np.asarray(inner["key"], dtype=np.uint64)},
+                     "buffer": np.asarray(state.get("buffer", [0] * 4), dtype=np.uint64)}
+        elif name == "SFC64":
+            state = {**state, "state": {"state": np.asarray(state["state"]["state"], dtype=np.uint64)}}
+        bg.state = state
+        return bg
+    raise ValueError(f"a {type(state).__name__} state cannot be passed as random_state")
+
+
+def _mt_pos(bg):
+    return int(bg.state["state"]["pos"])
+
+
+def _philox_position(bg) -> int:
+    st = bg.state
+    return philox_position(st["state"]["counter"], st["buffer_pos"])
+
+
+def consumption(state, t: int, max_steps: int = MAX_STEPS) -> int:
+    """How many raw draws a fit seeded with ``t`` took from its generator: ``default_rng(t)`` or another
+    PCG64-family generator seeded with ``t`` (step a copy with ``advance(1)``), ``Philox(t)`` (its counter and
+    buffer position), ``SFC64(t)`` (its draw counter) or ``RandomState(t)`` (MT19937: the position in its first
+    block)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        ref = np.random.RandomState(t)
+        ref.random_sample()
+        if not np.array_equal(ref.get_state()[1], bg.state["state"]["key"]):
+            raise ValueError("the kept RandomState left the first block of RandomState(seed)")
+        return _mt_pos(bg)
+    if isinstance(bg, np.random.Philox):
+        start = np.random.Philox(t)
+        if not np.array_equal(start.state["state"]["key"], bg.state["state"]["key"]):
+            raise ValueError("the kept Philox is not Philox(seed)")
+        k = _philox_position(bg) - _philox_position(start)
+        if not 0 <= k <= max_steps:
+            raise ValueError(f"not reached from Philox(seed) within {max_steps:,} draws")
+        return k
+    if isinstance(bg, np.random.SFC64):
+        start = np.random.SFC64(t)
+        k = int(bg.state["state"]["state"][3]) - int(start.state["state"]["state"][3])  # its fourth word counts draws
+        if not 0 <= k <= max_steps:
+            raise ValueError(f"not reached from SFC64(seed) within {max_steps:,} draws")
+        if k:
+            start.random_raw(k)
+        if not np.array_equal(start.state["state"]["state"], bg.state["state"]["state"]):
+            raise ValueError("the kept SFC64 is not SFC64(seed)")
+        return k
+    if not hasattr(bg, "advance"):
+        raise ValueError(f"{type(bg).__name__} cannot be rewound")
+    start = type(bg)(t)
+    target = bg.state["state"]
+    for k in range(max_steps + 1):
+        if start.state["state"] == target:
+            return k
+        start.advance(1)
+    raise ValueError(f"not reached from {type(bg).__name__}(seed) within {max_steps:,} draws")
+
+
+def rewound(state, k: int):
+    """A generator holding a copy of ``state`` stepped back ``k`` draws: a ``Generator`` (PCG64 family, Philox
+    through its counter, SFC64 draw by draw) or a ``RandomState`` whose block position is lowered by ``k`` (MT19937)."""
+    bg = _bit_generator(state)
+    if isinstance(bg, np.random.MT19937):
+        st = bg.state
+        if _mt_pos(bg) < k:
+            raise ValueError("cannot rewind past the start of the block")
+        st["state"]["pos"] = _mt_pos(bg) - k
+        rs = np.random.RandomState(0)
+        rs.set_state(("MT19937", st["state"]["key"], st["state"]["pos"], 0, 0.0))
+        return rs
+    if isinstance(bg, np.random.Philox):
+        return np.random.Generator(philox_at(bg.state["state"]["key"], _philox_position(bg) - k))
+    if isinstance(bg, np.random.SFC64):
+        return np.random.Generator(sfc64_with(sfc64_back(bg.state["state"]["state"], k)))
+    if not hasattr(bg, "advance"):
+        raise ValueError(f"{type(bg).__name__} cannot be rewound")
+    bg.advance(-k)
+    return np.random.Generator(bg)
