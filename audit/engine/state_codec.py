@@ -266,11 +266,17 @@ def _pcg_steps(start: int, target: int, inc: int, mult: int, max_steps: int):
     return None
 
 
+@functools.lru_cache(maxsize=16)
+def _seeded(family: str, t: int):
+    """``family(t)``'s state (cached: every node that may hold words is compared with it)."""
+    return getattr(np.random, family)(t).state
+
+
 def _match_pcg(view, t, max_steps):
     out = []
     pairs = _pcg_pairs(view.words)
-    for family, mult in _PCG_MULT.items():
-        seeded = getattr(np.random, family)(t).state["state"]
+    for family, mult in _PCG_MULT.items() if pairs else ():
+        seeded = _seeded(family, t)["state"]
         for layout, state, inc in pairs:
             if inc != seeded["inc"]:
                 continue
@@ -318,7 +324,7 @@ def _match_mt(view, t, max_steps):
 
 
 def _match_philox(view, t):
-    key = [int(x) for x in np.random.Philox(t).state["state"]["key"]]
+    key = [int(x) for x in _seeded("Philox", t)["state"]["key"]]
     w = view.words
     for off in range(len(w) - 1):
         if [w[off], w[off + 1]] == key:
@@ -330,10 +336,10 @@ def _match_sfc(view, t, max_steps):
     w = view.words
     if len(w) < 4 or any(x >= _U64 for x in w[:4]):
         return []
-    bg = np.random.SFC64(t)
-    k = w[3] - int(bg.state["state"]["state"][3])
+    k = w[3] - int(_seeded("SFC64", t)["state"]["state"][3])
     if not 0 <= k <= max_steps:
         return []
+    bg = np.random.SFC64(t)
     if k:
         bg.random_raw(k)
     if [int(x) for x in bg.state["state"]["state"]] != list(w[:4]):
