@@ -29,7 +29,13 @@ module measures it.
   known seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from
   ``default_rng(seed)``; MT19937: the position in the first block of ``RandomState(seed)``); each
   published model's kept generator or state, rewound by that many, is passed as ``random_state`` to a
-  fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed.
+  fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed. A state kept as
+  a JSON or ``repr`` string (:func:`audit.engine.state_codec.parse_text`) is read as the dict it spells; Philox
+  is stepped back through its counter, SFC64 draw by draw (:func:`audit.engine.state_codec.sfc64_back`).
+* Kept raw words (:class:`EncodedState`, :func:`calibrate_start`): ints, lists, arrays or bytes that
+  :func:`audit.engine.state_codec.identify` names as a bit generator's state seeded with the probe's known
+  seed; each published model's words, read the same way, give the generator at its fit's start
+  (:meth:`audit.engine.state_codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
 
 :func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random``
 for the duration of one replay fit: do not run it beside other threads that seed generators.
@@ -45,12 +51,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.engine import state_codec as codec
 from audit.engine.bounds import epsilon_lower_bound, point_estimate
+from audit.engine.state_codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.engine.state_walk import MAX_NODES, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
-           "calibrate_rewind"]
+           "calibrate_rewind", "EncodedState", "calibrate_start", "sibling_words"]
 
 #: sample sizes per side at which :func:`measure` looks at its counts
 LOOKS = (10, 20, 40, 80, 160, 200)
@@ -77,6 +85,7 @@ class Leaves:
     digits: dict = field(default_factory=dict)
     subs: dict = field(default_factory=dict)
     states: dict = field(default_factory=dict)
+    words: dict = field(default_factory=dict)
     truncated: bool = False
 
 
@@ -99,11 +108,18 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
                         out.numeric[f"{path}[{name!r}]"] = node[name]
             elif node.dtype.kind in "biufc":
                 out.numeric[path] = node
+                if codec.may_hold_words(node):
+                    out.words[path] = node
         elif isinstance(node, str):
             if _DIGITS.fullmatch(node):
                 out.digits[path] = int(node)
         elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
             out.numeric[path + "#len"] = len(node)
+            if isinstance(node, (list, tuple)) and codec.may_hold_words(node):
+                out.words[path] = node
+        elif isinstance(node, (bytes, bytearray)):
+            if codec.may_hold_words(node):
+                out.words[path] = node
         elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
             out.subs[path] = node
     out.truncated = w.truncated
@@ -268,6 +284,7 @@ class Mode:
     t: int | None = None
     old: int | None = None
     k: int = 0
+    match: codec.Match | None = None
 
     def describe(self, seed: str = "the candidate") -> str:
         if self.kind == "model":
@@ -275,6 +292,10 @@ class Mode:
         if self.kind == "rewind":
             return (f"rewinding a copy of {seed} by the {self.k} draws a fit with a known seed consumed and "
                     "refitting the model with it as random_state on D")
+        if self.kind == "start":
+            back = f", stepped back the {self.k} draws a fit with a known seed consumed," if self.k else ""
+            return (f"loading {seed} into a fresh {self.match.family}{back} and refitting the model with it as "
+                    "random_state on D")
         if self.kind == "reseed" and self.old is None:
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with {seed} in place of every integer seed the fit makes "
@@ -304,8 +325,8 @@ def _share(X, y, i, m):
 def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
     X, y = D
-    if mode.kind == "rewind":
-        est = with_seed(make_estimator(), rewound(c, mode.k))
+    if mode.kind in ("rewind", "start"):
+        est = with_seed(make_estimator(), rewound(c, mode.k) if mode.kind == "rewind" else mode.match.start(c))
         est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "reseed":
@@ -330,7 +351,7 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
 
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
-    if mode.kind in ("model", "rewind") or mode.sub_path is None:
+    if mode.kind in ("model", "rewind", "start") or mode.sub_path is None:
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
 
@@ -408,7 +429,8 @@ class Replay:
         return self.k0 > 0
 
     def sentence(self) -> str:
-        how = self.modes[0].describe(self.path) if self.modes else f"replaying the fit with {self.path}"
+        named = f"the {self.kind} at {self.path}" if self.origin == "kept" else self.path
+        how = self.modes[0].describe(named) if self.modes else f"replaying the fit with {self.path}"
         part = self.modes[0].sub_path if self.modes and self.modes[0].sub_path else "model"
         counts = (f"reproduces the published {part} in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
@@ -479,71 +501,7 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
             return
 
 
-# --- kept generators: rewind by the consumption a fit with a known seed measured ----------------------------------
-
-#: the most raw draws a rewind calibration steps through
-MAX_STEPS = 200_000
-
-
-def _bit_generator(state):
-    """A fresh bit generator (or ``RandomState``) holding a copy of a kept generator or generator state."""
-    if isinstance(state, np.random.Generator):
-        state = state.bit_generator
-    if isinstance(state, np.random.BitGenerator):
-        state = state.state
-    if isinstance(state, np.random.RandomState):
-        state = state.get_state(legacy=False)
-    if isinstance(state, tuple) and state and state[0] == "MT19937":
-        state = {"bit_generator": "MT19937", "state": {"key": np.asarray(state[1]), "pos": int(state[2])}}
-    if isinstance(state, dict) and "bit_generator" in state:
-        bg = getattr(np.random, str(state["bit_generator"]))()
-        bg.state = state
-        return bg
-    raise ValueError(f"a {type(state).__name__} state cannot be passed as random_state")
-
-
-def _mt_pos(bg):
-    return int(bg.state["state"]["pos"])
-
-
-def consumption(state, t: int, max_steps: int = MAX_STEPS) -> int:
-    """How many raw draws a fit seeded with ``t`` took from ``default_rng(t)`` (PCG64 family: step a copy
-    with ``advance(1)``) or ``RandomState(t)`` (MT19937: the position in its first block)."""
-    bg = _bit_generator(state)
-    if isinstance(bg, np.random.MT19937):
-        ref = np.random.RandomState(t)
-        ref.random_sample()
-        if not np.array_equal(ref.get_state()[1], bg.state["state"]["key"]):
-            raise ValueError("the kept RandomState left the first block of RandomState(seed)")
-        return _mt_pos(bg)
-    if not hasattr(bg, "advance"):
-        raise ValueError(f"{type(bg).__name__} cannot be rewound")
-    start = np.random.default_rng(t).bit_generator
-    if type(start) is not type(bg):
-        raise ValueError(f"the kept {type(bg).__name__} is not default_rng's bit generator")
-    target = bg.state["state"]
-    for k in range(max_steps + 1):
-        if start.state["state"] == target:
-            return k
-        start.advance(1)
-    raise ValueError(f"not reached from default_rng(seed) within {max_steps:,} draws")
-
-
-def rewound(state, k: int):
-    """A generator holding a copy of ``state`` stepped back ``k`` draws: a ``Generator`` (PCG64 family) or a
-    ``RandomState`` whose block position is lowered by ``k`` (MT19937)."""
-    bg = _bit_generator(state)
-    if isinstance(bg, np.random.MT19937):
-        st = bg.state
-        if _mt_pos(bg) < k:
-            raise ValueError("cannot rewind past the start of the block")
-        st["state"]["pos"] = _mt_pos(bg) - k
-        rs = np.random.RandomState(0)
-        rs.set_state(("MT19937", st["state"]["key"], st["state"]["pos"], 0, 0.0))
-        return rs
-    bg.advance(-k)
-    return np.random.Generator(bg)
-
+# --- kept generators: rewound by the consumption a fit with a known seed measured (audit.engine.state_codec) ------
 
 @dataclass(frozen=True)
 class KeptState:
@@ -559,18 +517,84 @@ class KeptState:
         return lv.states.get(self.key)
 
 
-def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
-    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+def _calibrated(mode: Mode, value, make_estimator, la: Leaves, lb: Leaves, D):
+    """``([mode], [])`` when ``mode`` replaying fit ``a``'s ``value`` reproduces fit ``a``, else ``([], [why])``."""
     try:
-        mode = Mode("rewind", k=consumption(kept.value(la), t))
-        r1 = _replay(mode, make_estimator, la, kept.value(la), D)
-        r2 = _replay(mode, make_estimator, la, kept.value(la), D)
-    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound or a fit that refuses it
-        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else
-                    f"not replayed: {type(exc).__name__}"]
+        r1 = _replay(mode, make_estimator, la, value, D)
+        r2 = _replay(mode, make_estimator, la, value, D)
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be stepped back or a fit that refuses it
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
     mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
     if not {k for k in _diff(la.numeric, lb.numeric) if not _excluded(k, mode.prefixes)}:
         return [], ["not replayed: nothing in the model changes from seed to seed"]
     if not _compare(r1, la.numeric, mode.prefixes):
         return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
     return [mode], []
+
+
+def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb: Leaves, D, t: int):
+    """The rewind mode of a kept generator when rewinding fit ``a``'s (seed ``t``) reproduces fit ``a``."""
+    try:
+        mode = Mode("rewind", k=consumption(kept.value(la), t))
+    except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound
+        return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
+    return _calibrated(mode, kept.value(la), make_estimator, la, lb, D)
+
+
+# --- kept raw words: a bit generator's state as ints, lists, arrays or bytes ---------------------------------------
+
+#: a scalar int is read beside its siblings as a generator's word when it is at least this large
+MIN_WORD = 2 ** 32
+
+
+def _parent(path: str):
+    m = re.fullmatch(r"(.+?)(\.[A-Za-z_]\w*|\[[^\[\]]*\])", path)
+    return m.group(1) if m else None
+
+
+def sibling_words(lv: Leaves, most: int = 6) -> dict:
+    """``{paths: words}``: the scalar ints of at least :data:`MIN_WORD` (and below ``2**128``) that one object,
+    dict or container holds side by side (two to ``most`` of them), every pair in walk order."""
+    groups = {}
+    for path, v in lv.numeric.items():
+        if path.endswith("#len") or not _ints(v) or not MIN_WORD <= int(v) < 2 ** 128:
+            continue
+        parent = _parent(path)
+        if parent is not None and parent not in lv.words:
+            groups.setdefault(parent, []).append(path)
+    out = {}
+    for paths in groups.values():
+        if 2 <= len(paths) <= most:
+            for i, a in enumerate(paths):
+                for b in paths[i + 1:]:
+                    out[(a, b)] = (int(lv.numeric[a]), int(lv.numeric[b]))
+    return out
+
+
+@dataclass(frozen=True)
+class EncodedState:
+    """Raw words at ``key`` (or the scalar ints at ``parts``) that ``match`` names as a generator's state."""
+
+    key: str
+    match: codec.Match
+    parts: tuple = ()
+
+    @property
+    def path(self) -> str:
+        return self.key
+
+    def value(self, lv: Leaves):
+        """The words read the same way from another model's fingerprint (``None`` when absent)."""
+        if self.parts:
+            vals = [lv.numeric.get(p) for p in self.parts]
+            return tuple(int(v) for v in vals) if all(_ints(v) for v in vals) else None
+        node = lv.words.get(self.key)
+        for view in codec.views(node) if node is not None else ():
+            if view.encoding == self.match.encoding:
+                return view.words
+        return None
+
+
+def calibrate_start(cand: EncodedState, make_estimator, la: Leaves, lb: Leaves, D):
+    """The *start* mode of kept words when the generator they give for fit ``a`` reproduces fit ``a``."""
+    return _calibrated(Mode("start", k=cand.match.k, match=cand.match), cand.value(la), make_estimator, la, lb, D)

@@ -15,13 +15,21 @@ reports by attribute path every
 * generator object (``Generator``, ``BitGenerator``, ``SeedSequence``, ``RandomState``,
   ``random.Random``; kind ``"generator"``),
 * generator state in plain data (``bit_generator.state``, ``RandomState.get_state()`` in tuple or
-  dict form, ``random.Random().getstate()``; kind ``"state"``),
+  dict form, ``random.Random().getstate()``, any of these spelt as a JSON or ``repr`` string; kind
+  ``"state"``),
+* raw words of a bit generator (PCG64 and PCG64DXSM, MT19937, Philox, SFC64) kept as ints, lists, tuples,
+  integer arrays or bytes, or as two to six large ints side by side in one object (kind ``"state"``,
+  named with the encoding: ``"PCG64 state as a list of 2 ints"``): words that change with the seed are
+  read every way :func:`audit.engine.state_codec.views` knows and named only when they are the state of a
+  generator seeded with the probe's seed after the fit's draws (:func:`audit.engine.state_codec.identify`;
+  numbers that merely look large, such as a hash of public parameters, never match),
 * copy of the seed (an int, a float, a string containing it, two 32-bit words; kind ``"seed"``),
 * integer that changes from fit to fit and whose *replay* reproduces the published model
   (kind ``"replay"``, :mod:`audit.engine.replay`): the replay is measured on fresh fits from D and
   D' and gives an epsilon lower bound.
 
-The constructor parameter ``random_state`` holding the seed the user passed is the scikit-learn
+Every finding ends with its remedy: drop the attribute that keeps the state or seed, and draw fresh entropy
+per fit. The constructor parameter ``random_state`` holding the seed the user passed is the scikit-learn
 convention and is reported separately as a *note* (``parameter``). Anything else is a *finding*:
 ``check`` counts a finding as a violation by default (``--state warn`` reports it without failing
 the gate, ``--state off`` skips the probe). A probe that could not run, or whose walk hit its node
@@ -38,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit.engine import replay as rp
+from audit.engine import state_codec as codec
 from audit.engine.state_walk import MAX_NODES, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
@@ -78,11 +87,24 @@ class StateFinding:
     def attack(self) -> str:
         return ATTACK[self.type_name if self.kind == "generator" else self.kind]
 
+    @property
+    def remedy(self) -> str:
+        """What to change: drop the attribute (its path below the model), draw fresh entropy per fit."""
+        return remedy(self.path)
+
     def describe(self) -> str:
         what = {"generator": f"{self.type_name} at {self.path}", "state": f"{self.type_name} at {self.path}",
                 "seed": f"the fit's seed at {self.path}",
                 "replay": f"a seed that replays the fit at {self.path}"}[self.kind]
-        return f"{what} ({self.where}): an attacker can {self.attack}"
+        fix = "" if self.parameter else f"; remedy: {self.remedy}"  # the user's own seed is a note, not a finding
+        return f"{what} ({self.where}): an attacker can {self.attack}{fix}"
+
+
+def remedy(path: str) -> str:
+    """The remedy of a finding at ``path``: the attribute to drop and fresh entropy per fit."""
+    names = [p.split(".", 1)[1] if "." in p else p for p in path.split(" + ")]
+    drop = " and ".join(f"`{n}`" for n in names)
+    return f"drop the attribute{'s' if len(names) > 1 else ''} {drop}; draw fresh entropy per fit"
 
 
 @dataclass
@@ -138,7 +160,7 @@ class StateReport:
             return f"inconclusive: the state probe could not run ({self.skipped})"
         reproduced = sorted((r for r in self.replays if r.reproduced), key=lambda r: -r.epsilon_lower)
         if reproduced:
-            return reproduced[0].sentence()
+            return f"{reproduced[0].sentence()}; remedy: {remedy(reproduced[0].path)}"
         if self.findings:
             return "ε = ∞: " + self.findings[0].describe()
         if self.truncated:
@@ -162,7 +184,8 @@ class StateReport:
 
     def to_json(self) -> dict:
         def row(f):
-            return {"path": f.path, "kind": f.kind, "type": f.type_name, "where": f.where, "attack": f.attack}
+            return {"path": f.path, "kind": f.kind, "type": f.type_name, "where": f.where, "attack": f.attack,
+                "remedy": f.remedy}
 
         eps = self.epsilon_lower
         return {"clean": self.clean, "verdict": self.verdict, "skipped": self.skipped, "truncated": self.truncated,
@@ -285,7 +308,11 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
         return
     la = rp.leaves(back)
     report.truncated = report.truncated or la.truncated or lb.truncated
-    cands, capped = rp.find_candidates(la, lb, la2, cap=MAX_CANDIDATES)
+    words = _identified_words(report, la, lb, s1) if seeded else []
+    inside = [p for path, cand in words for p in (cand.parts or (path,))]
+    cands, _ = rp.find_candidates(la, lb, la2, cap=10 ** 6)
+    cands = [c for c in cands if not _inside(c.key, inside)]  # the words' own ints are read as a state instead
+    capped, cands = len(cands) > MAX_CANDIDATES, cands[:MAX_CANDIDATES]
     if capped:
         report.remarks.append(f"more than {MAX_CANDIDATES} changing integers: only the first {MAX_CANDIDATES} "
                               "were replayed")
@@ -315,6 +342,8 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
             if modes:
                 plans.append((kept, modes, rec))
 
+    _replay_words(report, words, plans, make_estimator, la, lb, D0, alpha)
+
     def publish(side, secret):
         return _fit(make_estimator, (D0, D1)[side], secret if seeded else None)
 
@@ -326,3 +355,57 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
+
+
+def _inside(path: str, paths) -> bool:
+    return any(path == q or (path.startswith(q) and path[len(q)] in rp._BOUNDARY) for q in paths)
+
+
+def _unchanged(node, other) -> bool:
+    va, vb = codec.views(node), codec.views(other) if other is not None else []
+    return bool(va) and bool(vb) and va[0].words == vb[0].words
+
+
+def _identified_words(report, la, lb, s1):
+    """``[(path, EncodedState)]``: raw words that change with the seed and are the state of a generator seeded
+    with ``s1`` (the fit's seed)."""
+    known = {f.path for f in report.findings} | set(la.states)
+    found = []
+    for path, node in la.words.items():
+        if _inside(path, known) or any(_inside(path, [p]) for p, _ in found):
+            continue
+        if _unchanged(node, lb.words.get(path)):
+            continue  # a generator's state changes with the seed
+        for view in codec.views(node):
+            matches = codec.identify(view, s1)
+            if matches:
+                found.append((path, rp.EncodedState(path, matches[0])))
+                break
+    for (a, b), words in rp.sibling_words(la).items():
+        if _inside(a, known) or _inside(b, known) or (lb.numeric.get(a), lb.numeric.get(b)) == words:
+            continue
+        matches = codec.identify(codec.View("two ints side by side", words), s1)
+        if matches:
+            found.append((f"{a} + {b}", rp.EncodedState(f"{a} + {b}", matches[0], parts=(a, b))))
+    return found
+
+
+def _replay_words(report, found, plans, make_estimator, la, lb, D0, alpha):
+    """Each identified state (:func:`_identified_words`) is a finding named by path and encoding, replayed from
+    each published fit's start where it can be."""
+    for path, cand in found:
+        name = cand.match.name
+        report.findings.append(StateFinding(path, "state", name, "pickle"))
+        if cand.match.rewind:
+            report.replays.append(rp.Replay(path, name, "kept", [], alpha=alpha,
+                                            reason=f"not replayed: {cand.match.rewind}"))
+            continue
+        if len(plans) >= MAX_CANDIDATES:
+            report.replays.append(rp.Replay(path, name, "kept", [], alpha=alpha,
+                                            reason=f"not replayed: {MAX_CANDIDATES} replays already planned"))
+            continue
+        modes, reasons = rp.calibrate_start(cand, make_estimator, la, lb, D0)
+        rec = rp.Replay(path, name, "kept", modes, alpha=alpha, reason="; ".join(reasons))
+        report.replays.append(rec)
+        if modes:
+            plans.append((cand, modes, rec))

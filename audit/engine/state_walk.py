@@ -10,8 +10,11 @@ modules, classes or a function's globals. When ``max_nodes`` is reached the walk
 (``Walk.truncated``): no silent cap.
 
 :func:`recognise` names a node that *is* random state: a generator object, a bit generator's state
-dict, a ``RandomState.get_state()`` tuple, a ``random.Random().getstate()`` tuple, or a copy of a
-known seed (an int, a float equal to it, a string containing it, two 32-bit words).
+dict, a ``RandomState.get_state()`` tuple, a ``random.Random().getstate()`` tuple, a string or bytes
+spelling one of these states (JSON or ``repr``, :func:`audit.engine.state_codec.parse_text`), or a copy
+of a known seed (an int, a float equal to it, a string containing it, two 32-bit words). Raw words (a
+PCG64 ``[state, inc]`` pair, an MT19937 key) are ambiguous on their own: the state probe names them
+only when they match a generator seeded with the fit's seed (:func:`audit.engine.state_codec.identify`).
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ import types
 from collections import deque
 
 import numpy as np
+
+from audit.engine.state_codec import parse_text
 
 __all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES"]
 
@@ -46,9 +51,16 @@ def _type_name(obj) -> str:
 def recognise(node, seed: int | None):
     """``(kind, type_name)`` when ``node`` is random state, else ``None``.
 
-    Kinds: ``"generator"`` (a generator object), ``"state"`` (a generator's state in plain data) and
-    ``"seed"`` (a copy of ``seed``).
+    Kinds: ``"generator"`` (a generator object), ``"state"`` (a generator's state in plain data, or a
+    string spelling it: type name such as ``"PCG64 state as JSON string"``) and ``"seed"`` (a copy of
+    ``seed``).
     """
+    if type(node) in (str, bytes, bytearray):
+        spelt = parse_text(node)
+        if spelt is not None:
+            st, how = spelt
+            family = st["bit_generator"] if isinstance(st, dict) else "MT19937"
+            return "state", f"{family} state as {how} {'string' if isinstance(node, str) else 'bytes'}"
     if type(node) in _PLAIN:  # fast path: most nodes are plain scalars
         return ("seed", type(node).__name__) if seed is not None and _is_seed(node, seed) else None
     if isinstance(node, GENERATOR_TYPES):
