@@ -13,7 +13,8 @@ registries), and one package per target (``privatree``, ``diprime``,
 theorem checks, mutants, reproduction and oracle cases. Old module paths are
 the moved modules themselves (:mod:`audit._moved`).
 """
-from audit.engine.estimate import AuditResult, Claim, EstimateResult, assert_private, audit_pairs, estimate_epsilon
+from audit.doors import assert_private
+from audit.engine.estimate import AuditResult, Claim, EstimateResult, audit_pairs, estimate_epsilon
 from audit.engine.exact import exact_loss, privacy_loss
 from audit.engine.learner import learner_mechanism
 from audit.engine.sampling import MechanismOutputError

@@ -22,7 +22,7 @@ from audit.engine.budget import BUDGETS
 from audit.engine.parts import single_thread
 from audit.report import write_report
 from audit.targets import TARGETS, load
-from reference.randomness import SEEDED_FITS_ENV
+from reference.randomness import seeded_fits
 
 
 def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
@@ -416,11 +416,12 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     _ARGS = args
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    # the auditor's fits are seeded (the same seed gives the same report), here and in the worker processes it
-    # starts; the reference learners' default is fresh OS entropy per fit (reference.randomness)
-    os.environ[SEEDED_FITS_ENV] = "1"
+    # the auditor's fits are seeded (the same seed gives the same report) inside this call only, and in the
+    # worker processes it hands work to explicitly; the mode the caller had comes back on return (a notebook
+    # or script calling main() keeps its own); the reference learners' default is fresh OS entropy per fit
     try:
-        return _dispatch(args)
+        with seeded_fits():
+            return _dispatch(args)
     except KeyboardInterrupt:
         return _interrupted(argv)
     except ImportError as exc:  # a module of an optional extra, wherever it was imported: say which extra

@@ -83,7 +83,8 @@ class Subject:
     """One thing to audit and the claim made for it."""
 
     name: str
-    target: str
+    #: ``MODULE:CALLABLE``, or the callable itself (:class:`audit.doors.EstimatorFactory` from Python)
+    target: object
     epsilon: float
     delta: float = 0.0
     neighbours: str = "add-remove"
@@ -91,8 +92,8 @@ class Subject:
     data: str | None = None
     expect: str = "pass"
     note: str = ""
-    #: ``MODULE:FUNCTION`` returning extra pairs (always audited)
-    pairs: str | None = None
+    #: ``MODULE:FUNCTION`` returning extra pairs, or the pairs themselves (always audited)
+    pairs: object = None
     #: public ``[(low, high), ...]`` per feature and public classes (estimators); default: the dataset's
     bounds: list | None = None
     classes: list | None = None
@@ -133,6 +134,8 @@ def _is_estimator(obj, params) -> bool:
     """A class with ``fit``, or a factory whose product has ``fit``."""
     if inspect.isclass(obj):
         return callable(getattr(obj, "fit", None))
+    if getattr(obj, "makes_estimators", False):  # a factory given in Python (audit.doors.EstimatorFactory)
+        return True
     if not params:
         return False
     try:

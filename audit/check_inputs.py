@@ -24,8 +24,10 @@ class CheckError(ValueError):
 BUILTIN_ROWS = 8
 
 
-def resolve(target: str):
-    """Import ``MODULE:CALLABLE``."""
+def resolve(target):
+    """Import ``MODULE:CALLABLE``; a callable object (a subject given in Python) is itself."""
+    if callable(target) and not isinstance(target, str):
+        return target
     if not isinstance(target, str) or target.count(":") != 1:
         raise CheckError(f"the subject must be written MODULE:CALLABLE, got {target!r}")
     module_name, attr = target.split(":")
@@ -186,13 +188,16 @@ def parse_release(text):
     return items
 
 
-def _user_pairs(spec: str, relation: str):
-    """The pairs returned by ``MODULE:FUNCTION()`` (``--pairs``)."""
-    func = resolve(spec)
-    try:
-        raw = list(func())
-    except Exception as exc:
-        raise CheckError(f"--pairs {spec}() failed: {type(exc).__name__}: {exc}") from exc
+def _user_pairs(spec, relation: str):
+    """The pairs returned by ``MODULE:FUNCTION()`` (``--pairs``), or the list of pairs given in Python."""
+    if not isinstance(spec, str):
+        raw, spec = list(spec), "given"
+    else:
+        func = resolve(spec)
+        try:
+            raw = list(func())
+        except Exception as exc:
+            raise CheckError(f"--pairs {spec}() failed: {type(exc).__name__}: {exc}") from exc
     if not raw:
         raise CheckError(f"--pairs {spec}() returned no pairs")
     pairs = []

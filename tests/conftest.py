@@ -7,8 +7,11 @@ machine). :data:`QUICK` names the modules, each whole or with its slower tests (
 ``--durations``) left out; ``tests/test_quick_subset.py`` holds the names to the files, so the list cannot rot.
 
 The session fits in seeded mode (``reference.randomness``): the same seed gives the same fit, so every
-statistical test here runs at a fixed seed. It is set in the environment so that the commands the tests start
-(``python -m audit ...``) inherit it; tests of the privacy-first default remove it with ``monkeypatch``.
+statistical test here runs at a fixed seed. The session's main thread enters ``seeded_fits()`` here, for the
+whole session (threads and worker processes the tests start get the mode only when it is handed to them, as
+the auditor does); ``DPTREE_SEEDED_FITS=1`` is put in the environment so that the commands the tests start
+(``python -m`` ..., a child ``pytest``) fit in seeded mode from their start. Tests of the privacy-first
+default fit inside ``seeded_fits(False)``.
 """
 from __future__ import annotations
 
@@ -16,9 +19,11 @@ import os
 
 import pytest
 
-from reference.randomness import SEEDED_FITS_ENV
+from reference.randomness import SEEDED_FITS_ENV, seeded_fits
 
-os.environ[SEEDED_FITS_ENV] = "1"
+os.environ[SEEDED_FITS_ENV] = "1"  # read by the processes the tests start (this one read it at its first import)
+_SESSION_MODE = seeded_fits()  # kept: a collected generator would leave the block
+_SESSION_MODE.__enter__()  # the session's main thread, never left (module docstring)
 
 #: test module -> the test functions it leaves out of the quick subset (empty: the whole module)
 QUICK: dict[str, frozenset] = {

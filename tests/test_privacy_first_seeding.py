@@ -9,7 +9,7 @@ release varies from fit to fit:
 
 * seeded mode (the test session's, ``tests/conftest.py``): every replay gives the same release, so the
   replays are real and the default-mode assertions below could fail;
-* default mode (``DPTREE_SEEDED_FITS`` removed): no replay gives the same release. The OS entropy is
+* default mode (inside ``seeded_fits(False)``): no replay gives the same release. The OS entropy is
   replaced by a counter from a fixed start (``_os_entropy`` monkeypatched), so the test is deterministic:
   the original fit and each replay draw from different, known seed material, as fresh OS entropy would.
 
@@ -27,7 +27,7 @@ from sklearn.ensemble import VotingClassifier, VotingRegressor
 from sklearn.model_selection import GridSearchCV
 
 import reference.randomness as randomness
-from reference.randomness import SEEDED_FITS_ENV, fit_rng, fit_seed_sequence, seeded_fits, seeded_fits_enabled
+from reference.randomness import SeedIgnoredWarning, fit_rng, fit_seed_sequence, seeded_fits, seeded_fits_enabled
 from test_no_kept_randomness import LEARNERS, RANDOM, X, Y_CLS, Y_REG, with_public_facts
 
 #: learners whose release is the same on every fit of these 40 records (nothing to replay)
@@ -99,47 +99,49 @@ def test_seeded_mode_replays_from_the_published_objects(name, kind):
 @pytest.mark.parametrize("name", VARYING)
 @pytest.mark.parametrize("kind", ["int", "generator"])
 def test_default_mode_replays_nothing(name, kind, monkeypatch):
-    monkeypatch.delenv(SEEDED_FITS_ENV)
     counter = itertools.count(2**100)
     monkeypatch.setattr(randomness, "_os_entropy", lambda: next(counter))
-    originals, replays = _replays(name, _kinds()[kind])
+    with seeded_fits(False):
+        originals, replays = _replays(name, _kinds()[kind])
     assert [_same(o, r) for o, r in zip(originals, replays)] == [False, False, False]
 
 
 def test_default_mode_streams_come_from_os_entropy(monkeypatch):
-    monkeypatch.delenv(SEEDED_FITS_ENV)
-    a, b = fit_rng(0), fit_rng(0)
-    assert a.integers(2**62) != b.integers(2**62)  # equal with probability 2**-62
-    g = np.random.default_rng(0)
-    fit_rng(g)
-    assert g.bit_generator.seed_seq.n_children_spawned == 0  # the user's generator is not touched
-    assert fit_seed_sequence(7).entropy != fit_seed_sequence(7).entropy
-    with pytest.raises(ValueError, match="random_state must be"):
-        fit_rng(-1)  # validated in both modes
+    monkeypatch.setattr(randomness, "_WARNED", set())
+    with seeded_fits(False):
+        with pytest.warns(SeedIgnoredWarning, match="seeded_fits"):
+            a, b = fit_rng(0), fit_rng(0)
+        assert a.integers(2**62) != b.integers(2**62)  # equal with probability 2**-62
+        g = np.random.default_rng(0)
+        fit_rng(g)
+        assert g.bit_generator.seed_seq.n_children_spawned == 0  # the user's generator is not touched
+        assert fit_seed_sequence(7).entropy != fit_seed_sequence(7).entropy
+        with pytest.raises(ValueError, match="random_state must be"):
+            fit_rng(-1)  # validated in both modes
 
 
-def test_seeded_fits_restores_the_mode(monkeypatch):
-    monkeypatch.delenv(SEEDED_FITS_ENV)
-    assert not seeded_fits_enabled()
-    with seeded_fits():
-        assert seeded_fits_enabled()
-        assert fit_rng(3).integers(2**62) == fit_rng(3).integers(2**62)
-    assert not seeded_fits_enabled()
-    monkeypatch.setenv(SEEDED_FITS_ENV, "0")
-    with seeded_fits():
-        assert seeded_fits_enabled()
-    assert not seeded_fits_enabled()
+def test_seeded_fits_restores_the_mode():
+    with seeded_fits(False):
+        assert not seeded_fits_enabled()
+        with seeded_fits():
+            assert seeded_fits_enabled()
+            assert fit_rng(3).integers(2**62) == fit_rng(3).integers(2**62)
+        assert not seeded_fits_enabled()
+    assert seeded_fits_enabled()  # the session's mode (tests/conftest.py) is back
+    with pytest.raises(ValueError, match="enabled must be True or False, got 'yes'"):
+        with seeded_fits("yes"):
+            pass
 
 
-def test_the_auditor_seeds_its_own_fits(monkeypatch):
-    """``learner_mechanism`` fits in seeded mode even when the caller's process is in default mode: the same
+def test_the_auditor_seeds_its_own_fits():
+    """``learner_mechanism`` fits in seeded mode even when the caller is in default mode: the same
     seed gives the same release (DESIGN: same seed, same result)."""
     from audit import learner_mechanism
     from reference.privatree import PrivaTreeClassifier
 
-    monkeypatch.delenv(SEEDED_FITS_ENV)
     mech = learner_mechanism(lambda: PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=[(0, 1), (0, 1)],
                                                          classes=[0, 1], n_public=40))
-    first = mech((X, Y_CLS), np.random.default_rng(5))
-    assert first == mech((X, Y_CLS), np.random.default_rng(5))
-    assert not seeded_fits_enabled()
+    with seeded_fits(False):
+        first = mech((X, Y_CLS), np.random.default_rng(5))
+        assert first == mech((X, Y_CLS), np.random.default_rng(5))
+        assert not seeded_fits_enabled()

@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from audit.engine.laws import ROUNDING, pair_interval, profile
+from reference.randomness import in_current_mode
 
 __all__ = ["CLAIM_SLACK", "Domain", "enumerate_pairs", "certify_domain", "DomainResult", "PROFILE_EPSILONS",
            "dataset_arrays", "describe", "loss_by_size"]
@@ -161,7 +162,8 @@ def _map(worker, work: list, jobs: int, progress, desc: str, unit: str, chunksiz
             from multiprocessing import get_context
 
             with get_context("spawn").Pool(jobs) as pool:
-                it = pool.imap(worker, rest, chunksize=chunksize)
+                # spawned interpreters start in their own default mode: carry the caller's (reference.randomness)
+                it = pool.imap(in_current_mode(worker), rest, chunksize=chunksize)
                 return head + list(progress(it, total=len(rest), desc=desc, unit=unit) if progress else it)
     it = map(worker, work[len(head):])
     return head + list(progress(it, total=len(work) - len(head), desc=desc, unit=unit) if progress else it)

@@ -37,7 +37,7 @@ from audit.engine.events import choose_event
 from audit.engine.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "confirm_pairs", "assert_private"]
+           "confirm_pairs"]
 
 
 @dataclass(frozen=True)
@@ -324,22 +324,3 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
     lower = results[worst].epsilon_lower
     return AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
                        descriptions[worst], results, int(n_samples), alpha)
-
-
-def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n_samples: int | None = None,
-                   alpha: float = 0.05, seed: int = 0, neighbouring: str = "add-remove") -> AuditResult:
-    """Raise ``AssertionError`` with the evidence when the audit finds a violation of the claim.
-
-    ``n_samples`` defaults to the budget in force (``--dp-budget`` of the
-    pytest plugin, or ``$DPTREE_AUDIT_BUDGET``; standard: 100,000).
-    """
-    from audit.engine.budget import samples_for
-
-    claim = Claim(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
-    n_samples = samples_for() if n_samples is None else n_samples
-    res = audit_pairs(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
-    if res.violation:
-        raise AssertionError(
-            f"privacy claim ({epsilon:g}, {delta:g})-DP under {neighbouring} is violated: epsilon_lower = "
-            f"{res.epsilon_lower:.4g} > {epsilon:g} at confidence {1 - alpha:g}. Evidence: {res.evidence()}")
-    return res

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from audit.engine import progress, sampling
+from reference.randomness import in_current_mode
 
 __all__ = ["Part", "run_parts", "single_thread"]
 
@@ -66,7 +67,8 @@ def run_parts(parts: list[Part]):
     try:
         with multiprocessing.get_context("fork").Pool(min(n_jobs, len(parts)),
                                                       initializer=sampling.worker_init) as pool:
-            pending = {i: pool.apply_async(_call, (i,)) for i in order}
+            call = in_current_mode(_call)  # a forked worker starts in the process default: carry the caller's mode
+            pending = {i: pool.apply_async(call, (i,)) for i in order}
             for i in range(len(parts)):
                 yield pending[i].get()
     finally:

@@ -26,6 +26,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from audit.reproduce.cells import Cell, Reproduction, mean_se, write_reproduction
+from reference.randomness import in_current_mode
 from reference.validation import clipping_on_purpose
 
 __all__ = ["PAPERS", "Cell", "Reproduction", "mean_se", "parallel_map", "reproduce", "write_reproduction"]
@@ -45,7 +46,8 @@ def parallel_map(fn, tasks, jobs: int = 1) -> list:
     """``[fn(t) for t in tasks]``, in ``jobs`` forked worker processes when ``jobs > 1`` (order kept).
 
     Each task must carry its own seed so that the result does not depend on
-    ``jobs``.
+    ``jobs``. The workers fit in the caller's seeded mode (``reference.randomness.in_current_mode``): a
+    forked worker does not inherit it.
     """
     tasks = list(tasks)
     if jobs <= 1 or len(tasks) <= 1:
@@ -54,7 +56,7 @@ def parallel_map(fn, tasks, jobs: int = 1) -> list:
 
     ctx = get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else get_context()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        return list(pool.map(fn, tasks))
+        return list(pool.map(in_current_mode(fn), tasks))
 
 
 def reproduce(paper: str, datasets=None, *, data_dir=None, jobs: int = 1, smoke: bool = False, seed: int = 0,

@@ -115,7 +115,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
         codes = self._codes(X)
         if np.any(codes < 0):
             raise ValueError("X holds a categorical value not among its categories")
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         eps_t = depth_budgets(eps, d)
         eps_node = eps / (2 * d) if d else 0.0
         ledger = PrivacyLedger("add-remove")

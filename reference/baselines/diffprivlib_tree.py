@@ -78,7 +78,7 @@ class RandomTreePFClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         warn_outside_bounds(self, X, bounds)  # to the caller only: the count is private
         X = np.clip(X, bounds[:, 0], bounds[:, 1])
         ledger = PrivacyLedger("add-remove")

@@ -291,7 +291,7 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         warn_outside_bounds(self, X, _check_bounds(bounds, X.shape[1]),  # to the caller only: the count is private
                             CLIPPED + " (before the map into the unit ball)")
         Z = unit_ball_map(X, bounds, bool(self.fit_intercept))
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         n, dim = Z.shape
         K = classes.size
         targets = [1] if K == 2 else list(range(K))

@@ -91,7 +91,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
             yk = np.array([pos[v] for v in check_y(self, y, X.shape[0]).tolist()], dtype=np.int64)
         except KeyError as e:
             raise ValueError(f"y holds the label {shown(e.args[0])}, not among classes") from None
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         eps_node = eps / (2 * d) if d else 0.0
         eps_leaf = eps / 2 if d else eps
         ledger = PrivacyLedger("add-remove")

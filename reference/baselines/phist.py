@@ -95,7 +95,7 @@ class PHISTRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, 
         if int(self.n_bins) ** X.shape[1] > MAX_CELLS:
             raise ValueError(f"n_bins={self.n_bins} gives {int(self.n_bins) ** X.shape[1]} cells in {X.shape[1]} "
                              f"dimensions; at most {MAX_CELLS} are supported")
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         self.n_features_in_ = X.shape[1]
         self.target_bounds_, self.bounds_ = tb, bounds
         self.partition_ = part = GridPartition(bounds, int(self.n_bins))

@@ -202,7 +202,7 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
         X, _ = self._validate_X(X, bounds, categories)  # the clipped count is private: not kept
         if y_enc.shape != (X.shape[0],):
             raise ValueError(f"y must have shape ({X.shape[0]},), got {y_enc.shape}")
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         t = int(self.n_estimators)
         ledger = PrivacyLedger("add-remove")
         k_eff = min(int(self.max_features), m)

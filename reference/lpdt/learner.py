@@ -270,7 +270,7 @@ class LPDTRegressor(_PartitionRegressor):
         self.random_state = random_state
 
     def _rng(self) -> np.random.Generator:
-        return fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        return fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
 
     def fit(self, X, y, X_public=None, y_public=None):
         """Grow the partition on public data, randomise every private record once, aggregate.

@@ -359,7 +359,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         Z, clipped = self._encode(X, cats, bounds, fitting=True)
         warn_outside_bounds(self, X, bounds)  # to the caller only: the count is private
         bounds = self._bounds_for_fit(bounds, Z)
-        rng = fit_rng(self.random_state)  # a fresh child stream, discarded with the fit (reference.randomness)
+        rng = fit_rng(self.random_state, self)  # a fresh child stream, discarded with the fit (reference.randomness)
         K = classes.size
         num = [j for j in range(m) if j not in cats]
         private_q = self.binning == "quantile" and self.use_private_quantiles

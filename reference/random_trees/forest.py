@@ -223,7 +223,7 @@ class RandomDecisionForestClassifier(PublishSafeMixin, ClassifierMixin, BaseEsti
         # structure and noise streams from one fit-local SeedSequence, discarded with the fit; predict-time coins
         # come from reference.randomness.predict_rng, a separate entropy pool (issue 26 finding 2: a kept sibling
         # of the noise seed let anyone rebuild the noise)
-        structure_ss, noise_ss = fit_seed_sequence(self.random_state).spawn(2)
+        structure_ss, noise_ss = fit_seed_sequence(self.random_state, self).spawn(2)
         self.forest_ = self._draw_forests(X, y_index, 1, np.random.default_rng(structure_ss),
                                           np.random.default_rng(noise_ss), validated=(k, h, bounds, classes))
         scale = self._noise_scale(k)
