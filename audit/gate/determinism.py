@@ -30,8 +30,6 @@ as every one of the ``K`` fits per side then suggests.
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -58,22 +56,12 @@ REMEDY = ("draw fresh entropy for every fit (no fixed default random_state, no s
           "keep or print no exact statistic of the data: publish only noisy values and public facts")
 
 
-@contextlib.contextmanager
 def as_shipped():
-    """Fits inside the block run as the code ships: the project's seeded-fit mode is off."""
-    from reference import randomness
+    """A block in which fits run as the code ships: the project's seeded-fit mode is off
+    (:func:`reference.randomness.seeded_fits` with ``enabled=False``)."""
+    from reference.randomness import seeded_fits
 
-    off = getattr(randomness, "unseeded_fits", None)
-    if off is not None:
-        with off():
-            yield
-        return
-    before = os.environ.pop(randomness.SEEDED_FITS_ENV, None)
-    try:
-        yield
-    finally:
-        if before is not None:
-            os.environ[randomness.SEEDED_FITS_ENV] = before
+    return seeded_fits(False)
 
 
 @dataclass
