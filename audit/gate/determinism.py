@@ -98,6 +98,8 @@ class DeterminismReport:
     record_count_only: bool = False
     notes: list = field(default_factory=list)
     relation: str = "add-remove"
+    #: candidates sent to confirmation (not in ``to_json``: for a noisy subject it depends on its entropy)
+    tried: int = 0
 
     @property
     def evidence(self) -> str:
@@ -249,6 +251,7 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
             if not cands:
                 continue
             rounds += 1
+            report.tried += len(cands)
             if _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks):
                 if progress is not None:
                     progress("FOUND a deterministic trace of the data (as shipped): " + report.evidence)
