@@ -4,7 +4,7 @@ An estimator wrapped by :func:`audit.learner_mechanism` is handed to the gate's 
 (:func:`audit.check.audit_subject`) with the claim, exactly as ``check`` and ``check --claims`` audit a class
 named on the command line: everything the fitted model publishes (``release()``, the predictions on a grid
 over the public domain, the numbers its pickle carries), the neighbour search, the scale family, the
-floating-point, exception and kept-state probes, the growth of an inconclusive pass and the power statement,
+floating-point, exception, kept-state and determinism probes, the growth of an inconclusive pass and the power statement,
 with the same defaults. The pairs given in Python are added to the search (always audited, sharing alpha),
 never a replacement for it. A plain mechanism ``m(data, rng)`` is audited on the pairs given, as
 :func:`audit.audit_pairs` does, with the floating-point events on and the power statement of ``check``.
