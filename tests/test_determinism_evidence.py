@@ -46,6 +46,10 @@ LEAKS = {
     "LogsCount": "fit log[0]",
     "PrintsCount": "fit stdout",
     "ScoreSamples": "model.score_samples.__closure__[0]",
+    "ClassAttribute": "type(model).last_counts[1]",
+    "ModuleCache": "module subjects.shipped_leaks.LAST_FIT['class 1']",
+    "PropertyCounts": "model.support_['1']",
+    "FitReturnsSummary": "fit()['counts'][1]",
 }
 
 

@@ -30,13 +30,12 @@ as every one of the ``K`` fits per side then suggests.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from audit.engine.bounds import epsilon_lower_bound
-from audit.gate.observe import ABSENT, observe_fit
+from audit.gate.observe import ABSENT, observe_fit, source_of
 
 __all__ = ["probe_determinism", "DeterminismReport", "LOOKS", "MAX_PATHS", "SCREEN_PAIRS", "ROUNDS",
            "MAX_FITS", "REMEDY", "as_shipped"]
@@ -139,14 +138,6 @@ class DeterminismReport:
                 "deterministic_model": self.deterministic_model, "record_count_only": self.record_count_only,
                 "screened_fits": self.screened, "summary": self.summary(),
                 "remedy": self.remedy if self.verdict == "violation" else None}
-
-
-_TOKEN = re.compile(r"[A-Za-z_]+")
-
-
-def _token(path: str) -> str:
-    m = _TOKEN.match(path)
-    return m.group() if m else path
 
 
 def _tier(key) -> int:
@@ -269,8 +260,9 @@ def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, 
     k = 0
     for look in looks:
         while k < look and alive:
-            oa = observe_fit(make_estimator, pair.d0, grid, classes)
-            ob = observe_fit(make_estimator, pair.d1, grid, classes)
+            want = {source_of(p) for p in alive}  # read only what the surviving candidates come from
+            oa = observe_fit(make_estimator, pair.d0, grid, classes, want=want)
+            ob = observe_fit(make_estimator, pair.d1, grid, classes, want=want)
             k += 1
             for path, (va, _) in list(alive.items()):
                 if oa.get(path, ABSENT)[0] != va[0] or ob.get(path, ABSENT)[0] == va[0]:

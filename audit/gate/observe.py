@@ -14,7 +14,10 @@ observable into one canonical value per path:
 * ``model....``: the fitted object's whole graph (:func:`audit.engine.state_walk.walk`: attributes,
   ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells), its leaves read as
   numbers, strings, bytes, ``Decimal``, complex, dates and durations, numpy arrays (by content) and pandas
-  objects (values and index).
+  objects (values and index);
+* ``model.NAME`` of every property (public, computed on access), ``type(model).NAME`` (attributes set on the
+  class), ``module M.NAME`` (globals of the defining module: a cache of the last fit), ``fit()`` (what ``fit``
+  returned, when not the model itself) and ``_repr_html_()``.
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
 for that reason alone. A value is a ``(key, shown)`` pair: ``key`` is compared across fits, ``shown`` is a
@@ -27,9 +30,12 @@ import datetime
 import decimal
 import fractions
 import hashlib
+import inspect
 import io
 import logging
 import re
+import sys
+import types
 import warnings
 
 import numpy as np
@@ -37,7 +43,7 @@ import numpy as np
 from audit.engine.outcome import outcome_text
 from audit.engine.state_walk import walk
 
-__all__ = ["observe_fit", "observe_model", "canonical", "METHODS", "MAX_NODES", "ABSENT"]
+__all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
 
 #: the public methods whose output on the probe grid is observed (``release`` and ``score`` apart)
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform")
@@ -181,28 +187,74 @@ def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
         _walk_into(obs, value, path, max_nodes)
 
 
-def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES) -> Observation:
-    """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions."""
+_SOURCE = re.compile(r"[A-Za-z_]+")
+#: sources whose values any method call may emit (asking for one of them reads everything)
+_EMITTED = frozenset({"warning", "log", "stdout", "stderr"})
+
+
+def source_of(path: str) -> str:
+    """The source an observation path comes from: a method name (``predict_proba``, ``release``, ``repr``,
+    ``score``), ``model`` (the object's graph and properties), ``type`` (class attributes), ``module`` (the
+    defining module's globals), ``fit`` (the fit's emissions, return value and exception), or an emission of
+    the later calls (``warning``, ``log``, ``stdout``, ``stderr``)."""
+    m = _SOURCE.match(path)
+    return m.group() if m else path
+
+
+def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
+    """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions; ``want``: the
+    sources to read (:func:`source_of`; None: all)."""
+    if want is not None and _EMITTED & set(want):
+        want = None
+
+    def wanted(source):
+        return want is None or source in want
+
     obs = Observation()
     with _captured(obs):
         for name in METHODS:
             fn = getattr(est, name, None)
-            if callable(fn):
+            if callable(fn) and wanted(name):
                 _call(obs, f"{name}(grid)", fn, grid, max_nodes=max_nodes)
-        if callable(getattr(est, "score", None)):
+        if callable(getattr(est, "score", None)) and wanted("score"):
             labels = np.resize(np.asarray(list(classes) if classes else [0.0], dtype=object), len(grid))
             _call(obs, "score(grid)", est.score, grid, labels, max_nodes=max_nodes)
-        if callable(getattr(est, "release", None)):
+        if callable(getattr(est, "release", None)) and wanted("release"):
             _call(obs, "release()", est.release, max_nodes=max_nodes)
-        _call(obs, "repr()", lambda: repr(est), max_nodes=max_nodes)
-        _call(obs, "str()", lambda: str(est), max_nodes=max_nodes)
-    _walk_into(obs, est, "model", max_nodes)
+        if wanted("repr"):
+            _call(obs, "repr()", lambda: repr(est), max_nodes=max_nodes)
+        if callable(getattr(est, "_repr_html_", None)) and wanted("_repr_html_"):
+            _call(obs, "_repr_html_()", est._repr_html_, max_nodes=max_nodes)
+        if wanted("str"):
+            _call(obs, "str()", lambda: str(est), max_nodes=max_nodes)
+    if wanted("model"):
+        _walk_into(obs, est, "model", max_nodes)
+    _around(obs, est, max_nodes, wanted)
     return obs
 
 
-def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES) -> Observation:
+def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
+    """What the fit may leave beside the object: properties (public, computed on access), attributes set on
+    the class, and the globals of the module that defines it (a cache of the last fit). Modules, classes,
+    functions and dunder names are not read."""
+    cls = type(est)
+    for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
+        if not name.startswith("__") and wanted("model"):
+            _call(obs, f"model.{name}", lambda name=name: getattr(est, name), max_nodes=max_nodes)
+    for where, namespace in (("type(model)", vars(cls)), (f"module {cls.__module__}",
+                                                          vars(sys.modules.get(cls.__module__, object)))):
+        if not wanted(source_of(where)):
+            continue
+        for name, value in list(namespace.items()):
+            if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
+                                                           classmethod)) or callable(value):
+                continue
+            _walk_into(obs, value, f"{where}.{name}", max_nodes // 4)
+
+
+def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
-    everything (module docstring). An exception in ``fit`` is the observation ``fit raised``; ``SystemExit`` and
+    everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own. An exception in ``fit`` is the observation ``fit raised``; ``SystemExit`` and
     ``KeyboardInterrupt`` propagate."""
     X, y = data
     obs = Observation()
@@ -210,7 +262,7 @@ def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_N
     with _captured(obs):
         try:
             est = make_estimator()
-            est.fit(X, y)
+            returned = est.fit(X, y)
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
             obs["fit raised"] = canonical(outcome_text(exc))
             est = None
@@ -218,7 +270,9 @@ def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_N
         fit_warnings = {k: v for k, v in obs.items() if k.startswith(("warning", "log", "std"))}
         obs.clear()
         obs.update({f"fit {k}": v for k, v in fit_warnings.items()})
-        after = observe_model(est, grid, classes, max_nodes)
+        if returned is not est and returned is not None:  # fit returned something else than the model
+            _walk_into(obs, returned, "fit()", max_nodes)
+        after = observe_model(est, grid, classes, max_nodes, want)
         obs.update(after)
         obs.truncated = after.truncated
     else:

@@ -201,6 +201,43 @@ class RecordCount(Correct):
         self.n_samples_seen_ = len(y)
 
 
+class ClassAttribute(Correct):
+    """The last fit's exact counts kept on the class (every instance, and its holder, sees them)."""
+
+    def _after(self, X, y, exact):
+        type(self).last_counts = tuple(int(v) for v in exact)
+
+
+#: the last fit's exact count of the last class, cached by :class:`ModuleCache`
+LAST_FIT = {}
+
+
+class ModuleCache(Correct):
+    """Caches the last fit's exact count of the last class in a module global."""
+
+    def _after(self, X, y, exact):
+        LAST_FIT["class 1"] = int(exact[-1])
+
+
+class PropertyCounts(Correct):
+    """A public property computed on access from a private attribute holding the exact counts."""
+
+    def _after(self, X, y, exact):
+        self._exact = exact.copy()
+
+    @property
+    def support_(self):
+        return {str(c): int(n) for c, n in zip(self.classes, getattr(self, "_exact", []))}
+
+
+class FitReturnsSummary(Correct):
+    """``fit`` returns a summary of the exact counts instead of the model."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        return {"records": len(y), "counts": self._exact(y).tolist()}
+
+
 #: the entropy of :class:`SharedSource` fits (a test seeds it, so its runs are reproducible)
 SOURCE = {"rng": np.random.default_rng(0)}
 
