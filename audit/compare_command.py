@@ -74,6 +74,12 @@ def _list_references(given=None) -> int:
           "predictions on a public probe grid):")
     for r in LEARNERS.values():
         params = dict(r.params, **(given or {}))
+        if "accounting" not in params:  # the class's default accounting, where it has one
+            from inspect import signature
+
+            default = signature(r.load()).parameters.get("accounting")
+            if default is not None and isinstance(default.default, str):
+                params["accounting"] = default.default
         print(f"  {r.name:24s} {r.target}  {accounting_label(r.description, params)}")
     print("  self                     the candidate's own batched_release_sampler against its one-fit-per-draw "
           "path (inputs: --inputs-of NAME or the learner it subclasses)")
