@@ -60,7 +60,7 @@ from reference.mechanisms.jointexp import JointExp
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import bin_split, leaf, nested, predict_values
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
-from reference.ties import EXACT_COUNT, exact_shares_safe, first_minimum, share_order, weighted_gini
+from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, first_minimum, share_order, weighted_gini
 
 __all__ = ["PrivaTreeClassifier", "edge_cells", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
            "charge_stopping"]
@@ -451,7 +451,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         """Noisy histograms of every feature and the least-Gini candidate (Algorithm 1 lines 11-12)."""
         c = self._ctx
         K, rng = c["K"], c["rng"]
-        best, best_gini = None, math.inf
+        best, best_gini = None, None
         for j, B in enumerate(c["n_bins"]):
             cat = j in c["cats"]
             eps_j = c["budget"]["node_cat" if cat else "node_num"]
@@ -471,17 +471,22 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
                 gini = (nL - (L ** 2).sum(axis=1) / nL + nR - (R ** 2).sum(axis=1) / nR) / (nL + nR)
             gini = np.where(ok, gini, math.inf)
             # ties are exact (reference.ties): the float Ginis only screen, the first exact minimum wins
-            if H.max() >= EXACT_COUNT:  # float squares no longer exact: compare every candidate exactly
+            big = H.max() >= EXACT_COUNT  # float squares no longer exact: compare every candidate exactly
+            if big:
                 gini = np.where(ok, 0.0, math.inf)
             s = first_minimum(gini, lambda i: weighted_gini(L[i], R[i]))
             if np.isnan(gini[s]):  # an empty noisy side (a mutant's filter lets it through): 0/0 loses
                 continue
-            g = weighted_gini(L[s], R[s])
-            if best is None or g < best_gini:  # strict: the first feature keeps a tie
-                best_gini = g
-                left_bins = np.sort(order[: s + 1])
-                key = s if not cat or K != 2 else tuple(int(b) for b in left_bins)
-                best = (j, key, left_bins)
+            if best is not None:
+                if big or best_gini[2] or abs(gini[s] - best_gini[0]) <= TIE_WINDOW:
+                    if not weighted_gini(L[s], R[s]) < weighted_gini(*best_gini[1]):
+                        continue  # strict: the first feature keeps an exact tie
+                elif gini[s] > best_gini[0]:
+                    continue
+            best_gini = (gini[s], (L[s].copy(), R[s].copy()), big)  # float, exact sides, exact-only
+            left_bins = np.sort(order[: s + 1])
+            key = s if not cat or K != 2 else tuple(int(b) for b in left_bins)
+            best = (j, key, left_bins)
         return best
 
     # ------------------------------------------------------------------ hooks (overridden only by audit mutants)
