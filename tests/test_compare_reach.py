@@ -1,4 +1,4 @@
-"""The oracle on bugs of real implementations (issue 44): inputs that reach them, ties, and wiring.
+"""The oracle on bugs of real implementations: inputs that reach them, ties, and wiring.
 
 Statistical checks use fixed seeds; each "same" verdict is a Holm-corrected family at alpha = 0.01 (its
 false-alarm rate 0.01); the "different" verdicts are the power being checked. The noise-off tie-set check is

@@ -47,7 +47,7 @@ def test_weighted_gini_is_the_exact_value():
 
 
 def test_a_known_mirror_tie_that_floats_round_apart_goes_to_the_first():
-    """The noisy-labels input's mirror pair of issue 44: equal ratios, floats apart by one unit; exactly, the first."""
+    """The noisy-labels input's mirror pair: equal ratios, floats apart by one unit; exactly, the first."""
     found = None
     for a in range(1, 30):
         for b in range(0, 30):

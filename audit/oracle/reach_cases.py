@@ -1,4 +1,4 @@
-"""Two bugs of real implementations that only some inputs reach (issue 44), as oracle validation candidates.
+"""Two bugs of real implementations that only some inputs reach, as oracle validation candidates.
 
 * :class:`EdgeOffByOne`: bins assigned by ``np.digitize(x, edges, right=False)`` (``E[b-1] <= x < E[b]``, the
   upper bound clipped into the last bin) instead of PrivaTree's ``E[b-1] < x <= E[b]``. Only a record lying on an
