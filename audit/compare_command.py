@@ -294,7 +294,7 @@ def _compare_noise_off(args, _error) -> int:
 def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
     from audit.check import CheckError, params_text
-    from audit.engine.compare import compare_distributions
+    from audit.engine.compare import CandidateRaised, compare_distributions
     from audit.oracle.claims import ALPHA
 
     if args.reference == "list":
@@ -321,6 +321,9 @@ def command(args, _error, _finish) -> int:
         n = args.samples or n
         start = time.perf_counter()
         res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
+    except CandidateRaised as exc:  # the reference fits the input: a candidate that raises differs from it
+        print(f"DIFFERENT: {exc}")
+        return 1
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
     probe = getattr(candidate, "probe", None) if not getattr(candidate, "use_release", True) else None

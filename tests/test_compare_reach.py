@@ -78,9 +78,18 @@ def test_noise_off_names_the_side_that_raised_and_refuses_a_candidate_without_re
 
 
 def test_two_sample_errors_name_the_side(cli, capsys):
-    assert cli("subjects.oracle_ties:Crashing", "--reference", "privatree", "--samples", "20") == 2
-    err = capsys.readouterr().err
-    assert "candidate raised on input" in err and "UnboundLocalError" in err
+    # a candidate that raises where the reference fits is different (exit 1), and the message says so
+    assert cli("subjects.oracle_ties:Crashing", "--reference", "privatree", "--samples", "20") == 1
+    out = capsys.readouterr().out
+    assert "DIFFERENT: candidate raised on input" in out and "UnboundLocalError" in out
+    from audit.engine.compare import compare_distributions
+    from audit.engine.sampling import MechanismOutputError
+
+    def boom(data, rng):
+        raise RuntimeError("no")
+
+    with pytest.raises(MechanismOutputError, match="^reference raised on input 'x'"):
+        compare_distributions(lambda d, r: 0.0, boom, [("x", 1.0)], n_samples=5)
 
 
 def test_seeds_reach_an_estimator_that_reads_them_in_init(monkeypatch):

@@ -33,7 +33,7 @@ from audit.engine import checkpoint, progress
 from audit.engine.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
-__all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
+__all__ = ["InputComparison", "Comparison", "CandidateRaised", "compare_distributions", "two_sample_test", "map_parameters",
            "detectable_difference", "sequential_pvalue", "holm_adjust"]
 
 MIN_EXPECTED = 5.0
@@ -217,12 +217,18 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
     return Comparison(rows, alpha, n_samples)
 
 
+class CandidateRaised(MechanismOutputError):
+    """The candidate raised (or gave an unusable output) on an input where the reference did not: a difference."""
+
+
 def _side(side: str, mechanism, name: str, data, n: int, seed):
-    """``n`` collected draws of one side; an error of its mechanism names the side and the input."""
+    """``n`` collected draws of one side; an error of its mechanism names the side and the input (the
+    candidate's as :class:`CandidateRaised`)."""
     try:
         return collect(draw(mechanism, data, n, seed))
     except MechanismOutputError as exc:
-        raise MechanismOutputError(f"{side} raised on input {name!r}: {exc}") from exc
+        kind = CandidateRaised if side == "candidate" else MechanismOutputError
+        raise kind(f"{side} raised on input {name!r}: {exc}") from exc
 
 
 def holm_adjust(rows: list, alpha: float) -> None:
