@@ -149,6 +149,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--inputs-of", default=None,
                      help="with --reference self: the reference learner whose public inputs and default parameters "
                           "are used (default: the one the candidate subclasses)")
+    cmp.add_argument("--inputs", action="append", default=None, metavar="MODULE:FUNCTION|CSV",
+                     help="more inputs beside the reference's: MODULE:FUNCTION returning a list of (name, (X, y)), "
+                          "or a CSV file (features, then the label; an optional header); repeatable")
+    cmp.add_argument("--generated", type=int, default=0, metavar="N",
+                     help="add N hypothesis-generated datasets (as --noise off draws them, seeded by --seed)")
     cmp.add_argument("--alpha", type=float, default=None,
                      help="false-alarm rate of the comparison: an identical candidate is called different with "
                           "probability at most alpha (default 0.01)")

@@ -29,6 +29,27 @@ def report_name(candidate: str, reference: str) -> str:
     return f"compare-{part(candidate)}-vs-{part(reference)}"
 
 
+def params_suffix(params_text: str | None) -> str:
+    """``""`` without ``--params``; else ``-p`` and a short readable form of the parameters with 8 hex digits of
+    their hash, so runs with different ``--params`` write different report folders."""
+    if not params_text:
+        return ""
+    import hashlib
+
+    readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", params_text).strip("_")[:40]
+    return f"-p{readable}-{hashlib.sha256(params_text.encode()).hexdigest()[:8]}"
+
+
+def accounting_label(description: str, params: dict) -> str:
+    """``description`` with the accounting ``params`` use (``"strict"`` unless they say otherwise) in place of
+    the one it names: a label never says strict when paper accounting was given and used."""
+    acc = params.get("accounting") if isinstance(params, dict) else None
+    if acc is None:
+        return description
+    text = re.sub(r"\b(strict|paper) accounting", f"{acc} accounting", description)
+    return text if text != description or f"{acc} accounting" in text else f"{description}, {acc} accounting"
+
+
 def _json_object(text: str, option: str) -> dict:
     try:
         value = json.loads(text)
@@ -45,14 +66,21 @@ def _params(text) -> dict:
     return parse_params(text)
 
 
-def _list_references() -> int:
+def _list_references(given=None) -> int:
     from audit.learner_references import LEARNERS
     from audit.oracle.cases import REFERENCES
 
     print("learners (candidate: a class taking the reference's parameters; compared through release() or "
           "predictions on a public probe grid):")
     for r in LEARNERS.values():
-        print(f"  {r.name:24s} {r.target}  {r.description}")
+        params = dict(r.params, **(given or {}))
+        if "accounting" not in params:  # the class's default accounting, where it has one
+            from inspect import signature
+
+            default = signature(r.load()).parameters.get("accounting")
+            if default is not None and isinstance(default.default, str):
+                params["accounting"] = default.default
+        print(f"  {r.name:24s} {r.target}  {accounting_label(r.description, params)}")
     print("  self                     the candidate's own batched_release_sampler against its one-fit-per-draw "
           "path (inputs: --inputs-of NAME or the learner it subclasses)")
     print("mechanisms (candidate: a mechanism m(data, rng) built from the reference's parameters):")
@@ -92,7 +120,81 @@ def _compare_setup(args):
         return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs"
     params = _learner_params(ref, given)
     candidate, reference, how = resolve_reference(ref, resolve(args.subject), params, param_map)
-    return candidate, reference, params, ref.inputs, N_LEARNER[args.budget], how
+    return candidate, reference, params, ref.inputs + extra_inputs(args, ref, params), N_LEARNER[args.budget], how
+
+
+def _user_inputs(spec: str) -> list:
+    """``(name, (X, y))`` pairs of ``--inputs SPEC``: a CSV file (features, then the label in the last column;
+    an optional header line), or ``MODULE:FUNCTION`` returning a list of ``(name, (X, y))`` or ``(X, y)``."""
+    import numpy as np
+
+    path = Path(spec)
+    if spec.lower().endswith(".csv") or path.is_file():
+        if not path.is_file():
+            raise ValueError(f"--inputs {spec!r}: no such file")
+        lines = [ln for ln in path.read_text().splitlines() if ln.strip()]
+        try:
+            float(lines[0].split(",")[0])
+        except (ValueError, IndexError):
+            lines = lines[1:]  # a header
+        try:
+            table = np.array([[float(v) for v in ln.split(",")] for ln in lines], dtype=float)
+        except ValueError as exc:
+            raise ValueError(f"--inputs {spec!r}: every row must hold numbers (features, then the label): {exc}") \
+                from None
+        if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 2:
+            raise ValueError(f"--inputs {spec!r}: need at least one row of features and a label, got shape "
+                             f"{table.shape}")
+        y = table[:, -1]
+        y = y.astype(np.int64) if np.all(y == np.round(y)) else y
+        return [(f"{path.name}", (table[:, :-1], y))]
+    from audit.check import resolve
+
+    got = resolve(spec)
+    got = got() if callable(got) else got
+    out = []
+    for k, item in enumerate(list(got)):
+        if len(item) == 2 and isinstance(item[0], str):
+            name, data = item
+        else:
+            name, data = f"{spec} #{k}", item
+        X, y = data
+        out.append((str(name), (np.asarray(X), np.asarray(y))))
+    if not out:
+        raise ValueError(f"--inputs {spec!r} gave no inputs")
+    return out
+
+
+def extra_inputs(args, ref, params) -> list:
+    """The user's ``--inputs`` and ``--generated N`` hypothesis-generated datasets (as ``--noise off`` draws
+    them, seeded by ``--seed``) added to the reference's built-in inputs."""
+    out = []
+    for spec in getattr(args, "inputs", None) or []:
+        out.extend(_user_inputs(spec))
+    n = getattr(args, "generated", None) or 0
+    if n:
+        out.extend(generated_inputs(ref, params, n, args.seed))
+    return out
+
+
+def generated_inputs(ref, params, n: int, seed: int) -> list:
+    """``n`` datasets drawn by the ``--noise off`` generator (records inside the public bounds, labels among the
+    public classes), the same for the same ``seed``."""
+    from hypothesis import HealthCheck, given, seed as hyp_seed, settings
+
+    from audit.engine.compare_noise_off import _datasets
+
+    got = []
+
+    @hyp_seed(seed)
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(_datasets(ref, params))
+    def collect(data):
+        if len(got) < n:
+            got.append(data)
+
+    collect()
+    return [(f"generated #{k}: X = {X.tolist()}, y = {y.tolist()}", (X, y)) for k, (X, y) in enumerate(got)]
 
 
 def _learner_params(ref, given):
@@ -139,10 +241,13 @@ def _self_setup(args, given, param_map):
 
 
 def _compare_noise_off(args, _error) -> int:
-    """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
+    """``--noise off``: exit 0 when every generated dataset's candidate release lies in the reference's tie set
+    and the tie splits pass their two-sample test, 1 with the shrunk dataset or the failing test, 2 on a usage
+    error (a candidate without ``release()``, a reference that raises)."""
     from audit.check import CheckError, resolve
-    from audit.engine.compare_noise_off import NoiseOffMismatch, check_noise_off
-    from audit.learner_references import learner_reference, rename_parameters
+    from audit.engine.compare_noise_off import NoiseOffMismatch, ReferenceRaised, check_noise_off
+    from audit.learner_references import fitted_mechanism, learner_reference, rename_parameters
+    from audit.oracle.claims import ALPHA
 
     try:
         try:
@@ -157,25 +262,46 @@ def _compare_noise_off(args, _error) -> int:
         params = dict(_learner_params(ref, given), **ref.noise_off)
         cls = resolve(args.subject)
         cand_params = rename_parameters(params, _json_object(args.param_map, "--param-map"), cls)
-        n = check_noise_off(cls, cand_params, ref, params, max_examples=args.samples or 200, seed=args.seed)
+        alpha = ALPHA if args.alpha is None else args.alpha
+        n, ties, conventions = check_noise_off(cls, cand_params, ref, params, max_examples=args.samples or 200, seed=args.seed,
+                                  alpha=alpha, mechanism=lambda c, p: fitted_mechanism(c, p, ref, True, fast=False,
+                                                                                       output="discrete"))
     except NoiseOffMismatch as exc:
         print(f"DIFFERENT (noise off, shrunk counterexample): {exc}")
         return 1
+    except ReferenceRaised as exc:
+        return _error(f"{exc}: the reference must fit every generated dataset; check --params")
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
-    print(f"no difference found: {n} hypothesis-generated datasets, releases equal with the noise off "
-          f"({json.dumps(ref.noise_off)})")
+    print(f"no difference found: {n} hypothesis-generated datasets, every candidate release in the reference's tie "
+          f"set with the noise off ({json.dumps(ref.noise_off)})")
+    for text in conventions[:3]:
+        print(f"  note: {text}")
+    if len(conventions) > 3:
+        print(f"  note: {len(conventions) - 3} more datasets where an exact Gini tie went to another split")
+    if ties is None:
+        print("no generated dataset had a leaf of tied classes: the split within the tie set was not tested")
+        return 0
+    for r in ties.rows:
+        print(f"  tie split on {r.input}: {r.test}, p {r.p_value:.3g}, Holm-adjusted {r.p_adjusted:.3g}")
+    if ties.rejected:
+        print(f"DIFFERENT (noise off): the split within the reference's tie set differs: {ties.summary()}")
+        return 1
+    print(f"the split within tie sets: {ties.summary()}")
     return 0
 
 
 def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
     from audit.check import CheckError, params_text
-    from audit.engine.compare import compare_distributions
+    from audit.engine.compare import CandidateRaised, compare_distributions
     from audit.oracle.claims import ALPHA
 
     if args.reference == "list":
-        return _list_references()
+        try:
+            return _list_references(None if args.params is None else _params(args.params))
+        except (CheckError, ValueError) as exc:
+            return _error(str(exc))
     if not args.subject:
         return _error("compare needs the candidate MODULE:CALLABLE")
     if args.exact and (args.noise == "off" or args.reference == "self"):
@@ -195,10 +321,14 @@ def command(args, _error, _finish) -> int:
         n = args.samples or n
         start = time.perf_counter()
         res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
+    except CandidateRaised as exc:  # the reference fits the input: a candidate that raises differs from it
+        print(f"DIFFERENT: {exc}")
+        return 1
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
+    probe = getattr(candidate, "probe", None) if not getattr(candidate, "use_release", True) else None
     return _write(args, res, alpha, start, f"Parameters (both sides): {params_text(params)}; compared through "
-                  f"{how}, {len(inputs)} public inputs.", _finish)
+                  f"{how}, {len(inputs)} public inputs.", _finish, probe)
 
 
 def _compare_exact(args, alpha, _error, _finish) -> int:
@@ -225,30 +355,58 @@ def _compare_exact(args, alpha, _error, _finish) -> int:
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
     return _write(args, res, alpha, start, f"Parameters: {params_text(params)}; the candidate's release() against "
-                  f"the exact law of {ref.description}; {len(ref.inputs)} public inputs; one-sample test, no "
-                  "reference draws.", _finish)
+                  f"the exact law of {accounting_label(ref.description, params)}; {len(ref.inputs)} public inputs; "
+                  "one-sample test, no reference draws.", _finish)
 
 
-def _write(args, res, alpha, start, note, _finish) -> int:
+def first_disagreement(differences, probe) -> str:
+    """For predictions on a probe grid: the first probe point where the reference's and the candidate's most
+    frequent outcomes (among ``differences``, ``(outcome, reference count, candidate count)``) disagree."""
+    import numpy as np
+
+    items = [d for d in differences if isinstance(d, tuple) and len(d) == 3 and isinstance(d[0], tuple)]
+    if probe is None or len(items) < 2:
+        return ""
+    ref_top = max(items, key=lambda d: d[1])[0]
+    cand_top = max(items, key=lambda d: d[2])[0]
+    if ref_top == cand_top or len(ref_top) != len(cand_top) or len(ref_top) != len(probe):
+        return ""
+    i = next(k for k in range(len(ref_top)) if ref_top[k] != cand_top[k])
+    point = ", ".join(f"{v:g}" for v in np.asarray(probe)[i])
+    return (f"; first probe point where the most frequent predictions disagree: #{i} ({point}): reference "
+            f"{ref_top[i]}, candidate {cand_top[i]}")
+
+
+def _write(args, res, alpha, start, note, _finish, probe=None) -> int:
     """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``."""
     from audit.engine.render import compact
     from audit.report import Report
 
-    name = report_name(args.subject, args.reference) + ("-exact" if args.exact else "")
+    name = report_name(args.subject, args.reference) + params_suffix(args.params) + ("-exact" if args.exact else "")
     report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`"
                     + (" (its exact law)." if args.exact else "."))
+    detail = res.summary()
+    if res.rejected:
+        worst = [r for r in res.rows if r.p_adjusted < res.level]
+        detail += "; different on " + "; ".join(
+            f"input {shown(r.input)}" + (" (outcomes of most different frequency, "
+                                          f"{'expected' if args.exact else 'reference'} vs candidate: "
+                                          + ", ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences[:3])
+                                          + ")" if r.differences and isinstance(r.differences[0], tuple) else "")
+            + first_disagreement(r.differences, probe) for r in worst)
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
                                "expected": "same", "verdict": "different" if res.rejected else "same",
                                "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
                                "alpha": alpha, "test": "exact" if args.exact else "two-sample",
-                               "detail": res.summary()})
+                               "detail": detail})
     report.notes.append(note)
     for r in res.rows:
         diffs = "; ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
             isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
         report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
                             f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different ({'expected' if args.exact else 'reference'} vs candidate counts): "
-                                                                   f"{diffs}" if diffs else ""))
+                                                                   f"{diffs}" if diffs else "")
+                            + first_disagreement(r.differences, probe))
     report.elapsed_s = time.perf_counter() - start
     return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),
                    not res.rejected)

@@ -4,7 +4,8 @@ Each entry names a learner of :mod:`reference` (or its ``MODULE:CALLABLE``),
 small default parameters with every public fact given (bounds, classes,
 target bounds), a fixed set of tiny public inputs that reach the branches of
 its algorithm (separable and noisy labels, several classes, a lone record
-that leaves most regions empty) and a public probe grid. A candidate class
+that leaves most regions empty, records on bin edges and on the bounds, one
+record per bin, labels that are not ``0..K-1``) and a public probe grid. A candidate class
 takes the same parameters (renamed by ``param_map`` where its names differ);
 both sides are fitted once per draw with a ``random_state`` drawn from the
 oracle's generator and compared through ``release(**release_kwargs)`` when
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit.engine.compare import map_parameters
+from audit.engine.compare_noise_off import make_estimator, privatree_tie_set
 from audit.engine.learner import LearnerMechanism
 from reference.papers import cite
 
@@ -36,11 +38,22 @@ _Y_THREE = np.array([0, 0, 1, 1, 1, 2, 2, 2])        # several classes
 _X_ONE = np.array([[0.5, 0.5]])                      # one record: every other region is empty
 _Y_REG = np.array([0.1, 0.2, 0.1, 0.3, 0.7, 0.8, 0.9, 0.8])
 
+#: records on the edges of 4 equal bins of [0, 1] and on both bounds: a bin rule off by one at an edge moves them
+_X_EDGE0 = np.array([0.0, 0.25, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0])
+_X_EDGE = np.column_stack((_X_EDGE0, _X_EDGE0[::-1]))
+_Y_EDGE = np.array([0, 0, 0, 0, 0, 1, 1, 1])          # label = x0 > 0.5: the records at 0.5 decide the boundary
+#: one record in each of 4 equal bins
+_X_PER_BIN = np.column_stack((np.array([0.125, 0.375, 0.625, 0.875]), np.array([0.875, 0.625, 0.375, 0.125])))
+
 CLASSIFICATION_INPUTS = [("8 records, label = x0 > 0.5", (_X2, _Y_SEP)),
                          ("8 records, noisy labels", (_X2, _Y_NOISY)),
                          ("8 records, three classes", (_X2, _Y_THREE)),
-                         ("1 record (empty regions)", (_X_ONE, np.array([1])))]
-BINARY_INPUTS = [i for i in CLASSIFICATION_INPUTS if "three" not in i[0]]
+                         ("1 record (empty regions)", (_X_ONE, np.array([1]))),
+                         ("8 records on bin edges and bounds", (_X_EDGE, _Y_EDGE)),
+                         ("4 records, one per bin", (_X_PER_BIN, np.array([0, 1, 1, 0]))),
+                         ("8 records, labels {1, 2}", (_X2, _Y_SEP + 1))]
+#: inputs of two-class learners (classes [0, 1]): no third class, no label 2
+BINARY_INPUTS = [i for i in CLASSIFICATION_INPUTS if "three" not in i[0] and "{1, 2}" not in i[0]]
 REGRESSION_INPUTS = [("8 records, y rising with x0", (_X2, _Y_REG)),
                      ("8 records, constant y", (_X2, np.full(8, 0.5))),
                      ("1 record (empty regions)", (_X_ONE, np.array([0.9])))]
@@ -75,6 +88,9 @@ class LearnerReference:
     probe: np.ndarray = field(default_factory=lambda: probe_grid(_B2))
     #: parameters that switch the privacy noise off (``--noise off``); None: the algorithm has other randomness
     noise_off: dict | None = None
+    #: ``ties(est, X, y, release) -> (accepts, size)``: the releases the reference can give with the noise off
+    #: (:mod:`audit.engine.compare_noise_off`); None: its noise-off release is a function of the data
+    noise_off_ties: object = None
 
     def load(self):
         module, _, attr = self.target.partition(":")
@@ -86,7 +102,8 @@ LEARNERS: dict[str, LearnerReference] = {r.name: r for r in [
     LearnerReference("privatree", _P,
                      dict(epsilon=4.0, max_depth=1, bounds=_B2, classes=[0, 1, 2], binning="uniform", max_bins=4,
                           epsilon_shares=(0.0, 0.5, 0.5)), CLASSIFICATION_INPUTS,
-                     f"PrivaTree ({cite('privatree')}), Algorithm 1, strict accounting", noise_off=dict(epsilon=1e9)),
+                     f"PrivaTree ({cite('privatree')}), Algorithm 1", noise_off=dict(epsilon=1e9),
+                     noise_off_ties=privatree_tie_set),
     LearnerReference("diprime-regressor", "reference.diprime:DiPriMeForestRegressor",
                      dict(epsilon=4.0, variant="exp", n_estimators=1, max_depth=1, max_features=2, bounds=_B2,
                           target_bounds=(0.0, 1.0)), REGRESSION_INPUTS,
@@ -142,7 +159,8 @@ def learner_reference(name: str) -> LearnerReference:
         for ref in LEARNERS.values():
             if isinstance(cls, type) and issubclass(cls, ref.load()):
                 return LearnerReference(name, name, ref.params, ref.inputs, f"{cls.__name__} (inputs of "
-                                        f"{ref.name!r})", ref.release_kwargs, ref.probe, ref.noise_off)
+                                        f"{ref.name!r})", ref.release_kwargs, ref.probe, ref.noise_off,
+                                        ref.noise_off_ties)
         raise ValueError(f"--reference {name!r} is not a learner of reference/ (nor a subclass of one); "
                          f"the learners are {', '.join(f'{r.target}' for r in LEARNERS.values())}")
     raise KeyError(name)
@@ -162,11 +180,27 @@ class _Fitted(LearnerMechanism):
     """A learner fitted per draw; its ``release(**release_kwargs)`` or its predictions on the probe grid."""
 
     def __init__(self, make, probe, use_release: bool, release_kwargs: dict, fast: bool = True,
-                 output: str = "auto"):
+                 output: str = "auto", cls=None, params=None):
         super().__init__(make, probe, output)
+        self.cls, self.params = cls, params
         self.use_release, self.release_kwargs = use_release, dict(release_kwargs)
         #: the declared batched sampler stands in for the fits (release only; ``fast=False``: never)
         self._fast_path_ok = use_release and fast
+
+    def _fit(self, data, rng):
+        """A fit seeded as :class:`~audit.engine.learner.LearnerMechanism` seeds it, the seed given to the
+        constructor (an estimator that reads ``random_state`` in ``__init__`` sees it)."""
+        if self.cls is None:
+            return super()._fit(data, rng)
+        from reference.randomness import seeded_fits
+
+        X, y = data
+        module = getattr(self.cls, "__module__", "") or ""
+        seed = rng.spawn(1)[0] if module.startswith(("reference.", "audit.")) else int(rng.integers(0, 2**31 - 1))
+        est = make_estimator(self.cls, self.params, seed)
+        with seeded_fits():
+            est.fit(X, y)
+        return est
 
     def release_of(self, est):
         if self.use_release:
@@ -183,7 +217,7 @@ def fitted_mechanism(cls, params: dict, ref: LearnerReference, use_release: bool
     fits once per draw even when the class declares a batched sampler; ``output="discrete"`` keeps whole
     releases (see :class:`audit.engine.learner.LearnerMechanism`)."""
     return _Fitted(lambda: cls(**params), ref.probe, use_release, ref.release_kwargs if use_release else {}, fast,
-                   output)
+                   output, cls, params)
 
 
 def resolve_reference(ref: LearnerReference, candidate_cls, params: dict, param_map: dict):

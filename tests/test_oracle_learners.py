@@ -61,7 +61,12 @@ def test_threshold_candidate_moves_the_boundary_one_bin_with_the_noise_off():
 
 
 def test_ties_candidate_equals_the_reference_when_there_is_no_tie():
-    X, y = PRIVATREE_INPUTS[1][1]  # one informative feature: no tie with the noise off
+    X, y = PRIVATREE_INPUTS[1][1]
+    # x1 is x0 reversed: its boundary 2 is the mirror image of x0's boundary 0, an exact tie (the float formula
+    # once rounded it apart); the reference takes the first feature, the candidate the last
+    assert PrivaTreeClassifier(random_state=0, **NOISE_OFF).fit(X, y).release()[1:3] == (0, 0)
+    assert TiesToLastFeature(**NOISE_OFF)((X, y), np.random.default_rng(0))[1:3] == (1, 2)
+    X = np.column_stack((X[:, 0], np.full(len(y), 0.3)))  # x1 in one bin: no candidate there, so no tie
     ref = PrivaTreeClassifier(random_state=0, **NOISE_OFF).fit(X, y).release()
     assert TiesToLastFeature(**NOISE_OFF)((X, y), np.random.default_rng(0)) == ref
     Xt, yt = PRIVATREE_INPUTS[0][1]  # twin features: an exact tie, the reference takes feature 0

@@ -26,7 +26,7 @@ def _pmfs(counts, alpha):
 
 
 def _brute(counts, alpha, monkeypatch):
-    """Every noisy histogram, the learner's arithmetic (the enumeration path of node_law.feature_law)."""
+    """Every noisy histogram, the learner's exact comparison (the enumeration path of node_law.feature_law)."""
     monkeypatch.setattr(node_law, "MAX_CELLS_STATES", 10 ** 7)
     B = np.asarray(counts).reshape(3, 2)
     hm = [node_law._hmax(alpha, int(c)) for c in counts]
@@ -35,14 +35,7 @@ def _brute(counts, alpha, monkeypatch):
     mass = np.ones(n)
     for i, (c, h) in enumerate(zip(counts, hm)):
         mass *= node_law.clamped_pmf(alpha, int(c), h)[grids[:, i]]
-    H = grids.reshape(-1, 3, 2).astype(float)
-    L = np.cumsum(H, axis=1)[:, :-1, :]
-    R = H.sum(axis=1)[:, None, :] - L
-    nL, nR = L.sum(axis=2), R.sum(axis=2)
-    ok = (nL >= 1) & (nR >= 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gini = (nL - (L ** 2).sum(axis=2) / nL + nR - (R ** 2).sum(axis=2) / nR) / (nL + nR)
-    gini = np.where(ok, gini, math.inf)
+    gini, _ = node_law.exact_gini_keys(grids.reshape(-1, 3, 2), 1.0)  # the learner's exact comparison
     s = np.argmin(gini, axis=1)
     s = np.where(np.isfinite(gini[np.arange(n), s]), s, -1)
     assert B.shape == (3, 2)
@@ -53,7 +46,7 @@ def _brute(counts, alpha, monkeypatch):
 @given(counts=st.lists(st.integers(0, 4), min_size=6, max_size=6), node_eps=st.sampled_from([3.5, 4.0, 5.0]))
 def test_the_separated_sum_equals_every_histogram_summed(counts, node_eps):
     """Any counts of up to 4 records per cell, at node epsilons where the enumeration fits (9 to 12 values per cell):
-    each choice's probability agrees to 1e-13, ties decided as the learner does."""
+    each choice's probability agrees to 1e-13, ties decided exactly, as the learner does."""
     mp = pytest.MonkeyPatch()
     try:
         alpha = math.exp(-node_eps)

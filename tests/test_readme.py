@@ -31,6 +31,8 @@ LONG = {
                                "it, as a slow test)",
     "mkdocs build": "builds the documentation site (CI, .ci/run, with the docs extra installed)",
     "python -m audit check outside_mechanisms:": "needs opendp and the diffprivlib extra (not installed in CI)",
+    "python -m audit compare authors_adapter:": "needs the PrivaTree authors' code, which the user fetches (the "
+                                                "guide's adapter, a `py` block, is not run for the same reason)",
 }
 
 

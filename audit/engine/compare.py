@@ -33,7 +33,7 @@ from audit.engine import checkpoint, progress
 from audit.engine.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
-__all__ = ["InputComparison", "Comparison", "compare_distributions", "two_sample_test", "map_parameters",
+__all__ = ["InputComparison", "Comparison", "CandidateRaised", "compare_distributions", "two_sample_test", "map_parameters",
            "detectable_difference", "sequential_pvalue", "holm_adjust"]
 
 MIN_EXPECTED = 5.0
@@ -207,14 +207,28 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
     start = time.perf_counter()
     for k, (name, data) in enumerate(checkpoint.progress(inputs, desc="compare: inputs", unit="input")):
         t = time.perf_counter()
-        ref = collect(draw(reference, data, n_samples, seeds[2 * k]))
-        cand = collect(draw(candidate, data, n_samples, seeds[2 * k + 1]))
+        ref = _side("reference", reference, name, data, n_samples, seeds[2 * k])
+        cand = _side("candidate", candidate, name, data, n_samples, seeds[2 * k + 1])
         test, stat, p, diffs = two_sample_test(ref, cand, n_permutations)
         rows.append(InputComparison(name, ref.kind, test, stat, p, differences=diffs))
         progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} draws per side, {test}, p {p:.3g} "
                       f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)
     holm_adjust(rows, alpha)
     return Comparison(rows, alpha, n_samples)
+
+
+class CandidateRaised(MechanismOutputError):
+    """The candidate raised (or gave an unusable output) on an input where the reference did not: a difference."""
+
+
+def _side(side: str, mechanism, name: str, data, n: int, seed):
+    """``n`` collected draws of one side; an error of its mechanism names the side and the input (the
+    candidate's as :class:`CandidateRaised`)."""
+    try:
+        return collect(draw(mechanism, data, n, seed))
+    except MechanismOutputError as exc:
+        kind = CandidateRaised if side == "candidate" else MechanismOutputError
+        raise kind(f"{side} raised on input {name!r}: {exc}") from exc
 
 
 def holm_adjust(rows: list, alpha: float) -> None:

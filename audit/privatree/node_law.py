@@ -4,7 +4,8 @@ A node draws, for every feature, a histogram of per-class counts in each bin wit
 clamped at 0 (Eq. 4), at the feature's own node budget (``budget_split``'s ``node_num`` for a numerical
 feature, ``node_cat`` for a categorical one), and keeps the (feature, candidate) of least Gini on the noisy
 counts among candidates whose noisy sides hold at least ``max(min_samples_leaf, 1)`` records; the first
-feature and first candidate win ties. A numerical feature's candidates are its bin boundaries (key: the last
+feature and first candidate win ties, compared exactly (:mod:`reference.ties`; here by Gini keys that order
+as the exact ratios, :func:`exact_gini_keys`). A numerical feature's candidates are its bin boundaries (key: the last
 bin id of the left side); a categorical feature's bins are its category codes, ordered by their noisy class-1
 share when there are two classes (section IV-A, :meth:`reference.privatree.PrivaTreeClassifier._category_order`;
 key: the sorted tuple of left codes), kept in code order otherwise (key as for a numerical feature).
@@ -39,7 +40,8 @@ import numpy as np
 
 from audit.privatree.three_bin_law import choice_law as three_bin_choice_law
 
-__all__ = ["MAX_CELLS_STATES", "TAIL", "CATEGORY_TAIL", "NO_SPLIT", "clamped_pmf", "feature_law", "choice_law"]
+__all__ = ["MAX_CELLS_STATES", "TAIL", "CATEGORY_TAIL", "NO_SPLIT", "GINI_DENOMINATOR", "clamped_pmf", "feature_law",
+           "choice_law", "exact_gini_keys"]
 
 #: largest number of noisy histograms of one feature enumerated at one node
 MAX_CELLS_STATES = 3_000_000
@@ -52,6 +54,8 @@ CATEGORY_TAIL = 1e-16
 EXACT_FILTERS = ("exact-min-samples-leaf", "exact-empty-side")
 #: the candidate key of "no candidate passes the filter"
 NO_SPLIT = -1
+#: bound on a Gini's denominator ``N n_L n_R`` below which float keys order as the exact ratios (sqrt(2^53))
+GINI_DENOMINATOR = 94_906_265
 
 
 def clamped_pmf(alpha: float, c: int, hmax: int) -> np.ndarray:
@@ -171,18 +175,11 @@ def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool,
     mass = np.ones(grids.shape[0])
     for i, (c, h) in enumerate(zip(cells, hm)):
         mass *= clamped_pmf(alpha, int(c), h)[grids[:, i]]
-    H = grids.reshape(-1, B, K).astype(float)
-    if ordered:  # section IV-A: bins by noisy class-1 share, ties by code
-        order = np.argsort(_shares(H), axis=1, kind="stable")
+    H = grids.reshape(-1, B, K).astype(np.int64)
+    if ordered:  # section IV-A: bins by noisy class-1 share, ties by code (float shares are exact here)
+        order = np.argsort(_shares(H.astype(float)), axis=1, kind="stable")
         H = np.take_along_axis(H, order[:, :, None], axis=1)
-    # the learner's own arithmetic (reference.privatree.PrivaTreeClassifier._best_split), row by row
-    L = np.cumsum(H, axis=1)[:, :-1, :]
-    R = H.sum(axis=1)[:, None, :] - L
-    nL, nR = L.sum(axis=2), R.sum(axis=2)
-    ok = (nL >= floor) & (nR >= floor)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gini = (nL - (L ** 2).sum(axis=2) / nL + nR - (R ** 2).sum(axis=2) / nR) / (nL + nR)
-    gini = np.where(ok, gini, math.inf)
+    gini, ok = exact_gini_keys(H, floor)
     s = np.argmin(gini, axis=1)
     g = gini[np.arange(gini.shape[0]), s]
     s = np.where(np.isfinite(g), s, NO_SPLIT)
@@ -207,6 +204,30 @@ def feature_law(counts: np.ndarray, alpha: float, floor: float, need_gini: bool,
         if not any(k[0] == cand for k in law):
             law[(cand, math.inf if truncated == 0 else math.nan)] = 0.0
     return law, truncated
+
+
+def exact_gini_keys(H: np.ndarray, floor: float):
+    """``(gini, ok)`` of every boundary of the integer histograms ``H`` (``(S, B, K)``): ``ok`` where both sides
+    hold at least ``floor`` records, and there the weighted Gini ``num / den`` (integers: ``den = N n_L n_R``,
+    ``num = den - S_L n_R - S_R n_L``) as one correctly rounded division, ``inf`` elsewhere.
+
+    These floats compare as the exact rationals do (the learner's exact tie rule, :mod:`reference.ties`): equal
+    ratios give equal quotients, and two different ratios of denominators below :data:`GINI_DENOMINATOR` differ by
+    more than ``2^-53``, the spacing of doubles in ``[1/2, 1)``, so their quotients differ in the same order. A
+    larger denominator is an error (out of the law's reach)."""
+    L = np.cumsum(H, axis=1)[:, :-1, :]
+    R = H.sum(axis=1)[:, None, :] - L
+    nL, nR = L.sum(axis=2), R.sum(axis=2)
+    ok = (nL >= floor) & (nR >= floor)
+    den = (nL + nR) * nL * nR
+    top = int(den[ok].max()) if ok.any() else 0
+    if top >= GINI_DENOMINATOR:
+        raise ValueError(f"PrivaTree's exact law is out of reach here: a Gini denominator of {top:,} (noisy sides of "
+                         f"up to {int((nL + nR).max()):,} records) is not below {GINI_DENOMINATOR:,}, where float "
+                         "keys compare as the exact ratios do; use a larger node epsilon")
+    num = den - (L ** 2).sum(axis=2) * nR - (R ** 2).sum(axis=2) * nL
+    gini = np.divide(num, den, out=np.full(den.shape, math.inf), where=ok)
+    return gini, ok
 
 
 def _gini_cdf(law: dict):

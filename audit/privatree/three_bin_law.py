@@ -22,15 +22,14 @@ the values of ``A_y`` over the grid of ``w`` once. Both boundaries pass the filt
 ``|z| >= 1``; otherwise the choice is read off the filter alone (boundary 0 iff ``|x| >= 1`` and ``|y| >= 1``,
 boundary 1 iff ``|z| >= 1`` and ``|y| >= 1``, else none).
 
-Agreement with the learner's floating-point comparison
--------------------------------------------------------
-The learner compares Gini values computed in double precision. ``A_y(w)`` is a ratio of integers; two different values
-differ by at least ``1 / (D_x D_z)`` with ``D_w = |w| (|w| + |y|)``, which :func:`choice_law` checks is above ten
-times the rounding error of the learner's formula on the grid used (``check_separation``), so every strict comparison
-comes out the same. Exact ties of ``A_y`` (always ``x = z``, and any other coincidence) are decided by evaluating the
-learner's own formula (:func:`_learner_gini`, the same operations in the same order) on each tied triple.
-Values of ``A_y`` are keyed by ``float(numerator / denominator)``: a correctly rounded division of exactly
-represented integers, equal for equal ratios and distinct for distinct ones given the same separation.
+Agreement with the learner's exact comparison
+----------------------------------------------
+The learner compares Gini values exactly (:mod:`reference.ties`) and keeps boundary 0 on a tie (the first minimum),
+so boundary 0 is kept exactly when ``A_y(x) <= A_y(z)``. ``A_y(w)`` is a ratio of integers, keyed by
+``float(numerator / denominator)``: a correctly rounded division of exactly represented integers, equal for equal
+ratios. Two different values differ by at least ``1 / (D_x D_z)`` with ``D_w = |w| (|w| + |y|)``, which
+:func:`choice_law` checks is far above the spacing of doubles of their size (``check_separation``), so different
+ratios get different keys in the same order.
 
 Truncation
 ----------
@@ -46,27 +45,18 @@ import numpy as np
 
 __all__ = ["choice_law", "check_separation", "MIN_SEPARATION"]
 
-#: the least ratio of the comparisons' separation to the learner's rounding :func:`choice_law` accepts
+#: the least ratio of the comparisons' separation to ``60 h u`` (``u`` the unit roundoff) :func:`choice_law` accepts
 MIN_SEPARATION = 10.0
 
 
-def _learner_gini(L0, L1, R0, R1):
-    """The learner's Gini of sides ``(L0, L1)``, ``(R0, R1)`` (arrays of integer-valued floats), operation for
-    operation as :meth:`reference.privatree.PrivaTreeClassifier._best_split` computes it (its two-term sums are single
-    additions of exact integers, so summing by columns gives the same floats)."""
-    nL, nR = L0 + L1, R0 + R1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (nL - (L0 * L0 + L1 * L1) / nL + nR - (R0 * R0 + R1 * R1) / nR) / (nL + nR)
-
-
 def check_separation(hmax_cells: int) -> float:
-    """Ratio of the least gap between two different comparisons to the learner's rounding error, for noisy counts of
-    at most ``hmax_cells`` per cell (module docstring); :func:`choice_law` requires it above :data:`MIN_SEPARATION`.
+    """Ratio of the least gap between two different values of ``A_y`` to ``60 h u``, for noisy counts of at most
+    ``h = hmax_cells`` per cell (module docstring); :func:`choice_law` requires it above :data:`MIN_SEPARATION`.
 
     A side holds at most ``2 h`` records and the middle bin ``|y| <= 2 h``, so ``D_w <= 2 h * 4 h`` and two different
-    values of ``N gini / 2`` differ by at least ``1 / (8 h^2)^2``: ``N gini`` values by twice that. The learner's
-    ``N gini = ((nL - SL / nL) + nR) - SR / nR`` takes five roundings of numbers at most ``N <= 6 h`` (unit roundoff
-    ``u``), so two of them move by at most ``10 N u`` together; the final division by the same ``N`` is monotone.
+    values of ``A_y`` (of ``N gini / 2``) differ by at least ``1 / (8 h^2)^2``, counted twice here as for ``N gini``.
+    ``|A_y| <= 2 h``, so the spacing of doubles of its size is at most ``4 h u``, well below ``60 h u``: at a ratio
+    above one, different ratios get different keys, in their order.
     """
     h = float(max(hmax_cells, 1))
     gap = 2.0 / (8.0 * h * h) ** 2
@@ -98,7 +88,7 @@ def choice_law(pmfs: list) -> dict:
     if ratio < MIN_SEPARATION:
         raise ValueError(f"three-bin law: noisy counts up to {hmax} leave a separation ratio of {ratio:.3g} "
                          f"(< {MIN_SEPARATION:g}) "
-                         "between the comparisons and the learner's rounding; use a larger node epsilon")
+                         "between the comparisons and the doubles' spacing; use a larger node epsilon")
     w0, w1 = np.meshgrid(np.arange(G0, dtype=float), np.arange(G1, dtype=float), indexing="ij")
     w0, w1, mx, mz = w0.ravel(), w1.ravel(), px.ravel(), pz.ravel()
     s = w0 + w1
@@ -134,8 +124,8 @@ _CHUNK = 128
 
 def _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b) -> np.ndarray:
     """For each middle bin ``y = (a, b)`` of a chunk (columns ``a``, ``b``), the mass of the pairs ``(x, z)`` (both
-    non-empty) on which the learner keeps boundary 0: ``A_y(x) < A_y(z)``, plus the tied pairs its arithmetic sends
-    to boundary 0."""
+    non-empty) on which the learner keeps boundary 0: ``A_y(x) <= A_y(z)`` (an exact tie is boundary 0, the
+    first minimum)."""
     Y = a + b
     # A_y(w) = q(w) - q(w + y) = [w0 w1 (s + Y) - (w0 + a)(w1 + b) s] / [s (s + Y)], exact integers over exact integers
     A = (w0 * w1 * (s + Y) - (w0 + a) * (w1 + b) * s) / (s * (s + Y))
@@ -143,27 +133,10 @@ def _boundary_zero_mass(w0, w1, s, mx, mz, Mz, a, b) -> np.ndarray:
     As = np.take_along_axis(A, order, axis=1)
     mxs, mzs = mx[order], mz[order]
     n = As.shape[1]
-    # the last position of each run of equal values, by a reverse running minimum over the runs' ends
-    ends = np.where(np.concatenate((As[:, 1:] != As[:, :-1], np.ones((As.shape[0], 1), bool)), axis=1),
-                    np.arange(n)[None, :], n)
-    last = np.minimum.accumulate(ends[:, ::-1], axis=1)[:, ::-1]
-    above = Mz - np.take_along_axis(np.cumsum(mzs, axis=1), last, axis=1)  # P(A_y(z) > A_y(x)) at each x
-    zero = (mxs * above).sum(axis=1)
-    # ties on the diagonal x = z
-    g0 = _learner_gini(w0, w1, a + w0, b + w1)
-    g1 = _learner_gini(w0 + a, w1 + b, w0, w1)
-    zero += ((mx * mz) * (g0 <= g1)).sum(axis=1)
-    # ties off the diagonal: equal values d apart in the sorted order, both orders of each pair
-    d = 1
-    while True:
-        eq = As[:, d:] == As[:, :-d]
-        if not eq.any():
-            break
-        r, i = np.nonzero(eq)
-        xi, zi = order[r, i], order[r, i + d]
-        for u, v in ((xi, zi), (zi, xi)):
-            g0 = _learner_gini(w0[u], w1[u], a[r, 0] + w0[v], b[r, 0] + w1[v])
-            g1 = _learner_gini(w0[u] + a[r, 0], w1[u] + b[r, 0], w0[v], w1[v])
-            zero += np.bincount(r, weights=mx[u] * mz[v] * (g0 <= g1), minlength=As.shape[0])
-        d += 1
-    return zero
+    # the first position of each run of equal values, by a running maximum over the runs' starts
+    starts = np.where(np.concatenate((np.ones((As.shape[0], 1), bool), As[:, 1:] != As[:, :-1]), axis=1),
+                      np.arange(n)[None, :], 0)
+    first = np.maximum.accumulate(starts, axis=1)
+    before = np.concatenate((np.zeros((As.shape[0], 1)), np.cumsum(mzs, axis=1)), axis=1)
+    at_least = Mz - np.take_along_axis(before, first, axis=1)  # P(A_y(z) >= A_y(x)) at each x
+    return (mxs * at_least).sum(axis=1)

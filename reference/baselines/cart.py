@@ -4,7 +4,8 @@ The same bins as PrivaTree* (numerical edges: exact quantiles 0.1..0.9 of the
 clipped data plus the public upper bound, ``np.quantile`` linear
 interpolation; or public equal-width edges), the same candidates ("the first
 s+1 bins go left"; binary categorical features ordered by their class-1 share,
-ties by code), the same weighted Gini with the first minimum winning, depth-only
+ties by code), the same weighted Gini with the first minimum winning (compared exactly on the counts,
+:mod:`reference.ties`), depth-only
 stopping, and majority leaves (ties to the lowest class index). Written
 independently of :mod:`reference.privatree` so that it can serve as its oracle
 (spec 7: "PrivaTree* on toy data must equal an exact histogram-CART tree").
@@ -26,6 +27,7 @@ from reference.validation import warn_outside_bounds
 from reference.validation import (category_codes, check_fitted, check_max_depth, check_X, check_y, facts_by_index,
                                   shown)
 from reference.tree import bin_split, leaf, nested, predict_values
+from reference.ties import EXACT_COUNT, TIE_WINDOW, weighted_gini
 
 __all__ = ["HistogramCARTClassifier"]
 
@@ -105,7 +107,7 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
     def _grow(self, idx, depth):
         y = self._y[idx]
         if depth < self.max_depth:
-            best, best_g = None, np.inf
+            best, best_g, best_g_float = None, None, np.inf
             for j, B in enumerate(self._nb):
                 H = np.zeros((B, self._K))
                 np.add.at(H, (self._bins[idx, j], y), 1.0)
@@ -125,9 +127,13 @@ class HistogramCARTClassifier(ClassifierMixin, BaseEstimator):
                     if nl < max(self.min_samples_leaf, 1) or nr < max(self.min_samples_leaf, 1):
                         continue
                     g = (nl * (1 - np.sum((left / nl) ** 2)) + nr * (1 - np.sum((right / nr) ** 2))) / (nl + nr)
-                    if g < best_g or (self._later_ties_win and g == best_g):
+                    if best is not None and g > best_g_float + TIE_WINDOW and nl + nr < EXACT_COUNT:
+                        continue  # clearly worse (reference.ties); near ties are compared exactly below
+                    ge = weighted_gini(left, right)
+                    if best is None or ge < best_g or (self._later_ties_win and ge == best_g):
                         lb = np.sort(order[: s + 1])
-                        best_g, best = g, (j, tuple(int(b) for b in lb) if binary_cat else s, lb)
+                        best_g, best_g_float = ge, g
+                        best = (j, tuple(int(b) for b in lb) if binary_cat else s, lb)
             if best is not None:
                 j, key, lb = best
                 go = np.isin(self._bins[idx, j], lb)

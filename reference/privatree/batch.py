@@ -27,8 +27,8 @@ Algorithm 1 of the paper (004_2521a6732a5af66c.txt):
   geometric noise by :meth:`reference.mechanisms.TwoSidedGeometric.batch`,
   clamped at 0), the order of binary categorical features by noisy class-1
   share (section IV-A, spec A5), and the least weighted Gini candidate on the
-  noisy counts with the reference's tie rule (first feature, first boundary;
-  Algorithm 1 lines 11-12), candidates filtered on noisy side totals (spec A6);
+  noisy counts with the reference's tie rule (first feature, first boundary,
+  compared exactly as :mod:`reference.ties` does; Algorithm 1 lines 11-12), candidates filtered on noisy side totals (spec A6);
 * the stopping rule: depth only, or Algorithm 1 line 7 (``stopping="paper"``,
   not DP: spec 4.3, G2);
 * the leaf labels, section IV-C: monotone permute-and-flip on the exact class
@@ -66,6 +66,7 @@ from reference.validation import check_generator, check_X, shown
 from reference.mechanisms.jointexp import JointExp, joint_exp_batch
 from reference.ledger import PrivacyLedger, Scope
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
+from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, resolve_rows, share_order, weighted_gini
 from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
     edge_cells
 
@@ -415,6 +416,7 @@ class PrivaTreeBatch:
         best_j = np.full(G, -1, dtype=np.int64)
         best_s = np.zeros(G, dtype=np.int64)
         best_left = np.zeros((G, B_max), dtype=bool)
+        best_sides = np.zeros((2, K, G))  # the best candidate's (left, right) class counts, for exact ties
         where_slot = np.where(here, slot, 0)
         cls = p.y[None, :] * (n * P)
         for j in range(bins.shape[2]):
@@ -434,6 +436,8 @@ class PrivaTreeBatch:
                 tot = Hn[0] + Hn[1]
                 share = np.divide(Hn[1], tot, out=np.full(tot.shape, 0.5), where=tot != 0)
                 order = np.argsort(share, axis=1, kind="stable")
+                if not exact_shares_safe(tot):  # float shares could round two different shares together
+                    order = np.stack([share_order(Hn[:, r].T) for r in range(G)])
                 L = np.cumsum(np.take_along_axis(Hn, order[None], axis=2), axis=2)[:, :, :-1]
             else:
                 L = np.cumsum(Hn, axis=2)[:, :, :-1]
@@ -449,11 +453,20 @@ class PrivaTreeBatch:
             with np.errstate(divide="ignore", invalid="ignore"):
                 gini = (nL - sqL / nL + nR - sqR / nR) / (nL + nR)  # weighted Gini, as the reference writes it
             gini = np.where(ok, gini, np.inf)
-            s = np.argmin(gini, axis=1)
+            big = bool(Hn.size) and Hn.max() >= EXACT_COUNT  # float squares no longer exact: all compared exactly
+            exact = lambda r, i: weighted_gini(L[:, r, i], R[:, r, i])  # noqa: E731 (ties: reference.ties)
+            s = resolve_rows(np.where(ok, 0.0, np.inf) if big else gini, exact)  # the first exact minimum
             g = gini[np.arange(G), s]
-            better = g < best_g  # strict: the first feature keeps a tie, as in the reference's loop
+            better = g < best_g - TIE_WINDOW
+            with np.errstate(invalid="ignore"):
+                close = np.isfinite(g) & np.isfinite(best_g) & (big | (np.abs(g - best_g) <= TIE_WINDOW))
+            for r in np.flatnonzero(close).tolist():  # strict: the first feature keeps an exact tie
+                better[r] = exact(r, s[r]) < weighted_gini(best_sides[0, :, r], best_sides[1, :, r])
             if not better.any():
                 continue
+            rows = np.arange(G)
+            best_sides[0] = np.where(better[None], L[:, rows, s], best_sides[0])
+            best_sides[1] = np.where(better[None], R[:, rows, s], best_sides[1])
             lb = np.zeros((G, B_max), dtype=bool)
             if cat and K == 2:  # the bins before and at the boundary in the noisy order
                 np.put_along_axis(lb, order, np.arange(Bj)[None, :] <= s[:, None], axis=1)

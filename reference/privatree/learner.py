@@ -15,7 +15,8 @@ Algorithm 1 of the paper, as implemented here:
    their category codes as bins (section IV-A);
 3. at every internal node, one per-class histogram per feature with two-sided
    geometric noise (Eq. 4), clamped at 0; the (feature, boundary) candidate of
-   least weighted Gini on the noisy counts wins (first minimum on ties);
+   least weighted Gini on the noisy counts wins (the first minimum on ties, compared in rational arithmetic
+   on the counts by :mod:`reference.ties`, so mirror-image splits of equal Gini tie);
    binary categorical features are ordered by their noisy class-1 share,
    multiclass ones keep the given order (section IV-A);
 4. leaves labelled by monotone permute-and-flip on the exact class counts
@@ -59,6 +60,7 @@ from reference.mechanisms.jointexp import JointExp
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import bin_split, leaf, nested, predict_values
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
+from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, first_minimum, share_order, weighted_gini
 
 __all__ = ["PrivaTreeClassifier", "edge_cells", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
            "charge_stopping"]
@@ -449,7 +451,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         """Noisy histograms of every feature and the least-Gini candidate (Algorithm 1 lines 11-12)."""
         c = self._ctx
         K, rng = c["K"], c["rng"]
-        best, best_gini = None, math.inf
+        best, best_gini = None, None
         for j, B in enumerate(c["n_bins"]):
             cat = j in c["cats"]
             eps_j = c["budget"]["node_cat" if cat else "node_num"]
@@ -468,12 +470,23 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gini = (nL - (L ** 2).sum(axis=1) / nL + nR - (R ** 2).sum(axis=1) / nR) / (nL + nR)
             gini = np.where(ok, gini, math.inf)
-            s = int(np.argmin(gini))
-            if gini[s] < best_gini:
-                best_gini = gini[s]
-                left_bins = np.sort(order[: s + 1])
-                key = s if not cat or K != 2 else tuple(int(b) for b in left_bins)
-                best = (j, key, left_bins)
+            # ties are exact (reference.ties): the float Ginis only screen, the first exact minimum wins
+            big = H.max() >= EXACT_COUNT  # float squares no longer exact: compare every candidate exactly
+            if big:
+                gini = np.where(ok, 0.0, math.inf)
+            s = first_minimum(gini, lambda i: weighted_gini(L[i], R[i]))
+            if np.isnan(gini[s]):  # an empty noisy side (a mutant's filter lets it through): 0/0 loses
+                continue
+            if best is not None:
+                if big or best_gini[2] or abs(gini[s] - best_gini[0]) <= TIE_WINDOW:
+                    if not weighted_gini(L[s], R[s]) < weighted_gini(*best_gini[1]):
+                        continue  # strict: the first feature keeps an exact tie
+                elif gini[s] > best_gini[0]:
+                    continue
+            best_gini = (gini[s], (L[s].copy(), R[s].copy()), big)  # float, exact sides, exact-only
+            left_bins = np.sort(order[: s + 1])
+            key = s if not cat or K != 2 else tuple(int(b) for b in left_bins)
+            best = (j, key, left_bins)
         return best
 
     # ------------------------------------------------------------------ hooks (overridden only by audit mutants)
@@ -487,8 +500,11 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _category_order(H, exact):
-        """Binary classes: categories by noisy class-1 share, 0.5 when empty, ties by code (section IV-A, A5)."""
+        """Binary classes: categories by noisy class-1 share, 0.5 when empty, ties by code (section IV-A, A5);
+        the float shares order exactly below ``2^26`` records a bin (:func:`reference.ties.exact_shares_safe`)."""
         tot = H.sum(axis=1)
+        if not exact_shares_safe(tot):  # float shares could round two different shares together
+            return share_order(H)
         share = np.divide(H[:, 1], tot, out=np.full(H.shape[0], 0.5), where=tot != 0)
         return np.argsort(share, kind="stable")
 
