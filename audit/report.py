@@ -94,6 +94,8 @@ class Report:
     #: "n_samples", "alpha", "detail"}
     comparisons: list[dict[str, Any]] = field(default_factory=list)
     elapsed_s: float = 0.0
+    #: CPU seconds of each stage, by claim id then stage (``check``): a measurement like ``elapsed_s``, not a result
+    stage_cpu_s: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`), when the target has one
     exact_by_size: list[dict[str, Any]] = field(default_factory=list)
     #: ``(name, draw)`` pairs; ``draw(path)`` saves one PNG figure
@@ -128,7 +130,8 @@ class Report:
             with_reading(row)
         return _jsonable({
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
-            "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
+            "elapsed_s": round(self.elapsed_s, 3), **({"stage_cpu_s": self.stage_cpu_s} if self.stage_cpu_s else {}),
+            "ok": self.ok, "mismatches": self.mismatches(),
             "claims": self.claims, **({"exact_by_size": self.exact_by_size} if self.exact_by_size else {}),
             "theorems": self.theorems, "mutants": self.mutants, "notes": self.notes,
             **({"comparisons": self.comparisons} if self.comparisons else {}),

@@ -250,7 +250,7 @@ def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_te
     from audit.engine import progress
 
     argv = ["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", "--epsilon", "1",
-            "--n-samples", "2000", "--scale-seconds", "2", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
+            "--n-samples", "2000", "--scale-records", "2000", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
             "0,1", "--out", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out
