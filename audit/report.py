@@ -402,7 +402,8 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         extra = [e for e in report.figures if e[0] not in built_in]
         drawn = run_parts([Part(name, partial(draw, report, tmp / "figures" / f"{name}.png"))
                            for name, draw, _ in BUILT_IN] +
-                          [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra])
+                          [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra],
+                          announce=False)
         for (name, _, caption), ok in zip(BUILT_IN, drawn):
             if ok:
                 figures.append(f"figures/{name}.png")
