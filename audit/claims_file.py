@@ -182,6 +182,10 @@ def load_claims(path) -> tuple[list[Subject], dict]:
                    "strict_power": bool(entry.get("strict_power", False)),
                    "scale_records": entry.get("scale_records"), "grow_max": entry.get("grow_max"),
                    "expected_stated": "expected" in entry, "exempt": entry.get("exempt")}
+        for key, least in (("scale_records", 1_000), ("grow_max", 2)):
+            value = entry.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise CheckError(f"{at(key)}: subject {name!r}: {key} must be an integer >= {least}, got {value!r}")
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
                            ("classes", parse_classes), ("release", parse_release),
                            ("exceptions", _exceptions), ("state", _state),
