@@ -16,9 +16,20 @@ def on_page_content(html, page, config, files):
 
 
 def on_page_markdown(markdown, page, config, files):
-    """The changelog page is the repository's ``CHANGELOG.md`` itself (one text, two places)."""
+    """The changelog page is the repository's ``CHANGELOG.md`` itself (one text, two places); the command line
+    page is generated from the parser (:func:`audit.cli_doc.cli_markdown`), so it lists every option."""
     if page.file.src_uri == "changelog.md":
         from pathlib import Path
 
         return (Path(config["config_file_path"]).parent / "CHANGELOG.md").read_text()
+    if page.file.src_uri == "api/cli.md":  # the parser of this checkout, not of an installed copy
+        import importlib
+        import sys
+        from pathlib import Path
+
+        sys.path.insert(0, str(Path(config["config_file_path"]).parent))
+        try:
+            return importlib.import_module("audit.cli_doc").cli_markdown()
+        finally:
+            sys.path.pop(0)
     return markdown

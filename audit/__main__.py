@@ -105,18 +105,29 @@ def _parser() -> argparse.ArgumentParser:
                           "outputs and on every real-valued coordinate of vector outputs")
     chk.add_argument("--no-scale", action="store_true",
                      help="estimators: no scale family (tiny patterns grown to thousands of records, bisected to "
-                          "the size where the outputs move most; 45 s to choose and 45 s to confirm at quick)")
-    chk.add_argument("--scale-seconds", type=float, default=None,
-                     help="estimators: seconds the scale family may spend choosing its pair, and again confirming "
-                          "it (default 45 at quick, 240 at standard, 900 at full)")
+                          "the size where the outputs move most; up to 16,000 records at quick)")
+    chk.add_argument("--scale-records", type=int, default=None, metavar="N",
+                     help="estimators: the largest size the scale family reaches, rounded down to 1,000 times a "
+                          "power of two (default 16,000 at quick, 32,000 at standard, 128,000 at full); its pair is "
+                          "confirmed at 24 M (quick), 128 M (standard) or 1.28 G (full) records fitted per input, "
+                          "divided by the pair's size")
+    chk.add_argument("--scale-seconds", type=float, default=None, metavar="S",
+                     help="estimators: safety cap on the wall seconds the scale family may spend choosing its pair "
+                          "(default 450 at quick, 2,400 at standard, 9,000 at full, about ten times the expected); "
+                          "the work itself is fixed by --scale-records, never by time. When the cap stops the "
+                          "family, the report and console name the patterns left out and a pass reads inconclusive")
     chk.add_argument("--strict-power", action="store_true",
                      help="fail the gate (exit 1) on an inconclusive pass: one that could not have caught a loss of "
                           "1.25 times the claim with probability 0.9 (default: such a pass exits 0 and its line "
                           "and report say 'inconclusive' with the sample size that would make it conclusive)")
     chk.add_argument("--no-grow", action="store_true",
                      help="do not grow an inconclusive pass (default: its winning pair is audited again at 4 and 16 "
-                          "times the outputs, within 60 s at quick, 300 at standard, 1,200 at full, with a fifth of "
-                          "alpha kept for it, until it is conclusive)")
+                          "times the outputs, each stage at most --grow-max outputs per input, with a fifth of alpha "
+                          "kept for it, until it is conclusive)")
+    chk.add_argument("--grow-max", type=int, default=None, metavar="N",
+                     help="the most outputs per input a growth stage may draw (default for mechanisms 80,000 at "
+                          "quick, 1,600,000 at standard, 16,000,000 at full; for estimators the budget's own outputs "
+                          "per input); a safety cap of 600 s (quick) stops further stages and is named in the report")
     chk.add_argument("--state", choices=("fail", "warn", "off"), default="fail",
                      help="estimators: random generators, their states, copies of the seed, and kept values whose "
                           "replay reproduces the published model (a derived or OS-entropy seed), found in the "
@@ -334,10 +345,19 @@ def _check_options(args) -> dict:
 
     if args.n_samples is not None and args.n_samples < 2:
         raise ValueError(f"--n-samples must be an integer >= 2, got {args.n_samples}")
+    if args.scale_records is not None and args.scale_records < 1_000:
+        raise ValueError(f"--scale-records must be an integer >= 1000 (the scale family's smallest size), got "
+                         f"{args.scale_records}")
+    if args.scale_seconds is not None and not args.scale_seconds > 0:
+        raise ValueError(f"--scale-seconds must be a positive number of seconds (a safety cap), got "
+                         f"{args.scale_seconds}")
+    if args.grow_max is not None and args.grow_max < 2:
+        raise ValueError(f"--grow-max must be an integer >= 2, got {args.grow_max}")
     return {"pairs": args.pairs, "bounds": parse_bounds(args.bounds), "classes": parse_classes(args.classes),
             "n_samples": args.n_samples, "release": parse_release(args.release), "search": not args.no_search,
             "exceptions": "off" if args.no_exceptions else args.exceptions, "float_probe": not args.no_float_probe,
-            "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "state": args.state,
+            "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "scale_records": args.scale_records,
+            "grow_max": args.grow_max, "state": args.state,
             "determinism": args.determinism,
             "strict_power": args.strict_power, "grow": not args.no_grow,
             "exempt": None if args.exempt is None else [e.strip() for e in args.exempt.split(",")]}

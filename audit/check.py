@@ -47,35 +47,31 @@ from audit.check_inputs import (BUILTIN_ROWS, CheckError, _user_pairs, load_data
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals, _crash_text, _exception_verdict,
                                   _exempt_text, _raises, evidence_of, exceptions_mode, exempt_list)
+from audit.check_budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
+                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, _confirmed_rows, _grow, _grow_text,
+                                coverage_cut, grow_limit, scale_records)
 from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
 from audit.engine.neighbours import add_remove_pairs, substitute_pairs
 from audit.engine.outcome import SubjectExit
 from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
 from audit.engine.release import EstimatorRelease
 from audit.report import Report
-from audit.engine.scale import scale_pairs
+from audit.engine.scale import confirm_samples, scale_pairs
 from audit.engine.search import candidate_pairs, data_key, search_and_confirm
 from audit.engine.state_probe import probe_estimator
 from audit.gate.determinism import MAX_FITS, join_verdict, probe_determinism
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
-           "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS"]
+           "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS",
+           # the budgets in counts (audit.check_budget), named here too
+           "GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",
+           "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records"]
 
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
-#: the share of alpha kept for growing an inconclusive pass (the first audit runs at the rest: Bonferroni over the
-#: first audit and every growth stage, so a claim that holds is flagged with probability at most alpha overall)
-GROW_SHARE = 0.2
-#: growth stages at most, each drawing GROW_FACTOR times the outputs per input of the one before
-GROW_STAGES = 2
-GROW_FACTOR = 4
-#: seconds an inconclusive pass may spend growing its budget, per budget
-GROW_SECONDS = {"quick": 60.0, "standard": 300.0, "full": 1200.0}
 #: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
 DETERMINISM_SHARE = 0.02
-#: seconds the scale family may spend choosing its pair, and again confirming it, per budget
-SCALE_SECONDS = {"quick": 45.0, "standard": 240.0, "full": 900.0}
 
 
 @dataclass
@@ -109,8 +105,11 @@ class Subject:
     float_probe: bool = True
     #: estimators: the scale family of the neighbour search (:mod:`audit.engine.scale`)
     scale: bool = True
-    #: seconds the scale family may spend choosing its pair, and again confirming it (default: the budget's)
+    #: safety cap (wall seconds) on choosing the scale family's pair (default: the budget's, :data:`SCALE_SECONDS`);
+    #: the work itself is fixed by counts (:data:`SCALE_RECORDS`, :data:`SCALE_CONFIRM_RECORDS`)
     scale_seconds: float | None = None
+    #: the largest size the scale family reaches (default: the budget's, :data:`SCALE_RECORDS`)
+    scale_records: int | None = None
     #: estimators: random state kept after fit (:mod:`audit.engine.state_probe`): "fail", "warn" or "off"
     state: str = "fail"
     #: estimators: values the same on every fit as shipped of D and different on D' (:mod:`audit.gate.determinism`):
@@ -118,9 +117,11 @@ class Subject:
     determinism: str = "fail"
     #: an inconclusive pass (its detectable loss above the claim) fails the gate
     strict_power: bool = False
-    #: an inconclusive pass grows its budget on the winning pair (:data:`GROW_STAGES` stages within
-    #: :data:`GROW_SECONDS`) until it is conclusive, with :data:`GROW_SHARE` of alpha kept for it
+    #: an inconclusive pass grows its budget on the winning pair (:data:`GROW_STAGES` stages, each at most
+    #: :data:`GROW_MAX` outputs per input) until it is conclusive, with :data:`GROW_SHARE` of alpha kept for it
     grow: bool = True
+    #: the most outputs per input a growth stage may draw (default: the budget's, :data:`GROW_MAX`)
+    grow_max: int | None = None
     #: refusals that do not decide (:data:`EXEMPT_DEFAULT` per exceptions mode when None): "empty" (no records),
     #: "one-class" (a single label) or exception type names; a pair one of whose datasets ``fit`` refuses so on
     #: every one of the audit's draws per input (at least :data:`EXEMPT_FITS` fits) lies outside the claim's public domain and is reported, not audited
@@ -213,7 +214,8 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
                          f"tried (e.g. {type(errors[0]).__name__}: {str(errors[0])[:80]})"
                          if mode != "off" else "")
         exempt = exempt_list(subject)
-        certain = _certain_refusals(mech, datasets, exempt, draws) if errors and exempt else {}
+        cuts = []
+        certain = _certain_refusals(mech, datasets, exempt, draws, cuts) if errors and exempt else {}
         outside = [p for p in fixed + cands if data_key(p.d0) in certain or data_key(p.d1) in certain]
         exempted = [_exempt_text(p, certain) for p in outside]
         fixed = [p for p in fixed if not any(p is q for q in outside)]
@@ -228,7 +230,7 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
                 "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
                 "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode,
-                "exempted": exempted, "exempt": exempt}
+                "exempted": exempted, "exempt": exempt, "cuts": cuts}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -331,74 +333,20 @@ def _float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
                                     f"{real.epsilon_lower:.3g})")
 
 
-def _confirmed_rows(pairs, results) -> list[dict]:
-    """Every confirmed pair's bound and event (the report shows them all, not only the worst)."""
-    return [{"pair": p.description, "epsilon_lower": float(r.epsilon_lower), "epsilon_point": float(r.epsilon_point),
-             "event": str(r.event), "direction": r.direction,
-             "counts": {k: int(v) for k, v in r.counts.items()}} for p, r in zip(pairs, results)]
-
-
-def _conclusive(res, subject) -> bool:
-    loss, _ = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
-    return loss <= subject.epsilon * (1.0 + POWER_MARGIN)
-
-
-def _grow(mech, res, audited, claim, subject, n, seed, budget, spent):
-    """Grow an inconclusive pass: audit its winning pair again on fresh outputs, :data:`GROW_FACTOR` times more
-    per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
-    kept), until the pass is conclusive, a stage finds a violation, or the next stage would overrun
-    :data:`GROW_SECONDS`. Returns the deciding result, its pairs, and one record per stage."""
-    if _conclusive(res, subject) or conclusive_n(res.worst, claim=subject.epsilon, delta=subject.delta,
-                                                 target=subject.epsilon * (1.0 + POWER_MARGIN)) is None:
-        return res, audited, []  # conclusive already, or no sample size makes its event conclusive
-    pair = audited[res.worst_pair]
-    limit = GROW_SECONDS.get(budget, GROW_SECONDS["quick"])
-    per_output = spent / max(1, 2 * n * len(audited))  # an upper estimate: the first audit's whole time
-    stages, used = [], 0.0
-    for k in range(1, GROW_STAGES + 1):
-        n_k = n * GROW_FACTOR ** k
-        cost = 2 * n_k * per_output
-        if used + cost > limit:
-            stages.append({"n": n_k, "used": False, "seconds_estimated": cost,
-                           "reason": f"beyond the {limit:.0f} s growth limit"})
-            break
-        progress.step(f"inconclusive pass: growing the winning pair to {n_k:,} outputs per input (stage {k})")
-        t0 = time.perf_counter()
-        stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=ALPHA * GROW_SHARE / GROW_STAGES,
-                            seed=seed + 7919 * k)
-        took = time.perf_counter() - t0
-        used += took
-        per_output = took / (2 * n_k)
-        row = _confirmed_rows([pair], stage.results)[0]
-        row["pair"] = f"{pair.description} (grown to {n_k:,} outputs per input)"
-        stages.append({"n": n_k, "used": True, "epsilon_lower": float(stage.epsilon_lower),
-                       "violation": bool(stage.violation), "conclusive": _conclusive(stage, subject),
-                       "seconds": took, "row": row})
-        if stage.violation or stages[-1]["conclusive"]:
-            return stage, [pair], stages
-    return res, audited, stages
-
-
-def _grow_text(stages) -> str:
-    parts = []
-    for s in stages:
-        if not s["used"]:
-            parts.append(f"{s['n']:,} per input not drawn ({s['reason']})")
-        else:
-            what = "violation" if s["violation"] else "conclusive" if s["conclusive"] else "still inconclusive"
-            parts.append(f"{s['n']:,} per input: ε ≥ {s['epsilon_lower']:.3g}, {what}")
-    return (f"budget grown on the winning pair (alpha {ALPHA * GROW_SHARE:g} kept for it, {ALPHA * (1 - GROW_SHARE):g}"
-            " for the first audit): " + " → ".join(parts))
-
-
-def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
+def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None) -> dict:
     """Audit one subject; return its claim row.
 
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
     (:mod:`audit.engine.state_probe`) and the refusals seen while calibrating; then the outputs are sampled.
+    Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
+    a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
+    filled with the CPU seconds of each stage.
     """
+    cpu = CpuLaps(stage_cpu)
     n = subject.n_samples or SAMPLES[budget]
     plan = plan_subject(subject, draws=n)
+    cuts = list(plan.get("cuts", ()))
+    cpu.lap("plan (calibration, refusals)")
     mech, kind = plan["mechanism"], plan["kind"]
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
     extra = []
@@ -407,27 +355,35 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         probe = _state_probe(plan, subject)
         if probe.verdict == "violation":
             progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
+        cpu.lap("state probe")
     det = None
     if kind == "estimator" and subject.determinism != "off":
         det = _determinism_probe(plan, subject, budget)
     if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
+    cpu.lap("determinism")
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0) - (DETERMINISM_SHARE if det is not None else 0.0))
     grow_rows = []
-    started = time.perf_counter()
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
         try:
             if plan["candidates"] and subject.search and kind == "estimator":
                 scale = None
                 if subject.scale:
-                    budget_s = subject.scale_seconds or SCALE_SECONDS.get(budget, SCALE_SECONDS["quick"])
-                    grown = scale_pairs(mech, plan["bounds"], plan["classes"], subject.neighbours, budget_s=budget_s,
-                                        seed=seed, delta=subject.delta)
+                    cap_s = subject.scale_seconds or SCALE_SECONDS.get(budget, SCALE_SECONDS["quick"])
+                    grown = scale_pairs(mech, plan["bounds"], plan["classes"], subject.neighbours,
+                                        n_max=scale_records(subject, budget), seed=seed, delta=subject.delta,
+                                        max_seconds=cap_s)
                     best = grown.best()
-                    scale = (best, grown.samples_within(best, budget_s, n))
-                    extra.append(grown.summary() + f"; confirmed at {scale[1]:,} outputs per input")
+                    if grown.cut:
+                        cuts.append({"stage": "scale family", "cut": grown.cut})
+                    if best is not None:
+                        scale = (best, confirm_samples(best, SCALE_CONFIRM_RECORDS.get(
+                            budget, SCALE_CONFIRM_RECORDS["quick"]), n))
+                    extra.append(grown.summary() + (f"; confirmed at {scale[1]:,} outputs per input" if scale else
+                                                    "; no pair to confirm"))
+                    cpu.lap("scale family (choosing its pair)")
                 crash_ids = {id(p) for p in plan["crash_pairs"]}
                 also = (lambda p: id(p) not in crash_ids) if crash_ids and plan["exceptions"] != "off" else None
                 found = search_and_confirm(mech, plan["candidates"], claim, n_pilot=pilot_samples(n), n_samples=n,
@@ -445,15 +401,17 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
                 res = audit_pairs(mech, audited, claim, n_samples=n, alpha=alpha0, seed=seed)
                 tried = None
                 confirmed = _confirmed_rows(audited, res.results)
+            cpu.lap("search and confirmation" if tried is not None else "audit")
             if subject.grow and not res.violation and audited:
-                res, audited, grown = _grow(mech, res, audited, claim, subject, n, seed, budget,
-                                            time.perf_counter() - started)
+                res, audited, grown = _grow(mech, res, audited, claim, subject, n, seed, budget, kind)
                 if grown:
                     confirmed += [s["row"] for s in grown if s["used"]]
                     extra.append(_grow_text(grown))
                     # no times in the report: the same seed gives the same report.json (tests/test_determinism.py)
-                    grow_rows = [{k: v for k, v in s.items() if k not in ("row", "seconds", "seconds_estimated")}
-                                 for s in grown]
+                    grow_rows = [{k: v for k, v in s.items() if k != "row"} for s in grown]
+                    cuts += [{"stage": "growth", "cut": f"stage of {s['n']:,} outputs per input not drawn ("
+                                                        f"{s['reason']})"} for s in grown if s.get("cut")]
+                cpu.lap("growth")
         except ValueError as exc:
             raise CheckError(f"auditing {subject.name!r} ({subject.target}, a {kind}) failed: {exc}") from exc
     # announced when it joins the report, complete (its console line says what decided it)
@@ -483,6 +441,7 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
     if res.violation and subject.float_probe and row.get("decided_by", [None])[0] == "float probe" and audited:
         _float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
+        cpu.lap("float re-audit")
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
         row["detectable_loss"] = None if math.isinf(loss) else loss
@@ -505,6 +464,10 @@ def audit_subject(subject: Subject, budget: str, seed: int) -> dict:
         _state_verdict(row, extra, probe, subject)
     if det is not None:
         join_verdict(row, extra, det, subject.determinism)
+    if probe is not None and probe.cut:
+        cuts.append({"stage": "state probe", "cut": probe.cut})
+    if cuts:
+        coverage_cut(row, extra, cuts, subject)
     if tried is not None:
         row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
                               for d, lo, pt in tried]
@@ -521,11 +484,13 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
         what = subject.name if subject.name == subject.target else f"{subject.name}: {subject.target}"
         progress.step(f"claim {k + 1}/{len(subjects)} {what}, claimed ε {subject.epsilon:g} ({subject.neighbours})",
                       done=k, total=len(subjects), since=start)
+        stage_cpu = {}
         try:
-            row = audit_subject(subject, budget, seed + k)
+            row = audit_subject(subject, budget, seed + k, stage_cpu=stage_cpu)
         except SubjectExit as exc:  # the next subjects are still audited; check exits 2
             row = _subject_error_row(subject, exc)
         report.claims.append(row)
+        report.stage_cpu_s[row["id"]] = stage_cpu
     sizes = sorted({s.n_samples or SAMPLES[budget] for s in subjects})
     report.notes.append(f"{', '.join(f'{n:,}' for n in sizes)} outputs per input (20% pilot), alpha = {ALPHA} per claim "
                         "shared over its audited pairs and both directions: a claim that holds is flagged with "

@@ -37,7 +37,7 @@ def _state_verdict(row, extra, probe, subject) -> None:
                         + probe.evidence)
     elif verdict == "inconclusive" and row["verdict"] == "pass":
         row["power"] = "inconclusive"
-        row["state_inconclusive"] = probe.skipped or "the probe's walk was cut short"
+        row["state_inconclusive"] = probe.skipped or getattr(probe, "cut", "") or "the probe's walk was cut short"
         extra.insert(0, f"inconclusive: the state probe could not run ({row['state_inconclusive']}), so kept "
                         "random state was not ruled out")
         if subject.strict_power:

@@ -55,7 +55,7 @@ EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected", "exempt",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
-                "state", "determinism", "strict_power", "grow"}
+                "state", "determinism", "strict_power", "grow", "scale_records", "grow_max"}
 
 
 def _name(key: str) -> str:
@@ -180,7 +180,12 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         options = {"pairs": entry.get("pairs"), "n_samples": entry.get("n_samples"),
                    **{k: bool(entry.get(k, True)) for k in ("search", "float_probe", "scale", "grow")},
                    "strict_power": bool(entry.get("strict_power", False)),
+                   "scale_records": entry.get("scale_records"), "grow_max": entry.get("grow_max"),
                    "expected_stated": "expected" in entry, "exempt": entry.get("exempt")}
+        for key, least in (("scale_records", 1_000), ("grow_max", 2)):
+            value = entry.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise CheckError(f"{at(key)}: subject {name!r}: {key} must be an integer >= {least}, got {value!r}")
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
                            ("classes", parse_classes), ("release", parse_release),
                            ("exceptions", _exceptions), ("state", _state),

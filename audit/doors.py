@@ -277,7 +277,8 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
         The floating-point events (``--no-float-probe`` of ``check`` is ``False``).
     **options
         For an estimator, the other fields of :class:`audit.check.Subject` (``release``, ``search``,
-        ``scale``, ``scale_seconds``, ``state``, ``exceptions``, ``grow``, ``exempt``, ``data``), as the
+        ``scale``, ``scale_records``, ``scale_seconds``, ``state``, ``exceptions``, ``grow``, ``grow_max``,
+        ``exempt``, ``data``), as the
         command line's flags set them.
 
     Returns

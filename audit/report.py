@@ -94,6 +94,8 @@ class Report:
     #: "n_samples", "alpha", "detail"}
     comparisons: list[dict[str, Any]] = field(default_factory=list)
     elapsed_s: float = 0.0
+    #: CPU seconds of each stage, by claim id then stage (``check``): a measurement like ``elapsed_s``, not a result
+    stage_cpu_s: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`), when the target has one
     exact_by_size: list[dict[str, Any]] = field(default_factory=list)
     #: ``(name, draw)`` pairs; ``draw(path)`` saves one PNG figure
@@ -128,7 +130,8 @@ class Report:
             with_reading(row)
         return _jsonable({
             "target": self.target, "budget": self.budget, "seed": self.seed, "versions": self.versions,
-            "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok, "mismatches": self.mismatches(),
+            "elapsed_s": round(self.elapsed_s, 3), **({"stage_cpu_s": self.stage_cpu_s} if self.stage_cpu_s else {}),
+            "ok": self.ok, "mismatches": self.mismatches(),
             "claims": self.claims, **({"exact_by_size": self.exact_by_size} if self.exact_by_size else {}),
             "theorems": self.theorems, "mutants": self.mutants, "notes": self.notes,
             **({"comparisons": self.comparisons} if self.comparisons else {}),
@@ -399,7 +402,8 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         extra = [e for e in report.figures if e[0] not in built_in]
         drawn = run_parts([Part(name, partial(draw, report, tmp / "figures" / f"{name}.png"))
                            for name, draw, _ in BUILT_IN] +
-                          [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra])
+                          [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra],
+                          announce=False)
         for (name, _, caption), ok in zip(BUILT_IN, drawn):
             if ok:
                 figures.append(f"figures/{name}.png")

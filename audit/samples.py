@@ -12,14 +12,30 @@ __all__ = ["samples_table", "family_of", "table_text"]
 
 def _check_families() -> list[SampleFamily]:
     """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES`, the screening of the
-    candidate pairs at a thirtieth of it, and the growth of an inconclusive pass at 4 and 16 times it."""
-    from audit.check import GROW_FACTOR, GROW_STAGES, pilot_samples
+    candidate pairs at a thirtieth of it, the growth of an inconclusive pass at 4 and 16 times it up to its limit
+    (:data:`audit.check.GROW_MAX`), and the scale family's sizes and the confirmation of its pair at its
+    largest size (:data:`audit.check.SCALE_RECORDS`, :data:`audit.check.SCALE_CONFIRM_RECORDS`)."""
+    from audit.check import pilot_samples
+    from audit.check_budget import GROW_FACTOR, GROW_MAX, GROW_STAGES, SCALE_CONFIRM_RECORDS, SCALE_RECORDS
+    from audit.engine.scale import SCALE_PILOT
 
     fams = [SampleFamily("check: each confirmed pair (pilot included)", r".*", dict(SAMPLES)),
             SampleFamily("check: screening each candidate dataset of the neighbour search", r"(?!)",
                          {b: pilot_samples(n) for b, n in SAMPLES.items()})]
-    fams += [SampleFamily(f"check: growth stage {k} of an inconclusive pass (winning pair only)", r"(?!)",
-                          {b: n * GROW_FACTOR ** k for b, n in SAMPLES.items()}) for k in range(1, GROW_STAGES + 1)]
+    for kind in ("mechanism", "estimator"):
+        fams += [SampleFamily(f"check: growth stage {k} of an inconclusive pass ({kind}s, winning pair only)",
+                              r"(?!)", {b: n * GROW_FACTOR ** k if n * GROW_FACTOR ** k <= GROW_MAX[kind][b] else 0
+                                        for b, n in SAMPLES.items()}, zero="not drawn")
+                 for k in range(1, GROW_STAGES + 1)]
+    fams = [f for f in fams if any(f.sizes.values())] + \
+        [SampleFamily("check: growth of an estimator's inconclusive pass (only below the budget's outputs per input)",
+                      r"(?!)", {b: 0 for b in SAMPLES}, zero="not drawn")]
+    fams += [SampleFamily("check: the scale family, each size from 1,000 records to "
+                          + " / ".join(f"{SCALE_RECORDS[b]:,}" for b in SAMPLES) + " (estimators)", r"(?!)",
+                          {b: SCALE_PILOT for b in SAMPLES}),
+             SampleFamily("check: confirming the scale family's pair, at its largest size", r"(?!)",
+                          {b: min(n, max(200, SCALE_CONFIRM_RECORDS[b] // (SCALE_RECORDS[b] + 1)))
+                           for b, n in SAMPLES.items()})]
     return fams
 
 
@@ -57,6 +73,6 @@ def table_text(target: str | None = None) -> list[str]:
     """:func:`samples_table` as Markdown table lines (family, then outputs per input at each budget)."""
     lines = ["| family | " + " | ".join(BUDGETS) + " |", "|---" * (len(BUDGETS) + 1) + "|"]
     for fam in samples_table(target):
-        cells = [f"{fam.sizes[b]:,}" if fam.sizes[b] else "0 (exact)" for b in BUDGETS]
+        cells = [f"{fam.sizes[b]:,}" if fam.sizes[b] else fam.zero for b in BUDGETS]
         lines.append(f"| {fam.name} | " + " | ".join(cells) + " |")
     return lines

@@ -51,7 +51,7 @@ def test_a_quick_check_draws_the_tables_number(tmp_path):
 def test_the_table_text_and_bad_targets():
     text = "\n".join(table_text("privatree"))
     assert "| strict PrivaTree (batched path) | 10,000 | 60,000 | 1,000,000 |" in text
-    assert len(samples_table(None)) == 4
+    assert len(samples_table(None)) == 7
     with pytest.raises(ValueError, match="target must be one of"):
         samples_table("no-such-target")
     with pytest.raises(ValueError, match="no sample family"):

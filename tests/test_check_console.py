@@ -98,6 +98,8 @@ def test_every_flag_and_command_has_help_text():
      'name = "x"\n', ":8: subject name 'x' is used twice"),
     ('[[subject]]\ncallable = "a:b"\nepsilon = = 1\n', ":3: not valid TOML"),
     ('subject = [{ callable = "a:b", epsilon = 1, colour = 2 }]\n', ":1: unknown key 'colour'"),
+    ('[[subject]]\ncallable = "a:b"\nepsilon = 1\nscale_records = 500\n',
+     ":4: subject 'a:b': scale_records must be an integer >= 1000, got 500"),
 ])
 def test_claims_file_errors_give_the_real_line(tmp_path, capsys, body, message):
     claims = tmp_path / "bad.toml"
@@ -250,7 +252,7 @@ def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_te
     from audit.engine import progress
 
     argv = ["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", "--epsilon", "1",
-            "--n-samples", "2000", "--scale-seconds", "2", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
+            "--n-samples", "2000", "--scale-records", "2000", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
             "0,1", "--out", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out

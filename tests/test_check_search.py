@@ -171,7 +171,7 @@ def test_false_alarm_rate_with_the_scale_family_stays_below_alpha():
     alarms = 0
     for s in range(200):
         mech = ResidueGeometricCount(1.0)
-        grown = scale_pairs(mech, [(0, 1)], [0, 1], budget_s=0.5, hi=16_000, seed=s)
+        grown = scale_pairs(mech, [(0, 1)], [0, 1], n_max=16_000, seed=s)
         found = search_and_confirm(mech, pairs, Claim(1.0), n_pilot=200, n_samples=4000, alpha=0.05, seed=s,
                                    scale=(grown.best(), 4000))
         alarms += found.audit.violation or found.scale_audit.violation

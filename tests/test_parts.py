@@ -59,3 +59,25 @@ def test_every_worker_saves_its_estimates_in_the_one_checkpoint(tmp_path):
 def test_run_uses_every_available_core_by_default():
     assert _parser().parse_args(["run", "privatree"]).jobs is None  # resolved to the cores when dispatched
     assert available_cores() >= 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_part_is_announced_as_it_finishes_with_its_time_when_the_output_is_a_file(jobs):
+    """A run whose output goes to a file (CI) prints a line per finished part, with the elapsed time and the part's
+    own, whether it runs in one process or in workers; ``--quiet`` (no lines) prints none."""
+    import io
+    import re
+
+    from audit.engine import progress
+
+    for lines in (True, False):
+        out = io.StringIO()  # not a terminal
+        with progress.listening(progress.Console(lines=lines, bar=False, stream=out)), sampling.jobs(jobs):
+            assert list(run_parts(_parts())) == [_draws(k) for k in range(4)]
+        said = out.getvalue().splitlines()
+        if not lines:
+            assert said == []
+            continue
+        assert len(said) == 4 and all(re.fullmatch(r"\[ +\d+ s\]   part \d/4 done: p\d \(\d+\.\d s\)", s) for s in said)
+        assert sorted(re.search(r"done: (p\d)", s).group(1) for s in said) == ["p0", "p1", "p2", "p3"]
+        assert [re.search(r"part (\d)/4", s).group(1) for s in said] == ["1", "2", "3", "4"]

@@ -36,12 +36,13 @@ def samples_for(budget: str | None = None) -> int:
 class SampleFamily:
     """A family of report rows drawn alike: ``sizes[budget]`` outputs per input (the pilot included; 0 when
     nothing is drawn: an exact law or the ledger decides), for the rows of ``kind`` (claim or mutant) whose id
-    matches the regular expression ``rows`` in full."""
+    matches the regular expression ``rows`` in full; ``zero`` is what the table says where nothing is drawn."""
 
     name: str
     rows: str
     sizes: dict = field(hash=False)
     kind: str = "claim"
+    zero: str = "0 (exact)"
 
     def matches(self, kind: str, row_id: str) -> bool:
         return kind == self.kind and re.fullmatch(self.rows, row_id) is not None

@@ -5,13 +5,16 @@ own seeds. Under ``--jobs N`` (:func:`audit.engine.sampling.jobs`) with ``N > 1`
 forked worker processes, the costliest first, and their results are handed back in the order the parts are
 listed: the report is the one a single process writes, only sooner. Inside a worker the part runs with one
 sampling job and one BLAS thread (the cores are already shared out), and announces nothing: its rows are
-announced when they join the report in the parent (:mod:`audit.engine.progress`). Finished estimates still
+announced when they join the report in the parent (:mod:`audit.engine.progress`); each part is announced as it
+finishes, in the order the parts finish, with its time (:func:`audit.engine.progress.part`), so a run whose
+output goes to a file (CI) says what it has done while the listed order waits. Finished estimates still
 reach the run's checkpoint file (:mod:`audit.engine.checkpoint` merges what each process writes), so an
 interrupted run resumes as before.
 """
 from __future__ import annotations
 
 import multiprocessing
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -44,22 +47,34 @@ def single_thread():
 
 def _call(index: int):
     part = _PARTS[index]
+    start = time.perf_counter()
     with sampling.jobs(1), progress.silent():
-        return part.call()
+        result = part.call()
+    return time.perf_counter() - start, result
 
 
-def run_parts(parts: list[Part]):
+def _announce(parts, k: int, seconds: float, finished: int) -> None:
+    progress.part(f"part {finished}/{len(parts)} done: {parts[k].name} ({seconds:.1f} s)")
+
+
+def run_parts(parts: list[Part], announce: bool = True):
     """Yield ``part.call()`` for each part, in the listed order, as soon as it and the parts before it are done,
     over the sampling jobs in force.
 
     With one job, or a Dask scheduler drawing the samples, the parts run here one after another. Otherwise a
     fork pool of ``min(jobs, len(parts))`` workers computes them, the costliest first; a part's exception is
-    raised here, where its turn comes.
+    raised here, where its turn comes. With ``announce``, each part is announced to the listening console as it
+    finishes (:func:`audit.engine.progress.part`: a line with its time, printed whether or not the output is a
+    terminal; ``--quiet`` silences it).
     """
     n_jobs = sampling.current_jobs()
     if n_jobs == 1 or len(parts) < 2 or sampling.current_scheduler() is not None:
-        for p in parts:
-            yield p.call()
+        for k, p in enumerate(parts):
+            start = time.perf_counter()
+            result = p.call()
+            if announce:
+                _announce(parts, k, time.perf_counter() - start, k + 1)
+            yield result
         return
     global _PARTS
     _PARTS = list(parts)
@@ -69,7 +84,20 @@ def run_parts(parts: list[Part]):
                                                       initializer=sampling.worker_init) as pool:
             call = in_current_mode(_call)  # a forked worker starts in the process default: carry the caller's mode
             pending = {i: pool.apply_async(call, (i,)) for i in order}
+            told = set()
+
+            def tell():  # every part finished since the last look, in the order they finished (roughly)
+                for j in order:
+                    if j not in told and pending[j].ready() and pending[j].successful():
+                        told.add(j)
+                        if announce:
+                            _announce(parts, j, pending[j].get()[0], len(told))
+
             for i in range(len(parts)):
-                yield pending[i].get()
+                while not pending[i].ready():
+                    pending[i].wait(1.0)
+                    tell()
+                tell()
+                yield pending[i].get()[1]
     finally:
         _PARTS = None

@@ -3,7 +3,8 @@
 While a :class:`Console` is listening (``with progress.listening(console):``), every row a run finishes (a
 claim, mutant, theorem or comparison) is announced with :func:`finished`, from where it is made
 (:meth:`audit.engine.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.report.Report`. The
-console prints one flushed line per row with its verdict (whether or not the output is a terminal),
+console prints one flushed line per row with its verdict and one per finished part of a run (:func:`part`, with
+the elapsed time), whether or not the output is a terminal,
 keeps an overall bar with the time left on a terminal (tqdm), and ends with :meth:`Console.summary`:
 the verdict counts and where the report is. A row is announced once, however many times it is passed on.
 A console with ``steps`` (``check``, ``compare``) also prints the steps inside a row announced with
@@ -20,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["Console", "listening", "silent", "finished", "step", "row_line", "summary_lines", "summary_json",
+__all__ = ["Console", "listening", "silent", "finished", "step", "part", "row_line", "summary_lines", "summary_json",
            "expected_rows", "gate_status", "is_gate"]
 
 _LISTENER: contextvars.ContextVar["Console | None"] = contextvars.ContextVar("progress_listener", default=None)
@@ -35,6 +36,15 @@ def step(text: str, *, done: int | None = None, total: int | None = None, since:
     console = _LISTENER.get()
     if console is not None:
         console.step(text, done=done, total=total, since=since)
+
+
+def part(text: str) -> None:
+    """Announce a finished part of a run (:mod:`audit.engine.parts`) to the listening console: one line with the
+    elapsed time, printed whether or not the output is a terminal (``--quiet`` silences it), so a run whose output
+    goes to a file says what it has done while its rows wait for their turn."""
+    console = _LISTENER.get()
+    if console is not None:
+        console.part(text)
 
 
 def _terminal() -> bool:
@@ -236,6 +246,11 @@ class Console:
             per = (time.perf_counter() - since) / done
             left = f"; about {_duration(per * (total - done))} left"
         self.write(f"[{time.perf_counter() - self.start:5.0f} s]   {text}{left}")
+
+    def part(self, text: str) -> None:
+        """One line for a finished part of a run (with ``lines`` on, ``steps`` or not)."""
+        if self.lines:
+            self.write(f"[{time.perf_counter() - self.start:5.0f} s]   {text}")
 
     def write(self, line: str) -> None:
         if self._bar is not None or _terminal():  # above any progress bar on the terminal

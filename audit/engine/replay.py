@@ -435,7 +435,7 @@ class Replay:
         counts = (f"reproduces the published {part} in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D' (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
         if not self.reproduced and self.modes and self.n0 == 0:
-            return f"{self.path}: {self.origin} {self.kind}, replay calibrated but not measured (time limit)"
+            return f"{self.path}: {self.origin} {self.kind}, replay calibrated but not measured (safety cap)"
         if not self.reproduced and self.origin == "kept":
             return f"{self.path}: kept {self.kind}, " + (self.reason or f"replay did not reproduce: {counts}")
         if not self.reproduced:
@@ -445,14 +445,13 @@ class Replay:
         return f"{head}{how} {counts}"
 
     def to_json(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "origin": self.origin,
+        return {"path": self.path, "kind": self.kind, "origin": self.origin, "reason": self.reason,
                 "replay": [m.describe() for m in self.modes], "counts": [self.k0, self.n0, self.k1, self.n1],
-                "epsilon_lower": self.epsilon_lower, "alpha": self.alpha, "reproduced": self.reproduced,
-                "reason": self.reason}
+                "epsilon_lower": self.epsilon_lower, "alpha": self.alpha, "reproduced": self.reproduced}
 
 
 def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadline, rng):
-    """Count replays that reproduce freshly published models.
+    """Count replays that reproduce freshly published models; return whether the safety cap stopped the count.
 
     Parameters
     ----------
@@ -463,17 +462,17 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
     D : tuple
         ``(X, y)``, the data every replay is fitted on.
     deadline : float
-        ``time.perf_counter()`` value after which no new trial starts.
+        Safety cap (a ``time.perf_counter()`` value far past the expected end): no new trial starts after it.
     rng : numpy.random.Generator
-        Draws the secret seeds (below ``2**31``).
+        Draws the secret seeds (below ``2**31``); the trials are counts (:data:`LOOKS`), alike on any machine.
     """
-    if not plans:
-        return
-    each = alpha / (len(plans) * len(LOOKS))
-    active = list(plans)
+    if not plans:  # nothing to measure, nothing stopped
+        return False
+    each, active, stopped = alpha / (len(plans) * len(LOOKS)), list(plans), False
     for look in LOOKS:
         for _ in range(look - active[0][2].n0):
             if time.perf_counter() > deadline:
+                stopped = True
                 break
             for side in (0, 1):
                 lv = leaves(rebuilt(publish(side, int(rng.integers(2 ** 31)))))
@@ -497,8 +496,9 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
         # estimate is below half the claim (more trials would only sharpen a bound that stays below it)
         active = [p for p in active if p[2].epsilon_lower <= epsilon and p[2].k0 + p[2].k1 > 0
                   and point_estimate(p[2].k0, p[2].n0, p[2].k1, p[2].n1, delta=delta) >= epsilon / 2]
-        if not active or time.perf_counter() > deadline:
-            return
+        if not active or stopped:
+            return stopped
+    return False
 
 
 # --- kept generators: rewound by the consumption a fit with a known seed measured (audit.engine.state_codec) ------

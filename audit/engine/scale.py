@@ -21,8 +21,11 @@ Each pattern here is a family of datasets ``D(n)`` (ties at one point, a 0/1 fea
 
 All of this only chooses *which* pairs to confirm: no sample drawn here enters the
 confirmation, so a correct mechanism is still flagged with probability at most ``alpha``.
-The largest size is set from the estimator's measured fit time so that the family stays within
-the time it is given (``budget_s``).
+The work is fixed by counts, never by the clock: the largest size ``n_max`` (``audit check`` takes it
+from the budget, :data:`audit.check.SCALE_RECORDS`) and ``n_pilot`` outputs per size, so the sizes sampled
+and the pairs found depend on the seed alone, on a quiet machine and on a loaded one. A time cap
+(``max_seconds``) remains only as a safety net: when it stops the family, ``cut`` names the patterns and
+sizes left out, and ``audit check`` reads that part as inconclusive at best.
 """
 from __future__ import annotations
 
@@ -36,7 +39,10 @@ from audit.engine import progress, sampling
 from audit.engine.estimate import estimate_from_samples
 from audit.engine.neighbours import NeighbourPair
 
-__all__ = ["SCALE_PATTERNS", "pattern_data", "scale_pairs", "ScaleResult"]
+__all__ = ["SCALE_PATTERNS", "SCALE_PILOT", "pattern_data", "scale_pairs", "ScaleResult", "confirm_samples"]
+
+#: outputs drawn at each size the family samples (half choose the event, half count it)
+SCALE_PILOT = 40
 
 #: the patterns scaled up (tiny versions of each are among the search's families)
 SCALE_PATTERNS = ("ties at one point", "0/1 feature (40% at the high end)", "5-level feature",
@@ -71,9 +77,16 @@ def pattern_data(pattern: str, n: int, bounds, classes):
     return X, np.asarray(labels.tolist())
 
 
+def confirm_samples(pair, records: int, cap: int) -> int:
+    """Outputs per input for confirming a scale pair: ``records`` records fitted per input in all, divided by
+    the pair's larger size (at least 200, at most ``cap``). A count, so the same on any machine."""
+    n = max(len(pair.d0[1]), len(pair.d1[1]), 1)
+    return int(min(cap, max(200, int(records) // n)))
+
+
 @dataclass
 class ScaleResult:
-    """The pairs found, the sizes sampled and the time spent per pattern."""
+    """The pairs found, the sizes sampled and the time spent per pattern (times are for the console only)."""
 
     pairs: list = field(default_factory=list)
     #: pilot score (lower bound, point) of each pair's last bisection interval, in the order of ``pairs``
@@ -81,10 +94,10 @@ class ScaleResult:
     seconds: dict = field(default_factory=dict)
     sizes: dict = field(default_factory=dict)
     n_max: int = 0
-    #: measured seconds per output at the smallest size
-    per_output: float = 0.0
     lo: int = 1_000
     note: str = ""
+    #: what the safety cap left out (empty when the family ran in full)
+    cut: str = ""
 
     def best(self):
         """The pair whose last bisection interval scored highest (``None`` when there is none)."""
@@ -93,16 +106,11 @@ class ScaleResult:
         k = max(range(len(self.pairs)), key=lambda i: self.scores[i])
         return self.pairs[k]
 
-    def samples_within(self, pair, seconds: float, cap: int) -> int:
-        """Outputs per input that confirming ``pair`` can afford in ``seconds`` (at least 200, at most ``cap``)."""
-        n = len(pair.d1[1])
-        cost = 2 * self.per_output * max(n / self.lo, 1.0)
-        return int(min(cap, max(200, seconds / cost)))
-
     def summary(self) -> str:
+        """The family in words, without times (it enters the report: the same seed gives the same words)."""
         parts = [f"{p.description} (pilot epsilon >= {lo:.3g})" for p, (lo, _) in zip(self.pairs, self.scores)]
-        return (f"scale family: sizes {self.lo:,} to {self.n_max:,} records, {self.seconds.get('total', 0):.1f} s; "
-                + "; ".join(parts) + (f"; {self.note}" if self.note else ""))
+        return (f"scale family: sizes {self.lo:,} to {self.n_max:,} records; " + "; ".join(parts)
+                + (f"; {self.note}" if self.note else "") + (f"; CUT: {self.cut}" if self.cut else ""))
 
 
 def _pair(pattern, n, bounds, classes, relation):
@@ -120,10 +128,10 @@ def _score(a, b, delta):
     return float(r.epsilon_lower), float(r.epsilon_point)
 
 
-def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_pilot: int = 40,
-                budget_s: float = 120.0, lo: int = 1_000, hi: int = 10 ** 6, seed: int = 0,
-                delta: float = 0.0, patterns=SCALE_PATTERNS, n_max: int | None = None) -> ScaleResult:
-    """Candidate pairs at scale (module docstring), within about ``budget_s`` seconds.
+def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_pilot: int = SCALE_PILOT,
+                n_max: int = 16_000, lo: int = 1_000, hi: int = 10 ** 6, seed: int = 0, delta: float = 0.0,
+                patterns=SCALE_PATTERNS, max_seconds: float | None = None) -> ScaleResult:
+    """Candidate pairs at scale (module docstring): sizes ``lo`` to ``n_max``, ``n_pilot`` outputs each.
 
     Parameters
     ----------
@@ -132,46 +140,32 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
     relation : ``"add-remove"`` or ``"substitute"``
     n_pilot : int
         Outputs per size (half choose the event, half count it).
-    budget_s : float
-        Time allowed for the whole family; the largest size is chosen from the measured time of
-        one output at ``lo`` records (fits are taken to grow linearly with the records).
+    n_max : int
+        The largest size (``lo`` times a power of two, at most ``hi``). The sizes sampled, hence the pairs
+        found for a given ``seed``, depend on it and the seed only, never on the machine's speed.
     lo, hi : int
-        Smallest and largest size tried.
-    n_max : int, optional
-        The largest size, fixed (``lo`` times a power of two, at most ``hi``): the sizes sampled,
-        hence the pairs found for a given ``seed``, then no longer depend on the machine's speed,
-        and ``budget_s`` is not used. By default it is chosen from ``budget_s``.
+        Smallest size tried, and the largest ``n_max`` accepted.
+    max_seconds : float, optional
+        Safety cap (wall seconds), set far above the family's expected time: past it no new size is drawn,
+        the patterns finished so far keep their pairs, and ``cut`` of the result names what was left out.
     """
-    if n_max is not None:
-        ratio = int(n_max) // int(lo)
-        if n_max != lo * ratio or ratio < 1 or ratio & (ratio - 1) or n_max > hi:
-            raise ValueError(f"n_max must be lo ({lo:,}) times a power of two, at most hi ({hi:,}); got {n_max!r}")
-    out = ScaleResult()
+    ratio = int(n_max) // int(lo)
+    if n_max != lo * ratio or ratio < 1 or ratio & (ratio - 1) or n_max > hi:
+        raise ValueError(f"n_max must be lo ({lo:,}) times a power of two, at most hi ({hi:,}); got {n_max!r}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise ValueError(f"max_seconds must be a positive number of seconds, got {max_seconds!r}")
+    out = ScaleResult(n_max=int(n_max), lo=int(lo))
     ss = np.random.SeedSequence([int(seed), 0x5CA1E])
     start = time.perf_counter()
-    probe = pattern_data(patterns[0], lo, bounds, classes)
-    list(sampling.draw_many(mechanism, [(probe, 1, ss.spawn(1)[0])]))  # warm-up (imports, caches)
-    t0 = time.perf_counter()
-    list(sampling.draw_many(mechanism, [(probe, 4, ss.spawn(1)[0])]))
-    per_output = max((time.perf_counter() - t0) / 4, 1e-6)  # seconds per output at lo records
-    # one pattern samples the doubling sizes (about 2 n_max / lo outputs' worth of lo-sized fits) and
-    # bisects (about log2 n_max sizes at up to n_max records), n_pilot outputs each; fits are taken to
-    # grow linearly with the records
-    per_pattern = budget_s / max(len(patterns), 1)
-    fixed = n_max is not None
-    if not fixed:
-        n_max = lo
-        while n_max * 2 <= hi:
-            cost = (2 + math.log2(n_max * 2)) * n_pilot * per_output * (n_max * 2 / lo)
-            if cost > per_pattern:
-                break
-            n_max *= 2
-    out.n_max, out.per_output, out.lo = n_max, per_output, lo
-    if n_max == lo and not fixed:
-        out.note = f"one output at {lo:,} records takes {per_output:.3g} s: the budget allows no larger size"
+    ss.spawn(2)  # the two streams the timing probe once drew, skipped: a seed finds the pairs it found before
     streams = iter(ss.spawn(10_000))
 
+    class _Cap(Exception):
+        pass
+
     def draw(pattern, n):
+        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            raise _Cap
         data = pattern_data(pattern, n, bounds, classes)
         half = max(1, n_pilot // 2)
         pilot = next(sampling.gather(sampling.draw_many(mechanism, [(data, half, next(streams))]), sampling.collect))
@@ -179,28 +173,37 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                                      sampling.concat))
         return pilot, count
 
-    allowed = "size fixed" if fixed else f"{budget_s:.0f} s allowed"
-    progress.step(f"scale family: {len(patterns)} patterns at {lo:,} to {n_max:,} records ({per_output:.3g} s per "
-                  f"output at {lo:,}; {allowed})")
+    cap = "" if max_seconds is None else f"; safety cap {max_seconds:.0f} s"
+    progress.step(f"scale family: {len(patterns)} patterns at {lo:,} to {n_max:,} records, {n_pilot} outputs per "
+                  f"size{cap}")
     for k_pattern, pattern in enumerate(patterns):
         t = time.perf_counter()
         sizes = [lo]
         while sizes[-1] * 2 <= n_max:
             sizes.append(sizes[-1] * 2)
-        samples = {n: draw(pattern, n) for n in sizes}
-        if len(sizes) > 1:
-            scores = [_score(samples[a], samples[b], delta) for a, b in zip(sizes, sizes[1:])]
-            k = max(range(len(scores)), key=lambda i: scores[i])
-            a, b = sizes[k], sizes[k + 1]
-            score = scores[k]
-            while b - a > 1:
-                mid = (a + b) // 2
-                samples[mid] = draw(pattern, mid)
-                left, right = _score(samples[a], samples[mid], delta), _score(samples[mid], samples[b], delta)
-                (a, b), score = ((a, mid), left) if left >= right else ((mid, b), right)
-            n = a
-        else:
-            n, score = lo, (0.0, 0.0)
+        samples = {}
+        try:
+            for n in sizes:
+                samples[n] = draw(pattern, n)
+            if len(sizes) > 1:
+                scores = [_score(samples[a], samples[b], delta) for a, b in zip(sizes, sizes[1:])]
+                k = max(range(len(scores)), key=lambda i: scores[i])
+                a, b = sizes[k], sizes[k + 1]
+                score = scores[k]
+                while b - a > 1:
+                    mid = (a + b) // 2
+                    samples[mid] = draw(pattern, mid)
+                    left, right = _score(samples[a], samples[mid], delta), _score(samples[mid], samples[b], delta)
+                    (a, b), score = ((a, mid), left) if left >= right else ((mid, b), right)
+                n = a
+            else:
+                n, score = lo, (0.0, 0.0)
+        except _Cap:
+            left_out = [f"[{p}]" for p in patterns[k_pattern:]]
+            out.cut = (f"the scale family stopped at its {max_seconds:.0f} s safety cap in pattern {k_pattern + 1}/"
+                       f"{len(patterns)} after {len(samples)} sizes; not searched: {', '.join(left_out)}")
+            progress.step("SAFETY CAP: " + out.cut)
+            break
         out.pairs.append(_pair(pattern, n, bounds, classes, relation))
         out.scores.append(score)
         out.sizes[pattern] = sorted(samples)

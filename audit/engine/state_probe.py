@@ -124,7 +124,10 @@ class StateReport:
     replays : list of audit.engine.replay.Replay
         Every candidate integer and what its replay measured.
     remarks : list of str
-        Other facts (seed refused, model not picklable, candidate cap hit, time limit).
+        Other facts (seed refused, model not picklable, candidate cap hit).
+    cut : str
+        What the safety cap on time left out (the replay measurement stopped before its counts were done):
+        without a finding, the verdict is then ``"inconclusive"``.
     """
 
     findings: list = field(default_factory=list)
@@ -134,13 +137,14 @@ class StateReport:
     replays: list = field(default_factory=list)
     remarks: list = field(default_factory=list)
     elapsed_s: float = 0.0
+    cut: str = ""
 
     @property
     def verdict(self) -> str:
-        """``"violation"`` (findings), ``"inconclusive"`` (skipped or truncated) or ``"clean"``."""
+        """``"violation"`` (findings), ``"inconclusive"`` (skipped, truncated or cut) or ``"clean"``."""
         if self.findings:
             return "violation"
-        return "inconclusive" if self.skipped or self.truncated else "clean"
+        return "inconclusive" if self.skipped or self.truncated or self.cut else "clean"
 
     @property
     def clean(self) -> bool:
@@ -165,6 +169,8 @@ class StateReport:
             return "ε = ∞: " + self.findings[0].describe()
         if self.truncated:
             return "inconclusive: the walk of the fitted model hit its node limit before it ended"
+        if self.cut:
+            return f"inconclusive: {self.cut}"
         tried = f"; {len(self.replays)} changing integer(s) replayed without reproducing the model" \
             if self.replays else ""
         return "no random generator, generator state or seed kept by the fitted model or its pickle" + tried
@@ -179,6 +185,8 @@ class StateReport:
             return "state kept after fit: " + "; ".join(f.describe() for f in self.findings) + measured + extra
         if self.truncated:
             return "state probe inconclusive: the walk hit its node limit" + extra
+        if self.cut:
+            return f"state probe inconclusive: {self.cut}" + extra
         note = "; note: " + self.notes[0].describe() if self.notes else ""
         return "state probe: no random generator or seed kept by the fitted model or its pickle" + note + extra
 
@@ -192,7 +200,7 @@ class StateReport:
                 "epsilon_lower": None if math.isinf(eps) else eps, "epsilon_lower_unbounded": math.isinf(eps),
                 "evidence": self.evidence, "findings": [row(f) for f in self.findings],
                 "notes": [row(f) for f in self.notes], "replays": [r.to_json() for r in self.replays],
-                "remarks": list(self.remarks)}
+                "remarks": list(self.remarks), **({"cut": self.cut} if self.cut else {})}
 
 
 def find_state_walk(obj, seed: int | None, root: str = "model", where: str = "fitted object",
@@ -230,7 +238,7 @@ def _fit(make_estimator, D, seed):
 
 
 def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, delta: float = 0.0,
-                    alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 10.0) -> StateReport:
+                    alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 120.0) -> StateReport:
     """Fit ``make_estimator()`` with a distinctive seed and report the random state it keeps.
 
     Parameters
@@ -247,7 +255,9 @@ def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, de
     seed : int
         The probe seed (below ``2**31``); other seeds, then none, when the estimator refuses it.
     max_seconds : float
-        No new replay trial starts after this much time.
+        Safety cap (wall seconds, about ten times the probe's expected time): no new replay trial starts after
+        it, and ``cut`` of the report says so (the probe is then inconclusive unless it found kept state). The
+        replay's trials are counts (:data:`audit.engine.replay.LOOKS`), not a time budget.
 
     Returns
     -------
@@ -258,12 +268,12 @@ def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, de
     report = StateReport()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, start + max_seconds)
+        _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, (start + max_seconds, max_seconds))
     report.elapsed_s = time.perf_counter() - start
     return report
 
 
-def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, deadline):
+def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
     try:
         takes_seed = _takes_seed(make_estimator())
     except Exception as exc:  # noqa: BLE001
@@ -293,10 +303,10 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, deadline
         items, report.truncated = items + more, report.truncated or cut
     for f in items:
         (report.notes if f.parameter and f.kind == "seed" else report.findings).append(f)
-    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline)
+    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap)
 
 
-def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, deadline):
+def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap):
     """Fit twice more on D (another seed, the same seed), replay the integers that change, measure."""
     seeded = s1 is not None
     s2 = next(s for s in (*OTHER_SEEDS, PROBE_SEED) if s != s1) if seeded else None
@@ -347,10 +357,11 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
     def publish(side, secret):
         return _fit(make_estimator, (D0, D1)[side], secret if seeded else None)
 
-    rp.measure(plans, publish, make_estimator, D0, epsilon=epsilon, delta=delta, alpha=alpha, deadline=deadline,
-               rng=np.random.default_rng(seed))
-    if plans and time.perf_counter() > deadline:
-        report.remarks.append("the replay measurement stopped at its time limit")
+    stopped = rp.measure(plans, publish, make_estimator, D0, epsilon=epsilon, delta=delta, alpha=alpha,
+                         deadline=cap[0], rng=np.random.default_rng(seed))
+    if stopped:
+        report.cut = (f"the replay measurement stopped at its {cap[1]:.0f} s safety cap after "
+                      f"{max(rec.n0 for _, _, rec in plans)} of {rp.LOOKS[-1]} trials per side")
     known = {f.path for f in report.findings}  # a kept generator stays a generator finding (epsilon infinite)
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
