@@ -13,7 +13,7 @@ __all__ = ["samples_table", "family_of", "table_text"]
 def _check_families() -> list[SampleFamily]:
     """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES`, the screening of the
     candidate pairs at a thirtieth of it, and the growth of an inconclusive pass at 4 and 16 times it."""
-    from audit.check import GROW_FACTOR, GROW_STAGES, pilot_samples
+    from audit.gate.run import GROW_FACTOR, GROW_STAGES, pilot_samples
 
     fams = [SampleFamily("check: each confirmed pair (pilot included)", r".*", dict(SAMPLES)),
             SampleFamily("check: screening each candidate dataset of the neighbour search", r"(?!)",

@@ -43,19 +43,24 @@ from audit.engine import checkpoint, progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import coordinates, float_probe
-from audit.check_inputs import (BUILTIN_ROWS, CheckError, _user_pairs, load_dataset, mechanism_pairs, params_text,
+from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
-from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals, _crash_text, _exception_verdict,
-                                  _exempt_text, _raises, evidence_of, exceptions_mode, exempt_list)
-from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
+from audit.gate.inputs import user_pairs as _user_pairs
+from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, evidence_of, exceptions_mode, exempt_list)
+from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_text as _crash_text,
+                                  exception_verdict as _exception_verdict, exempt_text as _exempt_text,
+                                  raises as _raises)
+from audit.gate.verdict import ALPHA
+from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
+                                subject_error_row as _subject_error_row)
 from audit.engine.neighbours import add_remove_pairs, substitute_pairs
-from audit.engine.outcome import SubjectExit
+from audit.gate.outcome import SubjectExit
 from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
-from audit.engine.release import EstimatorRelease
+from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
-from audit.engine.scale import scale_pairs
-from audit.engine.search import candidate_pairs, data_key, search_and_confirm
-from audit.engine.state_probe import probe_estimator
+from audit.gate.scale import scale_pairs
+from audit.gate.search import candidate_pairs, data_key, search_and_confirm
+from audit.gate.state.probe import probe_estimator
 from audit.gate.determinism import MAX_FITS, join_verdict, probe_determinism
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
