@@ -13,7 +13,8 @@ import re
 import time
 from pathlib import Path
 
-from audit import checkpoint, extras
+from audit import extras
+from audit.engine import checkpoint
 from reference.validation import shown
 
 __all__ = ["command", "report_name"]
@@ -40,7 +41,7 @@ def _json_object(text: str, option: str) -> dict:
 
 
 def _params(text) -> dict:
-    from audit.check import parse_params
+    from audit.gate.run import parse_params
 
     return parse_params(text)
 
@@ -64,7 +65,7 @@ def _list_references() -> int:
 
 def _compare_setup(args):
     """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
-    from audit.check import resolve
+    from audit.gate.run import resolve
     from audit.engine.compare import map_parameters
     from audit.learner_references import learner_reference, resolve_reference
     from audit.oracle.cases import REFERENCES
@@ -112,7 +113,7 @@ def _learner_params(ref, given):
 
 def _self_setup(args, given, param_map):
     """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
-    from audit.check import resolve
+    from audit.gate.run import resolve
     from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import N_LEARNER
 
@@ -140,7 +141,7 @@ def _self_setup(args, given, param_map):
 
 def _compare_noise_off(args, _error) -> int:
     """``--noise off``: exit 0 when every generated dataset gives equal releases, 1 with the shrunk dataset."""
-    from audit.check import CheckError, resolve
+    from audit.gate.run import CheckError, resolve
     from audit.engine.compare_noise_off import NoiseOffMismatch, check_noise_off
     from audit.learner_references import learner_reference, rename_parameters
 
@@ -170,7 +171,7 @@ def _compare_noise_off(args, _error) -> int:
 
 def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
-    from audit.check import CheckError, params_text
+    from audit.gate.run import CheckError, params_text
     from audit.engine.compare import compare_distributions
     from audit.oracle.claims import ALPHA
 
@@ -203,7 +204,7 @@ def command(args, _error, _finish) -> int:
 
 def _compare_exact(args, alpha, _error, _finish) -> int:
     """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.exact_oracle`)."""
-    from audit.check import CheckError, params_text, resolve
+    from audit.gate.run import CheckError, params_text, resolve
     from audit.engine.exact_oracle import compare_exact
     from audit.learner_references import rename_parameters, fitted_mechanism
     from audit.oracle.claims import N_LEARNER
