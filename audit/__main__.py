@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 
 import reference
-from audit import checkpoint, extras, progress, sampling
+from audit import extras
+from audit.engine import checkpoint, progress, sampling
 from audit.engine.budget import BUDGETS
 from audit.engine.parts import single_thread
 from audit.report import write_report
@@ -46,7 +47,8 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
                         "(extra 'distributed'; same seed, same report)")
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser (every subcommand and option; the docs' command line page is generated from it)."""
     p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
@@ -297,7 +299,7 @@ def _budget_given(argv) -> bool:
 
 
 def _check(args) -> int:
-    from audit.check import CheckError, Subject, check_report
+    from audit.gate.run import CheckError, Subject, check_report
     from audit.claims_file import load_claims
 
     try:
@@ -313,7 +315,7 @@ def _check(args) -> int:
                 return _error("check needs MODULE:CALLABLE or --claims FILE")
             if args.epsilon is None:
                 return _error("check MODULE:CALLABLE needs --epsilon")
-            from audit.check import parse_params
+            from audit.gate.run import parse_params
             from audit.engine.estimate import Claim
 
             params = parse_params(args.params)
@@ -341,7 +343,7 @@ def _check(args) -> int:
 
 def _check_options(args) -> dict:
     """The ``check`` flags as :class:`audit.check.Subject` fields (``ValueError`` naming the flag)."""
-    from audit.check import parse_bounds, parse_classes, parse_release
+    from audit.gate.run import parse_bounds, parse_classes, parse_release
 
     if args.n_samples is not None and args.n_samples < 2:
         raise ValueError(f"--n-samples must be an integer >= 2, got {args.n_samples}")
@@ -434,7 +436,7 @@ def _interrupted(argv) -> int:
 
 def main(argv=None) -> int:
     global _ARGS
-    parser = _parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

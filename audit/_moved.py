@@ -1,4 +1,4 @@
-"""Import paths of the auditor's modules that moved (issue 20's layout): the old path is the new module itself.
+"""Import paths of the auditor's modules that moved (issue 20's layout, then the gate's package): the old path is the new module itself.
 
 The engine went to :mod:`audit.engine`; each target's claims, theorems, mutants,
 reproduction and oracle cases went to its own package (``audit.privatree``, ...).
@@ -13,7 +13,7 @@ MOVED = {
     "audit.theorems": None,
     "audit.estimate": "audit.engine.estimate",
     "audit.events": "audit.engine.events",
-    "audit.search": "audit.engine.search",
+    "audit.search": "audit.gate.search",
     "audit.neighbours": "audit.engine.neighbours",
     "audit.sampling": "audit.engine.sampling",
     "audit.bounds": "audit.engine.bounds",
@@ -22,7 +22,7 @@ MOVED = {
     "audit.compare_noise_off": "audit.engine.compare_noise_off",
     "audit.power": "audit.engine.power",
     "audit.tightness": "audit.engine.tightness",
-    "audit.release": "audit.engine.release",
+    "audit.release": "audit.gate.outputs",
     "audit.learner": "audit.engine.learner",
     "audit.checkpoint": "audit.engine.checkpoint",
     "audit.progress": "audit.engine.progress",
@@ -49,4 +49,19 @@ MOVED = {
     "audit.reproduce.random_trees": "audit.random_trees.reproduce",
     "audit.oracle_cases": "audit.oracle.cases",
     "audit.oracle_learner_cases": "audit.oracle.learner_cases",
+    # the gate as one package (issue 43 item 6): its inputs, plan, verdicts and evidence kinds in audit/gate
+    "audit.check": "audit.gate.run",
+    "audit.check_budget": "audit.gate.budget",
+    "audit.check_inputs": "audit.gate.inputs",
+    "audit.check_refusals": "audit.gate.refusals",
+    "audit.check_verdicts": "audit.gate.verdict",
+    "audit.engine.state_probe": "audit.gate.state.probe",
+    "audit.engine.state_walk": "audit.gate.state.walk",
+    "audit.engine.model_state": "audit.gate.state.model",
+    "audit.engine.replay": "audit.gate.state.replay",
+    "audit.engine.state_codec": "audit.gate.state.codec",
+    "audit.engine.outcome": "audit.gate.outcome",
+    "audit.engine.release": "audit.gate.outputs",
+    "audit.engine.scale": "audit.gate.scale",
+    "audit.engine.search": "audit.gate.search",
 }

@@ -7,14 +7,14 @@
 
     [[subject]]
     name = "my-laplace"                      # unique; names the report row
-    callable = "mypkg.noise:make_laplace"    # MODULE:CALLABLE (see audit.check)
+    callable = "mypkg.noise:make_laplace"    # MODULE:CALLABLE (see audit.gate.run)
     params = { epsilon = 1.0 }               # optional: constructor or factory arguments (a table, or a string:
                                              # a Python literal dict, "{'bounds': ((0, 0), (1, 1))}", or
                                              # "MODULE:FUNCTION" returning the dict)
     epsilon = 1.0                            # the claim (required)
     delta = 0.0                              # optional
     neighbours = "add-remove"                # optional: add-remove | substitute
-    data = "scalar"                          # optional: see audit.check
+    data = "scalar"                          # optional: see audit.gate.run
     note = "why this claim is made"          # optional: shown beside the verdict
     expected = "violation"                   # optional: pass (default) | violation
     pairs = "mypkg.tests:tiny_pairs"         # optional: MODULE:FUNCTION returning extra pairs
@@ -47,7 +47,7 @@ import tomllib
 from pathlib import Path
 
 from audit.engine.budget import BUDGETS
-from audit.check import CheckError, Subject, parse_bounds, parse_classes, parse_params, parse_release
+from audit.gate.run import CheckError, Subject, parse_bounds, parse_classes, parse_params, parse_release
 
 __all__ = ["load_claims"]
 

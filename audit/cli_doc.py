@@ -1,4 +1,4 @@
-"""The command line's reference page, generated from the parser itself (:func:`audit.__main__._parser`).
+"""The command line's reference page, generated from the parser itself (:func:`audit.__main__.build_parser`).
 
 The documentation site's page ``api/cli.md`` is this text: ``docs_hooks.py`` puts it in place at build time, so
 every subcommand and option ``python -m audit COMMAND --help`` prints is on the page, with its help, and the
@@ -57,9 +57,9 @@ def _section(prog: str, parser: argparse.ArgumentParser, level: int, help_text: 
 
 def cli_markdown() -> str:
     """The command line reference as one Markdown page (module docstring)."""
-    from audit.__main__ import _parser
+    from audit.__main__ import build_parser
 
-    parser = _parser()
+    parser = build_parser()
     lines = ["# Command line", "", INTRO, ""]
     lines += ["```", " ".join(parser.format_usage().split()).removeprefix("usage: "), "```", ""]
     lines += [_option(parser, a) for a in parser._actions

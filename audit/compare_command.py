@@ -13,7 +13,8 @@ import re
 import time
 from pathlib import Path
 
-from audit import checkpoint, extras
+from audit import extras
+from audit.engine import checkpoint
 from reference.validation import shown
 
 __all__ = ["command", "report_name"]
@@ -61,7 +62,7 @@ def _json_object(text: str, option: str) -> dict:
 
 
 def _params(text) -> dict:
-    from audit.check import parse_params
+    from audit.gate.run import parse_params
 
     return parse_params(text)
 
@@ -92,7 +93,7 @@ def _list_references(given=None) -> int:
 
 def _compare_setup(args):
     """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
-    from audit.check import resolve
+    from audit.gate.run import resolve
     from audit.engine.compare import map_parameters
     from audit.learner_references import learner_reference, resolve_reference
     from audit.oracle.cases import REFERENCES
@@ -148,7 +149,7 @@ def _user_inputs(spec: str) -> list:
         y = table[:, -1]
         y = y.astype(np.int64) if np.all(y == np.round(y)) else y
         return [(f"{path.name}", (table[:, :-1], y))]
-    from audit.check import resolve
+    from audit.gate.run import resolve
 
     got = resolve(spec)
     got = got() if callable(got) else got
@@ -182,13 +183,13 @@ def generated_inputs(ref, params, n: int, seed: int) -> list:
     public classes), the same for the same ``seed``."""
     from hypothesis import HealthCheck, given, seed as hyp_seed, settings
 
-    from audit.engine.compare_noise_off import _datasets
+    from audit.engine.compare_noise_off import dataset_strategy
 
     got = []
 
     @hyp_seed(seed)
     @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(_datasets(ref, params))
+    @given(dataset_strategy(ref, params))
     def collect(data):
         if len(got) < n:
             got.append(data)
@@ -214,7 +215,7 @@ def _learner_params(ref, given):
 
 def _self_setup(args, given, param_map):
     """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
-    from audit.check import resolve
+    from audit.gate.run import resolve
     from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import N_LEARNER
 
@@ -244,7 +245,7 @@ def _compare_noise_off(args, _error) -> int:
     """``--noise off``: exit 0 when every generated dataset's candidate release lies in the reference's tie set
     and the tie splits pass their two-sample test, 1 with the shrunk dataset or the failing test, 2 on a usage
     error (a candidate without ``release()``, a reference that raises)."""
-    from audit.check import CheckError, resolve
+    from audit.gate.run import CheckError, resolve
     from audit.engine.compare_noise_off import NoiseOffMismatch, ReferenceRaised, check_noise_off
     from audit.learner_references import fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import ALPHA
@@ -293,7 +294,7 @@ def _compare_noise_off(args, _error) -> int:
 
 def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
-    from audit.check import CheckError, params_text
+    from audit.gate.run import CheckError, params_text
     from audit.engine.compare import CandidateRaised, compare_distributions
     from audit.oracle.claims import ALPHA
 
@@ -333,7 +334,7 @@ def command(args, _error, _finish) -> int:
 
 def _compare_exact(args, alpha, _error, _finish) -> int:
     """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.exact_oracle`)."""
-    from audit.check import CheckError, params_text, resolve
+    from audit.gate.run import CheckError, params_text, resolve
     from audit.engine.exact_oracle import compare_exact
     from audit.learner_references import rename_parameters, fitted_mechanism
     from audit.oracle.claims import N_LEARNER

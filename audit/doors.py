@@ -1,7 +1,7 @@
 """One engine behind every door: :func:`audit.assert_private` audits what ``python -m audit check`` audits.
 
 An estimator wrapped by :func:`audit.learner_mechanism` is handed to the gate's own engine
-(:func:`audit.check.audit_subject`) with the claim, exactly as ``check`` and ``check --claims`` audit a class
+(:func:`audit.gate.run.audit_subject`) with the claim, exactly as ``check`` and ``check --claims`` audit a class
 named on the command line: everything the fitted model publishes (``release()``, the predictions on a grid
 over the public domain, the numbers its pickle carries), the neighbour search, the scale family, the
 floating-point, exception, kept-state and determinism probes, the growth of an inconclusive pass and the power statement,
@@ -31,7 +31,7 @@ class EstimatorFactory:
     ``EstimatorFactory(make)(**params)`` is ``make(**params)``, with ``make``'s signature (so the gate passes
     ``random_state`` through it when ``make`` takes one) and a readable name in the report."""
 
-    #: what tells :func:`audit.check.plan_subject` that this callable makes estimators without parameters
+    #: what tells :func:`audit.gate.run.plan_subject` that this callable makes estimators without parameters
     makes_estimators = True
 
     def __init__(self, make):
@@ -146,7 +146,7 @@ def _domain_from_pairs(pairs, bounds, classes):
 
 
 def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes, strict_power, options):
-    from audit.check import Subject, audit_subject
+    from audit.gate.run import Subject, audit_subject
     from audit.engine.budget import current_budget
 
     pairs = list(pairs)
@@ -202,7 +202,7 @@ def gate_assert(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n
                 alpha: float = 0.05, seed: int = 0, neighbouring: str = "add-remove", bounds=None, classes=None,
                 strict_power: bool = False, float_probe: bool = True, **options) -> GateResult:
     """The body of :func:`audit.assert_private` (documented there)."""
-    from audit.check_verdicts import ALPHA
+    from audit.gate.verdict import ALPHA
     from audit.engine.budget import samples_for
     from audit.engine.estimate import Claim
     from audit.engine.learner import LearnerMechanism
@@ -214,7 +214,7 @@ def gate_assert(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n
     if isinstance(mechanism, LearnerMechanism):
         if alpha != ALPHA:
             raise ValueError(f"alpha: an estimator is audited by the gate at its false-alarm rate {ALPHA} "
-                             f"(audit.check_verdicts.ALPHA), as `python -m audit check` does; got {alpha!r}")
+                             f"(audit.gate.verdict.ALPHA), as `python -m audit check` does; got {alpha!r}")
         result = _estimator_door(mechanism, pairs, claim, n_samples=n, seed=seed, bounds=bounds, classes=classes,
                                  strict_power=strict_power, options={"float_probe": float_probe, **options})
     else:
@@ -276,7 +276,7 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
     float_probe : bool, default True
         The floating-point events (``--no-float-probe`` of ``check`` is ``False``).
     **options
-        For an estimator, the other fields of :class:`audit.check.Subject` (``release``, ``search``,
+        For an estimator, the other fields of :class:`audit.gate.run.Subject` (``release``, ``search``,
         ``scale``, ``scale_records``, ``scale_seconds``, ``state``, ``exceptions``, ``grow``, ``grow_max``,
         ``exempt``, ``data``), as the
         command line's flags set them.

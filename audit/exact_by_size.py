@@ -149,7 +149,7 @@ def entries(target: str) -> list[dict]:
 
 def jsonable(rows: list[dict]) -> list:
     """The entries as ``report.json`` stores them (an infinite loss is the string ``"inf"``)."""
-    from audit.report import _jsonable
+    from audit.engine.render import json_ready as _jsonable
 
     return _jsonable(rows)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit.findings import REPORTS
+from audit.engine.destination import REPORTS
 
 __all__ = ["EXACT_TARGETS", "exact_eps_rows", "exact_eps_table"]
 

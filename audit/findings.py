@@ -20,12 +20,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.engine.destination import REPORTS
+
 __all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table", "update_pages"]
 
 #: the false-alarm rate of the committed reports' rows (a row with another says so in its cell)
 ALPHA = 0.01
-#: the committed reports, beside the package in a source checkout
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import numpy as np
 from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
 from audit.engine.parts import Part, run_parts
 from audit.engine.progress import decided_by, finished, gate_status, is_gate, measured
+from audit.engine.render import json_ready as _jsonable
 from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
 
@@ -302,21 +303,6 @@ def _folded(title: str, items) -> list[str]:
         return []
     return ["", f"<details><summary>{title} ({len(items)})</summary>", ""] + \
         [f"- `{i}`: {text}" for i, text in items] + ["", "</details>"]
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return f if math.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
-    return obj
 
 
 def _num(x) -> str:

@@ -13,11 +13,11 @@ __all__ = ["samples_table", "family_of", "table_text"]
 def _check_families() -> list[SampleFamily]:
     """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES`, the screening of the
     candidate pairs at a thirtieth of it, the growth of an inconclusive pass at 4 and 16 times it up to its limit
-    (:data:`audit.check.GROW_MAX`), and the scale family's sizes and the confirmation of its pair at its
-    largest size (:data:`audit.check.SCALE_RECORDS`, :data:`audit.check.SCALE_CONFIRM_RECORDS`)."""
-    from audit.check import pilot_samples
-    from audit.check_budget import GROW_FACTOR, GROW_MAX, GROW_STAGES, SCALE_CONFIRM_RECORDS, SCALE_RECORDS
-    from audit.engine.scale import SCALE_PILOT
+    (:data:`audit.gate.budget.GROW_MAX`), and the scale family's sizes and the confirmation of its pair at its
+    largest size (:data:`audit.gate.budget.SCALE_RECORDS`, :data:`audit.gate.budget.SCALE_CONFIRM_RECORDS`)."""
+    from audit.gate.run import pilot_samples
+    from audit.gate.budget import GROW_FACTOR, GROW_MAX, GROW_STAGES, SCALE_CONFIRM_RECORDS, SCALE_RECORDS
+    from audit.gate.scale import SCALE_PILOT
 
     fams = [SampleFamily("check: each confirmed pair (pilot included)", r".*", dict(SAMPLES)),
             SampleFamily("check: screening each candidate dataset of the neighbour search", r"(?!)",

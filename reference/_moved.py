@@ -63,4 +63,6 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def install(table: dict) -> None:
     """Make every old path of ``table`` importable (once per table)."""
     if not any(isinstance(f, _Alias) and f.table is table for f in sys.meta_path):
-        sys.meta_path.append(_Alias(table))
+        # first in line: an old path is the moved module even where another finder (an editable install of
+        # another checkout, a stale file) would find a module under that name
+        sys.meta_path.insert(0, _Alias(table))

@@ -13,13 +13,39 @@ A subclass inherits the method, so a declaring learner must return ``None``
 for a subclass that changes a step of the algorithm (an audit mutant, a
 user's variant): the fast path then never stands in for code it does not run.
 :func:`overrides_nothing` is the conservative test for that.
+
+A learner finds its batched sampler through :func:`registered`, never by importing the module that holds it:
+that module imports the learner (its default estimator, its budget rules), so the import runs one way only,
+sampler -> learner. The sampler's module registers it (:func:`register`) when it is imported, and the
+learner's package imports that module, so the sampler is registered before any learner of the package exists.
 """
 from __future__ import annotations
 
-__all__ = ["SAMPLER", "batched_sampler", "overrides_nothing"]
+__all__ = ["SAMPLER", "BATCHES", "batched_sampler", "overrides_nothing", "register", "registered"]
 
 #: the name of the protocol's method
 SAMPLER = "batched_release_sampler"
+
+#: learner class -> the batched sampler of its releases (filled by :func:`register`)
+BATCHES: dict[type, type] = {}
+
+
+def register(*learners: type):
+    """Class decorator: the decorated batched sampler serves each of ``learners`` (see :func:`registered`)."""
+    def decorate(sampler: type) -> type:
+        for learner in learners:
+            BATCHES[learner] = sampler
+        return sampler
+    return decorate
+
+
+def registered(learner: type) -> type:
+    """The batched sampler registered for the class ``learner`` (a ``LookupError`` naming it when none is)."""
+    try:
+        return BATCHES[learner]
+    except KeyError:
+        raise LookupError(f"no batched sampler is registered for {getattr(learner, '__name__', learner)!r}: "
+                          "its package registers one when it is imported") from None
 
 
 def overrides_nothing(cls: type, base: type) -> bool:

@@ -65,10 +65,10 @@ def _parsers(parser, path="python -m audit"):
 def test_every_flag_and_command_has_help_text():
     import argparse
 
-    from audit.__main__ import _parser
+    from audit.__main__ import build_parser
 
     missing = []
-    for path, parser in _parsers(_parser()):
+    for path, parser in _parsers(build_parser()):
         for action in parser._actions:
             if isinstance(action, argparse._HelpAction):
                 continue
@@ -79,7 +79,7 @@ def test_every_flag_and_command_has_help_text():
                     if not (choice.help or "").strip():
                         missing.append(f"{path} {choice.dest}")
     assert not missing, f"flags or commands without help text: {missing}"
-    assert len(list(_parsers(_parser()))) >= 9  # the walk reached every subcommand
+    assert len(list(_parsers(build_parser()))) >= 9  # the walk reached every subcommand
 
 
 @pytest.mark.parametrize("body,message", [

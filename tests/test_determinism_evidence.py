@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from audit.__main__ import main
-from audit.engine.release import probe_grid
-from audit.engine.search import candidate_pairs
+from audit.gate.outputs import probe_grid
+from audit.gate.search import candidate_pairs
 from audit.gate.determinism import probe_determinism
 from audit.gate.observe import canonical, observe_fit
 from subjects import shipped_leaks as S
@@ -159,13 +159,13 @@ def test_the_float_probe_is_credited_only_where_supports_overlap_in_exact_arithm
     """A row a float-pattern event decided is audited again in real arithmetic (seed fixed, alpha 0.05): shares
     k/3 against k/4 are told apart there too (outputs first), float Laplace noise is not (float probe, with the
     lattice mechanisms as its remedy). A wrong reading of the Laplace case has probability at most 0.05."""
-    from audit.check import _float_or_outputs
+    from audit.gate.run import float_or_outputs
     from audit.engine.estimate import Claim
-    from audit.check_inputs import mechanism_pairs
+    from audit.gate.inputs import mechanism_pairs
 
     row, extra = {"decided_by": ["float probe"]}, ["violation through the floating-point probe on x"]
     pair = mechanism_pairs("scalar")[0]
-    _float_or_outputs(row, extra, mechanism, pair, Claim(1.0), 8000, 0, None)
+    float_or_outputs(row, extra, mechanism, pair, Claim(1.0), 8000, 0, None)
     assert row["decided_by"] == first
     text = "; ".join(extra)
     assert ("violation through the outputs" in text) == (first[0] == "outputs")

@@ -18,7 +18,7 @@ from law_fit import depth_one_counts, pooled_pvalue
 
 from audit.certify import certify_domain
 from audit.diprime.certificate import TripleLeafBudget, domains
-from audit.diprime.exact_law import _grid, _setup, leaf_atoms, node_factor, pair_loss
+from audit.diprime.exact_law import flip_grid, forest_setup, leaf_atoms, node_factor, pair_loss
 from reference.diprime import DiPriMeForestClassifier
 
 PARAMS = dict(n_estimators=1, max_depth=1, max_features=1, epsilon=4.0, variant="flip", bounds=[(0.0, 1.0)],
@@ -29,9 +29,9 @@ Y = np.array([0, 0, 1, 1, 0])
 
 def _probs():
     """``{(threshold index, left value, right value): probability}`` of the depth-1 tree's release."""
-    s = _setup(PARAMS)
+    s = forest_setup(PARAMS)
     node = node_factor(s, X, Y, ((0.0, 1.0),), [0])
-    grid = _grid(0.0, 1.0)
+    grid = flip_grid(0.0, 1.0)
     out = {}
     for (j, ti), logp in node.items():
         sides = []
@@ -48,7 +48,7 @@ def _probs():
 
 
 def _observed(releases, probs):
-    grid = _grid(0.0, 1.0)
+    grid = flip_grid(0.0, 1.0)
     return depth_one_counts(releases, probs, lambda thr: int(np.argmin(np.abs(grid - thr))))
 
 

@@ -21,7 +21,7 @@ from law_fit import depth_one_counts, pooled_pvalue
 from audit.certify import certify_domain
 from audit.diprime.certificate import (TripleLeafBudget, TripleLeafBudgetRegressor, TripleLeafERTClassifier,
                                        domains)
-from audit.diprime.exact_law import _gaps, _ie_node, _ie_pieces, _setup, leaf_atoms, pair_loss
+from audit.diprime.exact_law import _gaps, ie_node, ie_pieces, forest_setup, leaf_atoms, pair_loss
 from audit.diprime.regression_leaf import count_scaled_window_prob, strict_window_prob
 from reference.baselines.dp_ert import DPExtraTreesClassifier, DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
@@ -41,11 +41,11 @@ EDGES = (-0.5, 0.0, 0.5)  # the regression leaves' inner bins
 def _node_cats(params, cls):
     """``[(cut, probability)]`` per node category: the threshold pieces (IntervalExponential) or gaps (DP-ERT),
     each named by its smallest threshold ``cut``."""
-    s = _setup(params, cls)
+    s = forest_setup(params, cls)
     if s.variant == "ert":
         return [(t - q / 2, q) for t, q in _gaps(0.0, 1.0, X[:, 0].tolist())], s
-    sizes = {t: size for t, size, _, _ in _ie_pieces(s.eps_s, 0.0, 1.0, X[:, 0], X[:, 0])}
-    return [(t, sizes[t] * math.exp(l0)) for _, t, l0, _ in _ie_node(s, X, Y, X, Y, ((0.0, 1.0),), [0])], s
+    sizes = {t: size for t, size, _, _ in ie_pieces(s.eps_s, 0.0, 1.0, X[:, 0], X[:, 0])}
+    return [(t, sizes[t] * math.exp(l0)) for _, t, l0, _ in ie_node(s, X, Y, X, Y, ((0.0, 1.0),), [0])], s
 
 
 def _class_leaf(s, y):

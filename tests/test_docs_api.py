@@ -15,7 +15,7 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 
-from audit.__main__ import _parser
+from audit.__main__ import build_parser
 from audit.cli_doc import _subparsers, cli_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def _helps(parser, prog="python -m audit"):
 
 def test_the_command_line_page_has_every_subcommand_and_option_help_prints():
     page = cli_markdown()
-    helps = list(_helps(_parser()))
+    helps = list(_helps(build_parser()))
     assert {"python -m audit run", "python -m audit check", "python -m audit compare", "python -m audit certify",
             "python -m audit reproduce"} <= {prog for prog, _, _ in helps}
     for prog, text, parser in helps:

@@ -71,3 +71,14 @@ def test_random_forest_declares_its_batch_only_for_the_unchanged_class():
             return super()._noise_scale(k) / 2
 
     assert batched_sampler(Louder(**params)) is None
+
+
+def test_a_learner_finds_its_batched_sampler_through_the_registry():
+    """DiPriMe's forest reaches its batch through ``reference.fast_path.registered`` (no import of the batch's
+    module, which imports the forest); a class without one is a LookupError naming it."""
+    from reference.diprime import DiPriMeBatch, DiPriMeForestClassifier, DiPriMeForestRegressor
+    from reference.fast_path import registered
+
+    assert registered(DiPriMeForestRegressor) is DiPriMeBatch and registered(DiPriMeForestClassifier) is DiPriMeBatch
+    with pytest.raises(LookupError, match="'dict'"):
+        registered(dict)

@@ -63,12 +63,12 @@ def test_poisoning_figures_count_on_integer_ticks_with_legends_below(monkeypatch
     rng = np.random.default_rng(0)
     acc = {x: list(0.9 + 0.01 * rng.standard_normal(5)) for x in t.POISON_X}
     asr = {x: list(0.3 + 0.01 * rng.standard_normal(5)) for x in t.POISON_X}
-    draw = t._poison_figure(acc, asr, {x: 0.1 * x for x in t.POISON_X})
+    draw = t.poison_figure(acc, asr, {x: 0.1 * x for x in t.POISON_X})
     assert "error bars" in draw.caption and "99%" in draw.caption
     draw(tmp_path / "p.png")
     curves = {"xs": np.arange(10), "dpa_certified": np.linspace(1, 0, 10), "dpa_acc": {x: 0.9 for x in t.POISON_X},
               "lr_acc": {x: [0.7, 0.71] for x in t.POISON_X}}
-    t._comparison_figure(acc, curves)(tmp_path / "c.png")
+    t.comparison_figure(acc, curves)(tmp_path / "c.png")
     for fig in kept:
         fig.canvas.draw()
         for ax in fig.axes:
@@ -84,7 +84,7 @@ def test_utility_figure_has_a_title_and_one_legend_below_every_panel(monkeypatch
     kept = _captured(monkeypatch, t)
     res = {name: {("PrivaTree", 0.1): (0.6, 0.02), ("PrivaTree", 1.0): (0.8, 0.02),
                   ("histogram CART (non-private)", math.inf): (0.9, 0.01)} for name in ("a", "b")}
-    draw = t._utility_figure(res)
+    draw = t.utility_figure(res)
     assert "standard error" in draw.caption
     draw(tmp_path / "u.png")
     (fig,) = kept

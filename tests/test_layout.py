@@ -139,3 +139,194 @@ def test_the_layering_check_sees_a_forbidden_import(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def f():\n    from audit.certify import Domain\n    import audit.oracle.exact_laws\n")
     assert _audit_imports(f) == ["audit.certify", "audit.oracle.exact_laws"]
+
+
+# ----------------------------------------------------------------------------- the house: circles, layers, names
+# The import graph of the project's modules (audit/ and reference/), drawn from every import statement, at module
+# level and inside functions alike (a lazy import still makes its module depend on the other: it only defers
+# when), ``if TYPE_CHECKING:`` blocks included. An import of an old path (``audit._moved``,
+# ``reference._moved``) counts as an import of the module that moved.
+
+#: the layers, lowest first: a module imports only modules of its own layer or of a lower one
+#: (``docs/design.md`` draws them). A module belongs to the layer of the longest prefix that names it.
+LAYERS = (
+    ("reference.validation", "reference.papers", "reference.randomness", "reference.fast_path", "reference.ledger",
+     "reference.tree", "reference.ties", "reference.data_sources", "reference.datasets", "reference._moved"),
+    ("reference.mechanisms",),
+    ("reference.privatree", "reference.diprime", "reference.random_trees", "reference.lpdt"),
+    ("reference.baselines",),
+    ("reference",),
+    ("audit.engine",),
+    ("audit.certify", "audit.certify_allsizes", "audit.exact_eps", "audit.exact_by_size", "audit.findings",
+     "audit.report", "audit.learner_references", "audit.extras", "audit.data_fetch"),
+    ("audit.gate", "audit.baselines_law", "audit.privatree", "audit.diprime", "audit.random_trees", "audit.lpdt",
+     "audit.mechanisms", "audit.mutants", "audit.oracle", "audit.reproduce", "audit.targets"),
+    ("audit", "audit.__main__", "audit.doors", "audit.claims_file", "audit.compare_command", "audit.pytest_plugin",
+     "audit.samples", "audit._moved"),
+)
+
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _project_modules() -> dict[str, Path]:
+    return {_module_name(p): p for package in ("audit", "reference") for p in _modules(package)}
+
+
+def _moved(name: str) -> str:
+    """An old path's module (the name itself when it did not move)."""
+    new = {**MOVED, **AUDIT_MOVED}.get(name)
+    return new if new else name
+
+
+def _import_edges(path: Path, name: str, modules) -> list[tuple[str, str, str]]:
+    """``(imported module, imported name or "", old path or "")`` for every import of a project module."""
+    is_package = path.name == "__init__.py"
+    out = []
+
+    def module_of(candidate: str):
+        old = candidate if candidate in {**MOVED, **AUDIT_MOVED} else ""
+        candidate = _moved(candidate)
+        while candidate and candidate not in modules:
+            if "." not in candidate:
+                return None, old
+            candidate = candidate.rsplit(".", 1)[0]
+        return candidate, old
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                mod, old = module_of(a.name)
+                if mod:
+                    out.append((mod, "", old))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = name.split(".") if is_package else name.split(".")[:-1]
+                package = package[:len(package) - node.level + 1]
+                base = ".".join(package + ([base] if base else []))
+            if not base.startswith(("audit", "reference")):
+                continue
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if _moved(full) in modules:  # ``from package import module``
+                    out.append((_moved(full), "", full if full != _moved(full) else ""))
+                else:
+                    mod, old = module_of(base)
+                    if mod:
+                        out.append((mod, a.name, old))
+    return [e for e in out if e[0] != name]
+
+
+def _graph():
+    modules = _project_modules()
+    return modules, {m: _import_edges(p, m, modules) for m, p in modules.items()}
+
+
+def _circles(edges: dict[str, set]) -> list[frozenset]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(frozenset(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _layer(module: str) -> int:
+    best = max((p for layer in LAYERS for p in layer if module == p or module.startswith(p + ".")), key=len)
+    return next(i for i, layer in enumerate(LAYERS) if best in layer)
+
+
+def test_no_import_circle():
+    """No two project modules import each other, directly or round a longer circle (the six circles there were:
+    the gate's three modules, report and exact_by_size, findings and exact_eps, PrivaTree's claims and theorems,
+    PrivaTree's and DiPriMe's learner and batch, whose learners now find their batch in reference.fast_path's
+    registry)."""
+    _, graph = _graph()
+    circles = _circles({m: {e[0] for e in es} for m, es in graph.items()})
+    assert not circles, f"import circles: {[sorted(c) for c in circles]}"
+
+
+def test_no_upward_import():
+    """Every import runs down the layers of LAYERS (or stays in its layer): reference never imports audit, the
+    engine imports no gate, report or target, the targets never import a front end (the ``audit`` package
+    itself included)."""
+    _, graph = _graph()
+    up = sorted((m, e[0]) for m, es in graph.items() for e in es if _layer(e[0]) > _layer(m))
+    assert not up, f"upward imports: {up}"
+
+
+def test_every_module_has_a_layer():
+    modules = _project_modules()
+    assert all(any(m == p or m.startswith(p + ".") for layer in LAYERS for p in layer) for m in modules)
+
+
+def test_project_modules_import_new_paths():
+    """The old paths are for code outside the project; inside it, every import names the module where it is."""
+    _, graph = _graph()
+    old = sorted((m, e[2]) for m, es in graph.items() for e in es if e[2])
+    assert not old, f"imports of old paths: {old}"
+
+
+def test_no_private_name_crosses_modules():
+    """No module imports another module's underscore name: a name used elsewhere is public and documented."""
+    _, graph = _graph()
+    private = sorted((m, e[0], e[1]) for m, es in graph.items() for e in es
+                     if e[1].startswith("_") and not e[1].startswith("__"))
+    assert not private, f"private names imported across modules: {private}"
+
+
+def test_the_graph_sees_lazy_relative_and_old_path_imports(tmp_path):
+    """The graph the tests above read is not empty of what they look for: a function-level import, a relative
+    import, an old path and a private name each make an edge."""
+    pkg = tmp_path / "audit" / "gate"
+    pkg.mkdir(parents=True)
+    f = pkg / "x.py"
+    f.write_text("def f():\n    from .verdict import ALPHA\n    from audit.check import _hidden\n"
+                 "    import audit.engine.search\n")
+    modules = {"audit.gate.verdict": None, "audit.gate.run": None, "audit.gate.search": None, "audit.gate.x": f}
+    assert _import_edges(f, "audit.gate.x", modules) == [
+        ("audit.gate.verdict", "ALPHA", ""), ("audit.gate.run", "_hidden", "audit.check"),
+        ("audit.gate.search", "", "audit.engine.search")]
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
+    assert _layer("audit.engine.sampling") < _layer("audit.gate.run") < _layer("audit.doors")
+
+
+def test_the_design_page_draws_the_layers_and_the_gate():
+    """docs/design.md names every layer's modules (in its layer table) and every module of audit/gate/."""
+    text = (ROOT / "docs" / "design.md").read_text()
+    table = text[text.index("| layer | modules | imports |"):text.index("```\nreference/")]
+    rows = [r for r in table.splitlines()[2:] if r.startswith("|")]
+    missing = [p for layer in LAYERS for p in layer
+               if p != "reference._moved" and p != "audit._moved" and not any(
+                   f"`{p}`" in r or f"`{p.rsplit('.', 1)[-1]}`" in r for r in rows)]
+    assert not missing, f"layers missing from docs/design.md: {missing}"
+    gate = sorted(str(p.relative_to(ROOT / "audit" / "gate")) for p in (ROOT / "audit" / "gate").rglob("*.py")
+                  if p.name != "__init__.py")
+    assert all(Path(g).name in text for g in gate), [g for g in gate if Path(g).name not in text]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from audit import checkpoint, sampling
-from audit.__main__ import _parser, available_cores
+from audit.__main__ import build_parser, available_cores
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.parts import Part, run_parts
 
@@ -57,7 +57,7 @@ def test_every_worker_saves_its_estimates_in_the_one_checkpoint(tmp_path):
 
 
 def test_run_uses_every_available_core_by_default():
-    assert _parser().parse_args(["run", "privatree"]).jobs is None  # resolved to the cores when dispatched
+    assert build_parser().parse_args(["run", "privatree"]).jobs is None  # resolved to the cores when dispatched
     assert available_cores() >= 1
 
 

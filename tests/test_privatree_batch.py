@@ -39,7 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.compare import compare_distributions
-from audit.mutants.privatree import ExactCandidateFilter, _g1_pair, _pure_pair
+from audit.mutants.privatree import ExactCandidateFilter, g1_pair, pure_pair
 from audit.targets.privatree import CONFIGS, ReleaseMechanism, _pairs
 from reference.jointexp import JointExp
 from reference.privatree import PrivaTreeClassifier
@@ -114,7 +114,7 @@ G2 = dict(epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1], binning
 
 
 def leak_case(which):
-    pair = _g1_pair(4) if which == "G1" else _pure_pair()
+    pair = g1_pair(4) if which == "G1" else pure_pair()
     return (G1 if which == "G1" else G2), [(pair.description, pair.d1), ("D", pair.d0)], None
 
 
@@ -383,7 +383,7 @@ def test_ledger_of_every_batched_run_spends_the_reference_budget(name):
 
 def test_ledger_of_paper_accounting_is_the_references():
     """G1 (paper accounting, 4 features, depth 1): every run charges the reference's 4 eps_node + eps_leaf = 5."""
-    pair = _g1_pair(4)
+    pair = g1_pair(4)
     fast = PrivaTreeBatch(**G1)
     p = fast.prepare(pair.d1)
     trees = fast.fit_trees(pair.d1, 50, np.random.default_rng(1), prepared=p)
@@ -417,7 +417,7 @@ def test_release_format_is_the_targets():
 def test_fallback_for_an_estimator_that_changes_the_algorithm():
     """A subclass overriding a step other than the leaf epsilon (an audit mutant) is fitted by the
     reference once per run, seeded as the target seeds it: the very releases of the wrapped estimator."""
-    data = _pure_pair().d0
+    data = pure_pair().d0
     params = dict(epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=2,
                   epsilon_shares=(0.0, 0.5, 0.5))
     fast = PrivaTreeBatch(estimator=ExactCandidateFilter, **params)

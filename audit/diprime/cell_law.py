@@ -11,10 +11,10 @@ threshold and the leaf values rounded to 6 decimals). :func:`pair_cell_laws` giv
   feature), probability :func:`audit.diprime.exact_law.node_factor`. DiPriMeExp and base DiPriMe: the
   IntervalExponential threshold lies on the grid ``t_i = lo + (hi - lo) i / M`` of ``M + 1`` points
   (``M = 2**16``); the grid points between consecutive cuts of *both* datasets' values (a *piece*,
-  :func:`audit.diprime.exact_law._ie_pieces`) have one probability each and route both datasets alike, so the
-  cell is ``(j, piece index)`` with probability ``size x`` one point's (``_ie_node``, the other candidates'
+  :func:`audit.diprime.exact_law.ie_pieces`) have one probability each and route both datasets alike, so the
+  cell is ``(j, piece index)`` with probability ``size x`` one point's (``ie_node``, the other candidates'
   medians summed out). A released threshold is mapped back to its grid index (the step is at least ``2e-6``,
-  so the 6-decimal rounding is one-to-one, checked by ``_ie_pieces``) and then to its piece;
+  so the 6-decimal rounding is one-to-one, checked by ``ie_pieces``) and then to its piece;
 * **classification leaf**: each released value ``n / sum(n)`` of the clamped geometric counts
   (:func:`audit.diprime.exact_law.leaf_atoms`) of probability at least
   :data:`ATOM_CELL` under *either* dataset is a cell (``[p, p + tail]``, ``[0, tail]``
@@ -44,7 +44,7 @@ from collections import Counter
 
 import numpy as np
 
-from audit.diprime.exact_law import ROUNDING, _flip_node, _ie_node, _ie_pieces, _setup, leaf_atoms, prepare, \
+from audit.diprime.exact_law import ROUNDING, flip_node, ie_node, ie_pieces, forest_setup, leaf_atoms, prepare, \
     strict_leaf
 from audit.diprime.regression_leaf import ETA, TAIL, strict_window_prob
 from audit.engine.exact_oracle import OTHER, CellLaw
@@ -74,7 +74,7 @@ def _check(params: dict, cls, who: str = "the DiPriMe cell law", depths=(1,), va
             raise ValueError(f"{who} covers {name}={want}, got {name}={v!r}")
 
 
-def _with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
+def with_other(lower: dict, upper: dict) -> tuple[dict, dict]:
     """The named cells' ``(lower, upper)`` with :data:`OTHER`, the rest of the law, added: its probability is
     between one minus the named upper ends and one minus the named lower ends."""
     lo_named, up_named = sum(lower.values()), sum(upper.values())
@@ -88,7 +88,7 @@ def _class_leaves(s, y0, y1) -> tuple:
     laws = [leaf_atoms((int(np.count_nonzero(y == 0)), int(np.count_nonzero(y == 1))), s.rate) for y in (y0, y1)]
     named = {v for atoms, _ in laws for v, p in atoms.items() if p >= ATOM_CELL}
     # the count vectors not enumerated (mass at most tail) may round to a named value too
-    return tuple(_with_other({v: atoms.get(v, 0.0) for v in named},
+    return tuple(with_other({v: atoms.get(v, 0.0) for v in named},
                              {v: min(1.0, atoms.get(v, 0.0) + tail) for v in named}) for atoms, tail in laws)
 
 
@@ -161,19 +161,19 @@ def _nodes(s, X0, y0, X1, y1, ranges, active) -> tuple[list, object]:
     docstring)."""
     if s.variant == "flip":
         rows = [((j, round(float(g), 6)), j, float(g), l0, l1)
-                for j, g, l0, l1 in _flip_node(s, X0, y0, X1, y1, ranges, active)]
+                for j, g, l0, l1 in flip_node(s, X0, y0, X1, y1, ranges, active)]
         known = {r[0] for r in rows}
         return rows, lambda j, t: (j, t) if (j, t) in known else OTHER
     starts, index, grids = {}, {}, {}
     for j in active:
         lo, hi = ranges[j]
         M = grids[j] = effective_grid(DEFAULT_GRID, lo, hi)
-        pieces = _ie_pieces(s.eps_s, lo, hi, X0[:, j], X1[:, j])
+        pieces = ie_pieces(s.eps_s, lo, hi, X0[:, j], X1[:, j])
         starts[j] = [round((t - lo) / (hi - lo) * M) for t, *_ in pieces]
         for p, (t, size, *_) in enumerate(pieces):
             index[j, t] = (p, size)
     rows = []
-    for j, t, l0, l1 in _ie_node(s, X0, y0, X1, y1, ranges, active):
+    for j, t, l0, l1 in ie_node(s, X0, y0, X1, y1, ranges, active):
         p, size = index[j, t]
         rows.append(((j, p), j, t, l0 + math.log(size), l1 + math.log(size)))
 
@@ -211,7 +211,7 @@ def pair_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
         ``lower[c] <= P(cell c) <= upper[c]``.
     """
     _check(params, cls)
-    s = _setup(params, cls)
+    s = forest_setup(params, cls)
     (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
     ranges = tuple(s.bounds)
     active = [j for j, (a, b) in enumerate(ranges) if b > a]
@@ -316,7 +316,7 @@ def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
         The laws under ``d0`` and ``d1`` on the same cells, with the same ``cell`` function.
     """
     _check(params, cls, "path_cell_laws", depths=(1, 2), variants=("flip",))
-    s = _setup(params, cls)
+    s = forest_setup(params, cls)
     (X0, y0), (X1, y1) = prepare(s, d0), prepare(s, d1)
     x = _extra_record(X0, y0, X1, y1)
     leaves, leaf_cell = _leaf_cells(s, windows)
@@ -341,7 +341,7 @@ def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
     if not active:
         raise ValueError(f"the DiPriMe cell law needs a feature of positive range, got bounds={s.bounds!r}")
     thresholds["root"] = {}
-    for j, g, l0, l1 in _flip_node(s, X0, y0, X1, y1, ranges, active):
+    for j, g, l0, l1 in flip_node(s, X0, y0, X1, y1, ranges, active):
         if l0 == -math.inf and l1 == -math.inf:
             continue
         root = (j, round(float(g), 6))
@@ -354,7 +354,7 @@ def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: i
             add((root, "leaf"), (l0, l1), leaves(sub[1], sub[3]))
             continue
         thresholds[root] = {}
-        for j2, g2, q0, q1 in _flip_node(s, *sub, c_ranges, c_active):
+        for j2, g2, q0, q1 in flip_node(s, *sub, c_ranges, c_active):
             if q0 == -math.inf and q1 == -math.inf:
                 continue
             child = (j2, round(float(g2), 6))

@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.exact import exact_loss
 from audit.diprime.cell_law import pair_cell_laws, path_cell_laws
@@ -301,7 +301,7 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
 
 def run(budget: str, seed: int) -> Report:
     from audit import exact_by_size
-    from audit.theorems import diprime as theorems
+    from audit.diprime import theorems
 
     start = time.perf_counter()
     report = Report("diprime", budget, seed,

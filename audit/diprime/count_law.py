@@ -55,7 +55,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from audit.diprime.exact_law import _grid, _setup
+from audit.diprime.exact_law import flip_grid, forest_setup
 from audit.engine.allsizes import INF, CountLaw
 from reference.mechanisms import PermuteAndFlip
 
@@ -84,7 +84,7 @@ class DiPriMeFlipCountLaw(CountLaw):
     relations = ("add-remove",)
 
     def __init__(self, params: dict, grid=(0.25, 0.75)):
-        s = _setup(params)
+        s = forest_setup(params)
         for name, ok, want in (("variant", s.variant == "flip", "'flip'"), ("max_depth", s.max_depth == 1, "1"),
                                ("bounds", len(s.bounds) == 1, "one feature")):
             if not ok:
@@ -93,7 +93,7 @@ class DiPriMeFlipCountLaw(CountLaw):
         grid = tuple(float(v) for v in grid)
         if len(grid) != 2 or not lo <= grid[0] < grid[1] <= hi:
             raise ValueError(f"grid={grid!r}: DiPriMeFlip's count law covers two increasing values in the bounds")
-        thresholds = _grid(lo, hi)
+        thresholds = flip_grid(lo, hi)
         below = np.searchsorted(np.array(grid), thresholds, side="left")  # #{grid values < g}: 0, 1 or 2
         self.groups = {name: int(np.count_nonzero(below == v)) for name, v in (("below", 0), ("between", 1),
                                                                                 ("above", 2))}

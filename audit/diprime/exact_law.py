@@ -92,7 +92,9 @@ class _Setup:
         return not self.classes
 
 
-def _setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
+def forest_setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
+    """The public facts of a DiPriMe forest of ``params`` that its exact law reads (its parameters validated
+    by the estimator itself, as ``fit`` would)."""
     est = cls(**params)
     est._validate_params()
     ert = issubclass(est._grower, RandomSplitGrower)
@@ -182,7 +184,7 @@ def _count_scaled_leaf(eps_l: float, lo: float, hi: float):
     return lambda y0, y1: count_scaled_leaf_terms(stats(y0), stats(y1), numerator, eps_l, lo, hi)
 
 
-def _grid(lo: float, hi: float) -> np.ndarray:
+def flip_grid(lo: float, hi: float) -> np.ndarray:
     """The node's public thresholds (spec A6): ``FLIP_GRID`` interior points of ``[lo, hi]``."""
     return lo + (hi - lo) * np.arange(1, FLIP_GRID + 1) / (FLIP_GRID + 1)
 
@@ -215,7 +217,7 @@ def node_factor(s: _Setup, X: np.ndarray, y: np.ndarray, ranges: tuple, active: 
     m_act = len(active)
     k = min(s.k, m_act)
     subsets = list(itertools.combinations(active, k))
-    grids = {j: _grid(*ranges[j]) for j in active}
+    grids = {j: flip_grid(*ranges[j]) for j in active}
     logpf = {}
     for j in active:
         below = np.searchsorted(np.sort(X[:, j]), grids[j], side="left")
@@ -277,7 +279,7 @@ def _split_sse(s: _Setup, X, y, j: int, g: float) -> float:
     return _sse(y[m], s.regression) + _sse(y[~m], s.regression)
 
 
-def _ie_pieces(eps: float, lo: float, hi: float, x0: np.ndarray, x1: np.ndarray) -> list:
+def ie_pieces(eps: float, lo: float, hi: float, x0: np.ndarray, x1: np.ndarray) -> list:
     """``(threshold, size, logp0, logp1)`` per piece of the node range's IntervalExponential grid (module
     docstring): a representative grid point (computed as ``IntervalExponential.sample`` does), the number of
     grid points, and one point's log-probability under each dataset (the mechanism's ``logpmf``)."""
@@ -296,10 +298,10 @@ def _ie_pieces(eps: float, lo: float, hi: float, x0: np.ndarray, x1: np.ndarray)
     return out
 
 
-def _ie_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+def ie_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
     """``[(j, threshold, log A0, log A1)]`` of a DiPriMeExp or base DiPriMe node (module docstring), the hidden
     candidates' medians summed over their pieces (V003 Algorithm 1, FINDSPLIT)."""
-    pieces = {j: _ie_pieces(s.eps_s, *ranges[j], X0[:, j], X1[:, j]) for j in active}
+    pieces = {j: ie_pieces(s.eps_s, *ranges[j], X0[:, j], X1[:, j]) for j in active}
     if s.variant == "base":  # one uniform attribute, then its median
         return [(j, t, -math.log(len(active)) + l0, -math.log(len(active)) + l1)
                 for j in active for t, _, l0, l1 in pieces[j]]
@@ -339,15 +341,16 @@ def _ert_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
     return out
 
 
-def _flip_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+def flip_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
+    """``[(j, threshold, log A0, log A1)]`` of a DiPriMeFlip node over the public thresholds of :func:`flip_grid`."""
     f0 = node_factor(s, X0, y0, ranges, active)
     f1 = node_factor(s, X1, y1, ranges, active)
-    grids = {j: _grid(*ranges[j]).tolist() for j in active}
+    grids = {j: flip_grid(*ranges[j]).tolist() for j in active}
     return [(j, grids[j][ti], f0.get((j, ti), -math.inf), f1.get((j, ti), -math.inf))
             for j, ti in sorted(f0.keys() | f1.keys())]
 
 
-_NODES = {"flip": _flip_node, "exp": _ie_node, "base": _ie_node, "ert": _ert_node}
+_NODES = {"flip": flip_node, "exp": ie_node, "base": ie_node, "ert": _ert_node}
 
 
 def _loss(s: _Setup, X0, y0, X1, y1, ranges: tuple, depth: int) -> tuple:
@@ -422,7 +425,7 @@ def pair_loss(params: dict, d0, d1, grid=None, cls=DiPriMeForestClassifier) -> P
     """:class:`PairLoss` of ``d0 = (X0, y0)`` and ``d1 = (X1, y1)`` (``grid`` unused: the thresholds are
     public grids of the node ranges, or, for DP-ERT, the gaps between the two datasets' values). ``cls``: the
     estimator class (DiPriMe's classifier or regressor, DP-ERT's, or a seeded mutant of one)."""
-    s = _setup(params, cls)
+    s = forest_setup(params, cls)
     up, up_lo, down, down_lo, wit = _loss(s, *prepare(s, d0), *prepare(s, d1), tuple(s.bounds), 0)
     hi = max(up, down)
     lo = max(up_lo, down_lo, 0.0)

@@ -143,7 +143,8 @@ def privatree_tie_set(est, X, y, release):
     return accepts, random_ties(tree, everyone), lambda: "; ".join(notes)
 
 
-def _datasets(ref, params):
+def dataset_strategy(ref, params):
+    """The hypothesis strategy of the datasets ``--noise off`` generates for reference ``ref`` and ``params``."""
     from hypothesis import strategies as st
 
     bounds = params.get("bounds") or [(0.0, 1.0)] * ref.inputs[0][1][0].shape[1]
@@ -198,7 +199,7 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
     @hyp_seed(seed)
     @settings(max_examples=max_examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
-    @given(_datasets(ref, params))
+    @given(dataset_strategy(ref, params))
     def same(data):
         X, y = data
         where = f"X = {X.tolist()}, y = {y.tolist()}"

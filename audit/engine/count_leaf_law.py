@@ -47,7 +47,7 @@ class LeafLaw:
         return self.atoms.get(v, 0.0) + self.tail + UNIFORM_ON_ONE_VALUE[1] * self.invalid
 
 
-def _hmax(counts, rate: float) -> int:
+def leaf_cutoff(counts, rate: float) -> int:
     """Cut-off with ``P(n_i > Hmax) <= TAIL`` for every count."""
     a = math.exp(-rate)
     return int(max(counts)) + max(1, math.ceil(math.log(TAIL * (1 + a)) / math.log(a)))
@@ -56,14 +56,14 @@ def _hmax(counts, rate: float) -> int:
 @lru_cache(maxsize=4096)
 def leaf_law(counts: tuple, rate: float, rule: str, hmax: int | None = None) -> LeafLaw:
     """:class:`LeafLaw` of a leaf with exact class counts ``counts`` (module docstring, "Leaves"),
-    noisy counts enumerated up to ``hmax`` (default: :func:`_hmax`)."""
+    noisy counts enumerated up to ``hmax`` (default: :func:`leaf_cutoff`)."""
     if len(counts) != 2:
         raise ValueError(f"the random forest's exact law covers two classes, got counts {counts!r}")
     if rule not in ("paper", "clamp"):
         raise ValueError(f"invalid_rule must be 'paper' or 'clamp', got {rule!r}")
     a = math.exp(-rate)
     c = np.asarray(counts, dtype=np.int64)
-    hmax = _hmax(counts, rate) if hmax is None else max(int(hmax), _hmax(counts, rate))
+    hmax = leaf_cutoff(counts, rate) if hmax is None else max(int(hmax), leaf_cutoff(counts, rate))
     h = np.arange(hmax + 1)
     log_norm = math.log(-math.expm1(-rate)) - math.log1p(a)
     logp = [log_norm - rate * np.abs(h - ci) for ci in c]  # P(n_i = h), h = 0..hmax

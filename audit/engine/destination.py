@@ -10,7 +10,10 @@ import json
 import subprocess
 from pathlib import Path
 
-__all__ = ["tracked", "larger_budget", "kept_aside"]
+__all__ = ["REPORTS", "tracked", "larger_budget", "kept_aside"]
+
+#: the committed reports, beside the package in a source checkout
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 def tracked(path: str | Path) -> bool:

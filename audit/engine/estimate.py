@@ -37,7 +37,7 @@ from audit.engine.events import choose_event
 from audit.engine.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "confirm_pairs"]
+           "confirm_pairs", "check_sizes"]
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,9 @@ class EstimateResult:
                 f"(point {self.epsilon_point:.4g}, alpha {self.alpha:.3g})")
 
 
-def _check_sizes(n_samples, alpha, delta, pilot_fraction) -> tuple[int, int]:
+def check_sizes(n_samples, alpha, delta, pilot_fraction) -> tuple[int, int]:
+    """Check an audit's sizes and levels (each bad value is a ``ValueError`` naming it) and split ``n_samples``
+    into the pilot's outputs and the counting outputs, ``(n_pilot, n_count)``."""
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}")
     check_probability("alpha", alpha, open_low=True, open_high=True)
@@ -132,7 +134,7 @@ def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: floa
         ``epsilon_lower`` (>= 0), ``epsilon_point``, ``event`` and the counts
         of the direction that gave the larger bound.
     """
-    n_pilot, n_count = _check_sizes(n_samples, alpha, delta, pilot_fraction)
+    n_pilot, n_count = check_sizes(n_samples, alpha, delta, pilot_fraction)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     s_pilot0, s_pilot1, s_count0, s_count1 = ss.spawn(4)
     pilot0, pilot1 = gather(draw_many(mechanism, [(d0, n_pilot, s_pilot0), (d1, n_pilot, s_pilot1)]), collect)

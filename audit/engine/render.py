@@ -7,9 +7,12 @@ is written as Python writes it, numbers as plain Python numbers.
 """
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
-__all__ = ["compact", "plain"]
+import numpy as np
+
+__all__ = ["compact", "json_ready", "plain"]
 
 
 def plain(x) -> str:
@@ -50,3 +53,20 @@ def compact(o) -> str:
     if isinstance(o, (Real, Integral)):
         return plain(o)
     return repr(o)
+
+
+def json_ready(obj):
+    """``obj`` as ``json`` writes it: dict keys as strings, tuples as lists, numpy numbers as Python ones, and
+    an infinite or missing float as the string ``"inf"``, ``"-inf"`` or ``"nan"`` (which JSON has no number for)."""
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else ("inf" if f > 0 else "-inf" if f < 0 else "nan")
+    return obj

@@ -52,13 +52,13 @@ def attainable_lattice(law, c0: int, c1: int, n: int, alpha: float, delta: float
 
 def attainable(mechanism, d0, d1, n: int, alpha: float, delta: float = 0.0):
     """The attainable bound for the mechanisms whose law this module can enumerate, else ``None``."""
-    from reference.mechanisms import Laplace, TwoSidedGeometric, _Selection, RandomizedResponse, round_to_grid
+    from reference.mechanisms import Laplace, TwoSidedGeometric, Selection, RandomizedResponse, round_to_grid
 
     if type(mechanism) is Laplace and np.ndim(d0) == 0:
         c0, c1 = (int(round_to_grid(d, mechanism.grid)) for d in (d0, d1))
         return attainable_lattice(mechanism.law(1), c0, c1, n, alpha, delta)
     if isinstance(mechanism, TwoSidedGeometric):
         return attainable_lattice(mechanism.noise_law, int(d0), int(d1), n, alpha, delta)
-    if isinstance(mechanism, (_Selection, RandomizedResponse)):
+    if isinstance(mechanism, (Selection, RandomizedResponse)):
         return attainable_from_pmf(mechanism.pmf(d0), mechanism.pmf(d1), n, alpha, delta)
     return None

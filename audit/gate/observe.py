@@ -11,7 +11,7 @@ observable into one canonical value per path:
 * ``predict(grid)``, ``predict_proba(grid)``, ``predict_log_proba(grid)``, ``decision_function(grid)``,
   ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
   public method's output on the public probe grid, a raised exception included;
-* ``model....``: the fitted object's whole graph (:func:`audit.engine.state_walk.walk`: attributes,
+* ``model....``: the fitted object's whole graph (:func:`audit.gate.state.walk.walk`: attributes,
   ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells), its leaves read as
   numbers, strings, bytes, ``Decimal``, complex, dates and durations, numpy arrays (by content) and pandas
   objects (values and index);
@@ -40,8 +40,8 @@ import warnings
 
 import numpy as np
 
-from audit.engine.outcome import outcome_text
-from audit.engine.state_walk import walk
+from audit.gate.outcome import outcome_text
+from audit.gate.state.walk import walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
 

@@ -21,13 +21,13 @@ import time
 
 import numpy as np
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.bounds import epsilon_lower_bound
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.exact import exact_loss
 from audit.engine.learner import learner_mechanism
 from audit.report import Report
-from audit.theorems import lpdt as theorems
+from audit.lpdt import theorems
 from reference.lpdt import LPDTRegressor
 from reference.lpdt.partition import regular_partition
 from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.exact import exact_loss
 from audit.engine.figures import captioned, legend_below, mark_bars, pyplot, save

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.compare import compare_distributions
 from audit.oracle.cases import REFERENCES, OracleCase, oracle_cases
 from audit.oracle.learner_cases import learner_cases, learner_references

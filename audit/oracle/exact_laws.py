@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from audit.diprime.cell_law import ATOM_CELL, _with_other
+from audit.diprime.cell_law import ATOM_CELL, with_other as _with_other
 from audit.engine.exact_oracle import OTHER, CellLaw
 from audit.learner_references import BINARY_INPUTS, LEARNERS
 from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
@@ -86,7 +86,7 @@ def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
 
 def forest_cell_law(params: dict, X, y) -> CellLaw:
     """The depth-0 random forest's release law as cells (module docstring)."""
-    from audit.random_trees.exact_law import _setup
+    from audit.random_trees.exact_law import forest_setup as _setup
 
     k, h, _bounds, _X, y_index, rate, rule = _setup(params, X, y)
     if h != 0:
@@ -112,7 +112,7 @@ def diprime_cell_law(params: dict, X, y) -> CellLaw:
     :func:`audit.diprime.cell_law.pair_cell_laws` with both datasets ``(X, y)``, the node's (feature, threshold)
     with each leaf's atoms of probability at least :data:`ATOM_CELL`, or the leaf's ``OTHER``."""
     from audit.diprime.cell_law import pair_cell_laws
-    from audit.diprime.exact_law import _setup
+    from audit.diprime.exact_law import forest_setup as _setup
 
     s = _setup(params)
     if s.variant != "flip" or s.regression or s.max_depth != 1:

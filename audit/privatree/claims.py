@@ -40,14 +40,15 @@ from functools import partial
 
 import numpy as np
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
 from audit.engine.learner import LearnerMechanism
 from audit.engine.laws import laws_pair_loss
 from audit.privatree.cell_law import privatree_cell_law
 from audit.privatree.exact_law import TAIL, release_law
-from audit.privatree.mutants import _g1_pair, _pure_pair, mutant_cases
+from audit.privatree.mutants import g1_pair, mutant_cases, pure_pair
+from audit.privatree.theorems import DPLR_LAMBDA, N_COROLLARY1  # noqa: F401 - N_COROLLARY1: the old path
 from audit.engine.neighbours import NeighbourPair, substitute_pairs
 from audit.engine.parts import Part, run_parts
 from audit.report import Report
@@ -73,7 +74,6 @@ N_G1_20 = {"quick": 200_000, "standard": 400_000, "full": 2_000_000}
 #: the baselines run through the reference learners (no batched path)
 N_BASELINE = {"quick": 600, "standard": 2000, "full": 40_000}
 N_MUTANT = {"quick": 3000, "standard": 6000, "full": 40_000}
-N_COROLLARY1 = {"quick": 50_000, "standard": 200_000, "full": 1_000_000}
 #: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
 ALPHA = 0.01
 
@@ -284,7 +284,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     g1 = partial(PrivaTreeClassifier, epsilon=2.0, max_depth=1, bounds=[(0.0, 1.0)] * 4, classes=[0, 1],
                  binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper", stopping="depth")
     with checkpoint.scope("paper:G1"):
-        res = _by_law(g1.keywords, [_g1_pair(4)], Claim(2.0), n, seed * 1000 + 900)
+        res = _by_law(g1.keywords, [g1_pair(4)], Claim(2.0), n, seed * 1000 + 900)
     rows.append(res.claim_row(
         id="privatree/paper-accounting/G1@2", expected="violation",
         subject="PrivaTree accounting='paper' (Eqs. 9-10 per feature), 4 features with 2 public bins, d=1, "
@@ -293,7 +293,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     g2 = partial(PrivaTreeClassifier, epsilon=1.0, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1],
                  binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5), accounting="paper")
     with checkpoint.scope("paper:G2"):
-        res = _by_law(g2.keywords, [_pure_pair()], Claim(1.0), n, seed * 1000 + 901)
+        res = _by_law(g2.keywords, [pure_pair()], Claim(1.0), n, seed * 1000 + 901)
     rows.append(res.claim_row(
         id="privatree/paper-stopping/G2@1", expected="violation",
         subject="PrivaTree accounting='paper' (Algorithm 1 line 7 stopping), one feature, pure node vs one added "
@@ -302,7 +302,7 @@ def leak_claims(budget: str, seed: int) -> list[dict]:
     # the power check of issue 10: the same flaw at 20% above the claim
     g1_20 = dict(g1.keywords, bounds=[(0.0, 1.0)] * 2, epsilon_shares=(0.0, 0.2, 0.8))
     with checkpoint.scope("paper:G1-20%"):
-        res = audit_pairs(PrivaTreeBatch(**g1_20), [_g1_pair(2)], Claim(2.0), n_samples=N_G1_20[budget],
+        res = audit_pairs(PrivaTreeBatch(**g1_20), [g1_pair(2)], Claim(2.0), n_samples=N_G1_20[budget],
                           alpha=ALPHA, seed=seed * 1000 + 902)
     rows.append(beyond_law(res.claim_row(
         id="privatree/paper-accounting/G1-20%@2", expected="violation",
@@ -337,7 +337,7 @@ def baseline_claims(budget: str, seed: int) -> list[dict]:
                               reason="stops on pure nodes and nodes of < 11 records without noise (like G2)"))
     bd = partial(BDPTClassifier, epsilon=1.0, max_depth=1, classes=[0, 1])
     with checkpoint.scope("baseline:bdpt"):
-        res = audit_pairs(ReleaseMechanism(bd), [_pure_pair()], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
+        res = audit_pairs(ReleaseMechanism(bd), [pure_pair()], Claim(1.0), n_samples=N_MUTANT[budget], alpha=ALPHA,
                           seed=seed * 1000 + 952)
     rows.append(res.claim_row(id="baseline/bdpt@1", expected="violation",
                               subject="BDPTClassifier as re-implemented by the PrivaTree authors",
@@ -347,10 +347,6 @@ def baseline_claims(budget: str, seed: int) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- DP logistic regression
-#: regularisation lambda of the DP-LR baseline everywhere in this target: one fixed, data-independent value.
-#: Smaller lambda means less bias but noise of norm ~ dim * 2 / (n lambda eps); over {0.01, ..., 1} no value is
-#: best on every utility set and epsilon (breast cancer at eps = 10 prefers 0.01, at eps = 0.1 prefers 1)
-DPLR_LAMBDA = 0.1
 N_DPLR = {"quick": 1000, "standard": 4000, "full": 40_000}
 N_DPLR_SEARCH = {"quick": 200, "standard": 2000, "full": 20_000}
 DPLR_X = np.array([[0.1, 0.7], [0.3, 0.2], [0.45, 0.5], [0.6, 0.9], [0.8, 0.35], [0.95, 0.05]])
@@ -486,8 +482,8 @@ def _exact_by_size(budget: str, seed: int) -> list[dict]:
 
 
 def run(budget: str, seed: int) -> Report:
-    from audit.privatree.theorems import (_comparison_figure, _comparison_note, _poison_figure,
-                                          _utility_figure, corollary1_rows, poisoning, poisoning_comparison, utility)
+    from audit.privatree.theorems import (comparison_figure, comparison_note, corollary1_rows, poison_figure,
+                                          poisoning, poisoning_comparison, utility, utility_figure)
 
     start = time.perf_counter()
     report = Report("privatree", budget, seed,
@@ -522,14 +518,14 @@ def run(budget: str, seed: int) -> Report:
     report.theorems += next(done)
     poison_rows, acc, asr, cart_asr = next(done)
     report.theorems += poison_rows
-    report.figures.append(("poisoning", _poison_figure(acc, asr, cart_asr)))
+    report.figures.append(("poisoning", poison_figure(acc, asr, cart_asr)))
     comparison_rows, curves = next(done)
     report.theorems += comparison_rows
-    report.figures.append(("poisoning-comparison", _comparison_figure(acc, curves)))
-    report.notes.append(_comparison_note(acc, curves))
+    report.figures.append(("poisoning-comparison", comparison_figure(acc, curves)))
+    report.notes.append(comparison_note(acc, curves))
     report.notes.append("Negative control (not a theorem row): non-private sklearn CART backdoor ASR at x = "
                         + ", ".join(f"{x}: {v:.3f}" for x, v in cart_asr.items()))
-    report.figures.append(("utility", _utility_figure(next(done))))
+    report.figures.append(("utility", utility_figure(next(done))))
     report.exact_by_size = next(done)
     done.close()  # every part is in: the worker pool ends
     report.notes.append(

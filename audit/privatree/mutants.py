@@ -20,7 +20,7 @@ from audit.engine.neighbours import NeighbourPair
 from reference.privatree import PrivaTreeClassifier
 
 __all__ = ["MutantCase", "mutant_cases", "ExactCandidateFilter", "ExactCategoryOrder", "BoundsFromData",
-           "HalfLeafNoise", "ExactEmptySideGini"]
+           "HalfLeafNoise", "ExactEmptySideGini", "g1_pair", "pure_pair"]
 
 
 class ExactCandidateFilter(PrivaTreeClassifier):
@@ -85,7 +85,7 @@ class MutantCase:
     no_law: str = ""
 
 
-def _pure_pair():
+def pure_pair():
     """Spec 4.3 G2: a pure node (all class 0, both bins) and the same plus one class-1 record."""
     X = np.array([[0.1], [0.2], [0.3], [0.4], [0.6], [0.7], [0.8], [0.9]])
     y = np.zeros(8, dtype=int)
@@ -121,7 +121,7 @@ def _corner_pair():
     return NeighbourPair((X, y), (np.vstack((X, [[1.0]])), np.append(y, 0)), "add a record at the upper bound")
 
 
-def _g1_pair(m: int):
+def g1_pair(m: int):
     """Spec 4.3 G1: m features, 2 public bins, all rows in bin 0; neighbour adds a row in bin 1 of every feature."""
     X = np.full((4, m), 0.25)
     y = np.array([0, 1, 0, 1])
@@ -146,7 +146,7 @@ def mutant_cases(epsilon: float = 1.0) -> list[MutantCase]:
     return [
         MutantCase("privatree/paper-stopping", "Algorithm 1 line 7: stop on pure nodes and nodes of <= 1 record",
                    "the paper's Algorithm 1 line 7 (G2); " + _CODE + ", which removed it", e,
-                   _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [_pure_pair()],
+                   _uniform(PrivaTreeClassifier, e, 1, 1, accounting="paper", stopping="paper"), [pure_pair()],
                    law="learner"),
         MutantCase("privatree/exact-min-samples-leaf", "candidate filter on true child counts",
                    _CODE, e,
@@ -154,7 +154,7 @@ def mutant_cases(epsilon: float = 1.0) -> list[MutantCase]:
         MutantCase("privatree/per-feature-node-budget", "Eqs. 9-10 per feature: each feature's histogram gets the "
                    "level's whole budget (paper accounting, 4 features)",
                    "the paper's Eqs. 9-10 and Theorem 3 (G1); " + _CODE, 2 * e,
-                   _uniform(PrivaTreeClassifier, 2 * e, 1, 4, accounting="paper", stopping="depth"), [_g1_pair(4)],
+                   _uniform(PrivaTreeClassifier, 2 * e, 1, 4, accounting="paper", stopping="depth"), [g1_pair(4)],
                    law="learner"),
         MutantCase("privatree/exact-category-order", "binary categorical order from exact class-1 shares",
                    _CODE + " (the sort it removed)", e,

@@ -19,7 +19,13 @@ from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
 
 from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
-from audit.privatree.claims import DPLR_LAMBDA, N_COROLLARY1
+
+#: regularisation lambda of the DP-LR baseline everywhere in this target: one fixed, data-independent value.
+#: Smaller lambda means less bias but noise of norm ~ dim * 2 / (n lambda eps); over {0.01, ..., 1} no value is
+#: best on every utility set and epsilon (breast cancer at eps = 10 prefers 0.01, at eps = 0.1 prefers 1)
+DPLR_LAMBDA = 0.1
+#: permute-and-flip draws per budget for Corollary 1's Monte Carlo
+N_COROLLARY1 = {"quick": 50_000, "standard": 200_000, "full": 1_000_000}
 
 
 # ----------------------------------------------------------------------------- Corollary 1
@@ -164,7 +170,7 @@ def poisoning(budget: str, seed: int):
     return rows, acc, asr, cart_asr
 
 
-def _poison_figure(acc, asr, cart_asr):
+def poison_figure(acc, asr, cart_asr):
     """Corollaries 2 (label flips) and 3 (trigger backdoor) of Vos et al. 2023 against measured accuracies and
     attack success rates, with 99% intervals."""
     R = len(acc[POISON_X[0]])
@@ -298,7 +304,7 @@ def poisoning_comparison(budget: str, seed: int):
     return rows, curves
 
 
-def _comparison_note(acc, curves) -> str:
+def comparison_note(acc, curves) -> str:
     """The poisoning comparison in numbers (Table III's reading: guarantee = e^(-x' eps) * clean accuracy)."""
     cert = curves["dpa_certified"]
     pt0, lr0 = float(np.mean(acc[0])), float(np.mean(curves["lr_acc"][0]))
@@ -313,7 +319,7 @@ def _comparison_note(acc, curves) -> str:
             "removed records; DPA certifies single predictions, the DP learners expected accuracy.")
 
 
-def _comparison_figure(acc, curves):
+def comparison_figure(acc, curves):
     """Guaranteed accuracy against poisoned records (PrivaTree Fig. 3's reading): Corollary 2 curves of the DP
     learners from their clean accuracy, DPA's certified accuracy, and the accuracies measured after the attack."""
     n_pt, n_lr = len(acc[POISON_X[0]]), len(curves["lr_acc"][POISON_X[0]])
@@ -431,7 +437,7 @@ def utility(budget: str, seed: int):
     return results
 
 
-def _utility_figure(results):
+def utility_figure(results):
     """Test accuracy against epsilon (PrivaTree Tables II and VI's reading), one panel per dataset."""
     def draw(path):
         plt = pyplot()

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from audit import checkpoint
+from audit.engine import checkpoint
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
@@ -323,7 +323,7 @@ def figures(budget: str, seed: int) -> tuple[list, list[str]]:
 # --------------------------------------------------------------------------- run
 def run(budget: str, seed: int) -> Report:
     from audit import exact_by_size
-    from audit.theorems import random_trees as theorems
+    from audit.random_trees import theorems
 
     start = time.perf_counter()
     report = Report("random-trees", budget, seed,

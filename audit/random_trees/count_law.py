@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit.engine.allsizes import CountLaw
-from audit.random_trees.exact_law import _setup, pair_loss
+from audit.random_trees.exact_law import forest_setup, pair_loss
 
 __all__ = ["ForestCountLaw", "MAX_POINT_RECORDS"]
 
@@ -43,7 +43,7 @@ class ForestCountLaw(CountLaw):
     """
 
     def __init__(self, params: dict, grid=(0.25, 0.75)):
-        est_k, _h, bounds, _X, _y, rate, _rule = _setup(params, np.zeros((0, 1)), [])
+        est_k, _h, bounds, _X, _y, rate, _rule = forest_setup(params, np.zeros((0, 1)), [])
         if len(bounds) != 1:
             raise ValueError(f"bounds={params.get('bounds')!r}: the forest's count law covers one feature")
         if params.get("accounting", "strict") != "strict":

@@ -56,7 +56,7 @@ from functools import lru_cache
 import numpy as np
 
 # the leaf's law and the grid's gaps are shared with DiPriMe: they live in the engine
-from audit.engine.count_leaf_law import TAIL, UNIFORM_ON_ONE_VALUE, LeafLaw, _hmax, grid_gaps as _gaps, leaf_law
+from audit.engine.count_leaf_law import TAIL, UNIFORM_ON_ONE_VALUE, LeafLaw, grid_gaps as _gaps, leaf_cutoff, leaf_law
 from audit.engine.loss_histogram import PROFILE_STEP, LossHistogram as _Hist
 from reference.mechanisms import TwoSidedGeometric
 from reference.random_trees import RandomDecisionForestClassifier
@@ -76,7 +76,7 @@ def _leaf_bounds(c0: tuple, c1: tuple, rate: float, rule: str) -> tuple:
     if d == 0:
         return 0.0, 0.0, None, 0.0, 0.0, None
     bound = d * rate
-    hmax = _hmax(c0 + c1, rate)
+    hmax = leaf_cutoff(c0 + c1, rate)
     l0, l1 = leaf_law(c0, rate, rule, hmax), leaf_law(c1, rate, rule, hmax)
     out = []
     for a, b in ((l0, l1), (l1, l0)):
@@ -134,7 +134,7 @@ def _leaf_hist(c0: tuple, c1: tuple, rate: float, rule: str) -> _Hist:
     its probability under ``c1``), the uniform draw (``ln(I0 / I1)``, exact), the rays left out (their mass
     at an infinite loss). A product outcome's term ``(P0 - e^eps P1)+`` only grows when ``P0`` is raised and
     ``P1`` lowered, so composing these upper measures bounds the true profile."""
-    hmax = _hmax(c0 + c1, rate)
+    hmax = leaf_cutoff(c0 + c1, rate)
     a, b = leaf_law(c0, rate, rule, hmax), leaf_law(c1, rate, rule, hmax)
     e0 = np.array(list(a.rays.values()) + [a.invalid])
     e1 = np.array([b.rays.get(r, 0.0) for r in a.rays] + [b.invalid])
@@ -191,7 +191,9 @@ class PairLoss:
         return float(max(hist.delta(epsilon) for hist in self._profile.values()))
 
 
-def _setup(params: dict, X, y, cls=RandomDecisionForestClassifier):
+def forest_setup(params: dict, X, y, cls=RandomDecisionForestClassifier):
+    """The public facts of a random decision forest of ``params`` on ``(X, y)`` that its exact law reads (the
+    parameters validated by the estimator itself)."""
     est = cls(**params)
     k, h = est._validate_params()
     if not est.private:
@@ -214,8 +216,8 @@ def pair_loss(params: dict, d0, d1, grid=None, cls=RandomDecisionForestClassifie
     the structure classes are the gaps between them. ``cls``: the estimator class whose ``_noise_scale``
     sets the noise (a seeded mutant may change it; everything else is the law above).
     """
-    k, h, bounds, X0, y0, rate, rule = _setup(params, *d0, cls=cls)
-    _, _, _, X1, y1, _, _ = _setup(params, *d1, cls=cls)
+    k, h, bounds, X0, y0, rate, rule = forest_setup(params, *d0, cls=cls)
+    _, _, _, X1, y1, _, _ = forest_setup(params, *d1, cls=cls)
     if grid is None:
         grid = [sorted(set(X0[:, j].tolist()) | set(X1[:, j].tolist())) for j in range(len(bounds))]
     best = {"up": (-1.0, 0.0, None), "down": (-1.0, 0.0, None)}

@@ -35,7 +35,7 @@ from reference.validation import EDGE_CELL, warn_outside_bounds, warn_outside_ta
 from reference.validation import check_positive_finite, check_X, check_y, facts_by_index
 from reference.validation import shown
 from reference.ledger import PrivacyLedger, Scope
-from reference.lpdt.learner import PartitionPredictorMixin, _as_y, check_bounds, leaf_estimates
+from reference.lpdt.learner import PartitionPredictorMixin, as_y, check_bounds, leaf_estimates
 from reference.lpdt.partition import GridPartition
 from reference.lpdt.randomizer import CHUNK, LPDTRandomizer, check_target_bounds
 from reference.mechanisms import Laplace, TwoSidedGeometric, default_grid
@@ -87,7 +87,7 @@ class PHISTRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMixin, 
         if self.randomizer not in ("lpdt", "laplace"):
             raise ValueError(f"randomizer must be 'lpdt' or 'laplace', got {shown(self.randomizer)}")
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
-        y = _as_y("y", check_y(self, y, numeric=True), X.shape[0])
+        y = as_y("y", check_y(self, y, numeric=True), X.shape[0])
         if isinstance(self.bounds, str):
             raise ValueError(f"bounds must be given as (low, high) pairs for PHIST (no public data), got {shown(self.bounds)}")
         bounds = check_bounds(facts_by_index(self, "bounds", self.bounds, X.shape[1], sequence=True), None, X.shape[1])

@@ -12,7 +12,6 @@ from reference.diprime.forest import (
     VERSIONS,
     DiPriMeForestClassifier,
     DiPriMeForestRegressor,
-    _DiPriMeForest,
     charge_equal_parts,
 )
 

@@ -69,6 +69,7 @@ from reference.diprime.forest import DiPriMeForestClassifier, DiPriMeForestRegre
 from reference.diprime.batch_medians import (median_authors_flip, median_flip_grid, median_index_v000, median_lebesgue,
                                     noisy_max)
 from reference.diprime.grower import budget
+from reference.fast_path import register
 from reference.mechanisms import Laplace, TwoSidedGeometric
 
 __all__ = ["DiPriMeBatch", "Forests", "TASKS"]
@@ -100,6 +101,7 @@ class Forests:
     value: np.ndarray
 
 
+@register(DiPriMeForestRegressor, DiPriMeForestClassifier)
 class DiPriMeBatch:
     """The discrete release of a DiPriMe forest fitted on ``data = (X, y)``, many at once.
 
@@ -409,7 +411,7 @@ class DiPriMeBatch:
     def releases(self, forests: Forests, *, prepared) -> list:
         """The estimators' ``release(bins, leaf_bins)`` of every forest (then ``post``), as a list.
 
-        :meth:`reference.diprime._DiPriMeForest.release` is the format: per tree, its nodes in
+        :meth:`reference.diprime.forest._DiPriMeForest.release` is the format: per tree, its nodes in
         preorder, ``("split", feature, where)`` and ``("leaf", value)``. Every node is given an
         integer code (arithmetically on the grids when ``bins`` and ``leaf_bins`` are set, by
         ``np.unique`` otherwise), each code's tuple is made once, and so is each distinct forest.

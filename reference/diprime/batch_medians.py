@@ -47,7 +47,7 @@ def _gaps(values, member, count, lo, hi):
 
 def _draw_from_log_weights(log_w: np.ndarray, rng) -> np.ndarray:
     """One index per row with probabilities ``∝ exp(log_w)`` (each row has a finite entry),
-    by inverting the cumulative law as ``reference.mechanisms._draw_index`` does."""
+    by inverting the cumulative law as ``reference.mechanisms.draw_index`` does."""
     w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
     cum = np.cumsum(w, axis=1)
     u = rng.random(cum.shape[0]) * cum[:, -1]

@@ -262,15 +262,14 @@ class _DiPriMeForest(PublishSafeMixin, BaseEstimator):
         features and for any subclass that defines a method of its own (DP-ERT,
         the median forest, audit mutants: the batch would not run their code).
         """
-        from reference.diprime.batch import DiPriMeBatch
-        from reference.fast_path import overrides_nothing
+        from reference.fast_path import overrides_nothing, registered
 
         base = DiPriMeForestRegressor if isinstance(self, DiPriMeForestRegressor) else DiPriMeForestClassifier
         if not overrides_nothing(type(self), base) or self.categories:
             return None
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
-        return DiPriMeBatch("regression" if base is DiPriMeForestRegressor else "classification", bins=bins,
-                            leaf_bins=leaf_bins, **params)
+        return registered(base)("regression" if base is DiPriMeForestRegressor else "classification", bins=bins,
+                                leaf_bins=leaf_bins, **params)
 
     def release(self, bins: int | None = None, leaf_bins: int | None = None) -> tuple:
         """Everything the model publishes, canonical and hashable.

@@ -38,12 +38,12 @@ import math
 import numpy as np
 from reference.validation import check_generator, check_positive_finite
 from reference.validation import shown
-from reference.mechanisms import Mechanism, PermuteAndFlip, _BoundedMedian, _draw_index, _log_normalise
+from reference.mechanisms import Mechanism, PermuteAndFlip, BoundedMedian, draw_index, log_normalise
 
 __all__ = ["FloatGapMedian", "IndexMedianV000", "AuthorsFlipMedian", "CountScaledLeafMean"]
 
 
-class FloatGapMedian(_BoundedMedian):
+class FloatGapMedian(BoundedMedian):
     """FLAWED in floating point: the V003 section 3.1 median as published, with ``r``
     drawn as the float ``left + U * width`` inside the chosen data-defined gap.
 
@@ -72,7 +72,7 @@ class FloatGapMedian(_BoundedMedian):
         score = -np.abs(2 * i - x.size) * self.epsilon / (2.0 * self.sensitivity)
         with np.errstate(divide="ignore"):
             log_w = np.log(right - left) + score
-        return left, right, _log_normalise(log_w)
+        return left, right, log_normalise(log_w)
 
     def sample(self, data, rng):
         return float(self.batch(data, 1, rng)[0])
@@ -80,7 +80,7 @@ class FloatGapMedian(_BoundedMedian):
     def batch(self, data, n, rng):
         check_generator(rng)
         left, right, log_p = self.gaps(data)
-        idx = _draw_index(np.exp(log_p), int(n), rng)
+        idx = draw_index(np.exp(log_p), int(n), rng)
         return rng.uniform(left[idx], right[idx])
 
     def logpdf(self, r, data) -> float:
@@ -142,7 +142,7 @@ class IndexMedianV000(FloatGapMedian):
         left, right = edges[:-1], edges[1:]
         j = np.arange(x.size + 1)
         log_w = np.where(right > left, -np.abs(x.size - 2 * j) * self.epsilon / (2.0 * self.sensitivity), -np.inf)
-        return left, right, _log_normalise(log_w)
+        return left, right, log_normalise(log_w)
 
 
 class AuthorsFlipMedian(FloatGapMedian):

@@ -92,7 +92,8 @@ def _as_X(name: str, X) -> np.ndarray:
     return X
 
 
-def _as_y(name: str, y, n: int) -> np.ndarray:
+def as_y(name: str, y, n: int) -> np.ndarray:
+    """``y`` as a float vector of ``n`` labels (a ``ValueError`` naming ``name`` otherwise)."""
     y = np.asarray(y, dtype=float).ravel()
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels for {n} rows")
@@ -109,7 +110,7 @@ def check_public(X_public, y_public, d: int | None = None):
     if np.asarray(X_public).size == 0:
         raise ValueError("X_public is empty: LPDT needs at least one public point to grow its partition")
     Xp = _as_X("X_public", X_public)
-    yp = _as_y("y_public", y_public, Xp.shape[0])
+    yp = as_y("y_public", y_public, Xp.shape[0])
     if d is not None and Xp.shape[1] != d:
         raise ValueError(f"X_public has {Xp.shape[1]} features but X has {d}")
     return Xp, yp
@@ -172,7 +173,7 @@ class _PartitionRegressor(PublishSafeMixin, PartitionPredictorMixin, RegressorMi
 
     def _public_facts(self, X, y, X_public, y_public):
         X = check_X(self, X, reset=True)  # names, counts, 2-D, finite
-        y = _as_y("y", check_y(self, y, numeric=True), X.shape[0])
+        y = as_y("y", check_y(self, y, numeric=True), X.shape[0])
         if X_public is None and y_public is None and self.public_data is not None:
             X_public, y_public = self.public_data
         Xp, yp = check_public(X_public, y_public, X.shape[1])

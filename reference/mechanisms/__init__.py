@@ -29,21 +29,21 @@ over a bounded interval (Theorem 3's form), here on a public grid.
 """
 from __future__ import annotations
 
-# the private helpers are re-exported for the modules that imported them from here before the split
+# the shared helpers are re-exported for the modules that imported them from here before the split
 from reference.mechanisms.base import (  # noqa: F401
-                                      _MAX_UNITS,
+                                      MAX_UNITS,
                                       GRID_BITS,
                                       Mechanism,
-                                      _check_n,
-                                      _draw_index,
-                                      _log_normalise,
+                                      check_n,
+                                      draw_index,
+                                      log_normalise,
                                       check_lattice_step,
                                       default_grid,
                                       round_to_grid,
 )
 from reference.mechanisms.jointexp import JointExp
 from reference.mechanisms.laplace import Laplace, TwoSidedGeometric
-from reference.mechanisms.median import IntervalExponential, _BoundedMedian  # noqa: F401
+from reference.mechanisms.median import IntervalExponential, BoundedMedian  # noqa: F401
 from reference.mechanisms.randomized_response import (
                                       BitRandomizedResponse,
                                       RandomizedResponse,
@@ -51,7 +51,7 @@ from reference.mechanisms.randomized_response import (
 from reference.mechanisms.selection import (  # noqa: F401
                                       ExponentialMechanism,
                                       PermuteAndFlip,
-                                      _Selection,
+                                      Selection,
 )
 
 __all__ = ["Mechanism", "Laplace", "TwoSidedGeometric", "ExponentialMechanism", "PermuteAndFlip",

@@ -10,7 +10,8 @@ import numpy as np
 from reference.validation import check_generator
 from reference.validation import shown
 
-__all__ = ['Mechanism', 'GRID_BITS', 'default_grid', 'check_lattice_step', 'round_to_grid', 'record_units', 'span_up']
+__all__ = ['Mechanism', 'GRID_BITS', 'MAX_UNITS', 'default_grid', 'check_lattice_step', 'round_to_grid', 'record_units',
+           'span_up', 'check_n', 'draw_index', 'log_normalise']
 
 
 class Mechanism:
@@ -58,13 +59,13 @@ class Mechanism:
         return {"epsilon": self.epsilon}
 
 
-def _log_normalise(log_w: np.ndarray) -> np.ndarray:
+def log_normalise(log_w: np.ndarray) -> np.ndarray:
     """``log_w - logsumexp(log_w)`` by the max shift (scipy's logsumexp costs ~0.1 ms on tiny inputs)."""
     top = np.max(log_w)
     return log_w - (top + np.log(np.sum(np.exp(log_w - top))))
 
 
-def _draw_index(p: np.ndarray, n: int, rng) -> np.ndarray:
+def draw_index(p: np.ndarray, n: int, rng) -> np.ndarray:
     """``n`` indices drawn with probabilities ``p`` by inverting the CDF (the law of ``rng.choice(p=p)``).
 
     The probabilities are floating point and the uniform has 53 bits: the law released differs
@@ -77,7 +78,8 @@ def _draw_index(p: np.ndarray, n: int, rng) -> np.ndarray:
     return np.minimum(idx, p.size - 1)
 
 
-def _check_n(n) -> int:
+def check_n(n) -> int:
+    """``n``, the draws asked of ``batch``, as an int (a ``ValueError`` naming it unless a positive integer)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {shown(n)}")
     return int(n)
@@ -87,7 +89,7 @@ def _check_n(n) -> int:
 #: the default grid is 2**-GRID_BITS times the power of two at or below min(sensitivity, sensitivity / epsilon)
 GRID_BITS = 10
 #: |value / grid| must stay below this many grid units (int64 arithmetic with room for the noise)
-_MAX_UNITS = 2.0 ** 60
+MAX_UNITS = 2.0 ** 60
 
 
 def default_grid(epsilon: float, sensitivity: float) -> float:
@@ -132,7 +134,7 @@ def round_to_grid(value, grid: float) -> np.ndarray:
     shifts, so inputs ``d`` apart land at most ``ceil(d / grid)`` grid units apart.
     """
     y = np.asarray(value, dtype=float) / grid
-    if not np.all(np.isfinite(y)) or np.any(np.abs(y) >= _MAX_UNITS):
+    if not np.all(np.isfinite(y)) or np.any(np.abs(y) >= MAX_UNITS):
         raise ValueError(f"data must be finite with |data / grid| < 2**60, got {shown(value)} with grid {shown(grid)}")
     f = np.floor(y)
     return f.astype(np.int64) + (y - f >= 0.5)

@@ -19,7 +19,7 @@ Residual delta of an inverse-CDF draw (:func:`selection_delta`)
 A selection over ``m`` outcomes whose weights ``w_i = exp(a_i)``
 (``a_i <= 0`` after the shift by the largest) are computed in double
 precision and drawn by inverting their cumulative sum with a 53-bit uniform
-(``reference.mechanisms._draw_index``) releases a law ``P~`` that differs from
+(``reference.mechanisms.draw_index``) releases a law ``P~`` that differs from
 the ideal ``P``. With ``u = 2**-53`` and the exponents formed as differences
 (score differences times the rate, logs of public-size counts bounded by
 ``L``, the log of the normaliser bounded by ``ln m``): the exponent ``a_i``

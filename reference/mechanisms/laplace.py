@@ -9,7 +9,7 @@ import numpy as np
 
 from reference.mechanisms.base import (
     Mechanism,
-    _check_n,
+    check_n,
     check_lattice_step,
     default_grid,
     round_to_grid,
@@ -99,7 +99,7 @@ class Laplace(Mechanism):
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         centre = round_to_grid(data, self.grid)
         return (centre + self.law(max(centre.size, 1)).sample((n,) + centre.shape, rng)) * self.grid
 
@@ -187,7 +187,7 @@ class TwoSidedGeometric(Mechanism):
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         value = self._as_int(data)
         return value + self._noise((n,) + value.shape, rng)
 

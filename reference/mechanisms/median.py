@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from reference.mechanisms.base import Mechanism, _check_n, _draw_index
+from reference.mechanisms.base import Mechanism, check_n, draw_index
 from reference.mechanisms.grid import (
     DEFAULT_GRID,
     check_grid,
@@ -21,7 +21,7 @@ from reference.validation import shown
 __all__ = ['IntervalExponential']
 
 
-class _BoundedMedian(Mechanism):
+class BoundedMedian(Mechanism):
     """Shared parts of the private medians over public ``bounds``: parameters, data check, privacy map."""
 
     def __init__(self, epsilon: float, bounds=(0.0, 1.0), sensitivity: float = 1.0, *, strict: bool = True):
@@ -49,7 +49,7 @@ class _BoundedMedian(Mechanism):
         return float(d_in) * self.epsilon / self.sensitivity
 
 
-class IntervalExponential(_BoundedMedian):
+class IntervalExponential(BoundedMedian):
     """Private median on a bounded interval, released on a public grid: the
     exponential mechanism of Consul and Williamson 2021 (V003), section 3.1 (and the
     proof of its Theorem 3), with the Lebesgue base measure replaced by the
@@ -97,7 +97,7 @@ class IntervalExponential(_BoundedMedian):
     kind = "discrete"
 
     def __init__(self, epsilon: float, bounds=(0.0, 1.0), sensitivity: float = 1.0, grid: int = DEFAULT_GRID):
-        _BoundedMedian.__init__(self, epsilon, bounds, sensitivity, strict=False)
+        BoundedMedian.__init__(self, epsilon, bounds, sensitivity, strict=False)
         self.grid = check_grid(grid, self.bounds)
 
     def _params(self):
@@ -135,15 +135,15 @@ class IntervalExponential(_BoundedMedian):
     def sample(self, data, rng):
         check_generator(rng)
         start, count, log_p = self.gaps(data)
-        i = int(_draw_index(np.exp(log_p), 1, rng)[0])
+        i = int(draw_index(np.exp(log_p), 1, rng)[0])
         j = int(start[i]) + int(rng.integers(0, count[i]))
         return self.bounds[0] + (self.bounds[1] - self.bounds[0]) * (j / self.grid)  # grid_value, in Python floats
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         start, count, log_p = self.gaps(data)
-        idx = _draw_index(np.exp(log_p), n, rng)
+        idx = draw_index(np.exp(log_p), n, rng)
         return self.points(start[idx] + rng.integers(0, count[idx]))
 
     def logpmf(self, r, data) -> float:

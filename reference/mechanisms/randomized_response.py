@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from reference.mechanisms.base import Mechanism, _check_n
+from reference.mechanisms.base import Mechanism, check_n
 from reference.validation import check_generator, check_positive_finite
 from reference.validation import shown
 
@@ -40,7 +40,7 @@ class RandomizedResponse(Mechanism):
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         v = self._value(data)
         keep = rng.random(n) < self.p_keep
         other = rng.integers(0, self.k - 1, size=n)
@@ -100,7 +100,7 @@ class BitRandomizedResponse(Mechanism):
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         bits = self._bits(data)
         flips = rng.random((n, bits.size)) < self.p_flip
         return np.bitwise_xor(bits[None, :], flips.astype(np.int8))

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from reference.mechanisms.base import Mechanism, _check_n, _draw_index, _log_normalise
+from reference.mechanisms.base import Mechanism, check_n, draw_index, log_normalise
 from reference.mechanisms.grid import selection_delta
 from reference.validation import check_generator, check_nonempty, check_positive_finite
 from reference.validation import shown
@@ -13,7 +13,7 @@ from reference.validation import shown
 __all__ = ['ExponentialMechanism', 'PermuteAndFlip']
 
 
-class _Selection(Mechanism):
+class Selection(Mechanism):
     """Shared parts of the mechanisms that select an index from a utility vector."""
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, monotonic: bool = False):
@@ -61,7 +61,7 @@ class _Selection(Mechanism):
         return float(d_in) * self.epsilon / self.sensitivity
 
 
-class ExponentialMechanism(_Selection):
+class ExponentialMechanism(Selection):
     """Exponential mechanism over a finite candidate set.
 
     Index ``i`` is returned with probability proportional to
@@ -72,25 +72,25 @@ class ExponentialMechanism(_Selection):
 
     def logpmf_all(self, data) -> np.ndarray:
         u = self.utilities(data)
-        return _log_normalise(self.rate * (u - u.max()))  # differences first (reference.mechanisms.grid, residual delta)
+        return log_normalise(self.rate * (u - u.max()))  # differences first (reference.mechanisms.grid, residual delta)
 
     def residual_delta(self, m: int) -> float:
         """Residual delta of one draw over ``m`` candidates (:func:`reference.mechanisms.grid.selection_delta`):
-        the probabilities are floating point and drawn by inverting their CDF (:func:`_draw_index`)."""
+        the probabilities are floating point and drawn by inverting their CDF (:func:`draw_index`)."""
         return selection_delta(m, self.epsilon)
 
     def sample(self, data, rng):
         check_generator(rng)
-        return int(_draw_index(self.pmf(data), 1, rng)[0])
+        return int(draw_index(self.pmf(data), 1, rng)[0])
 
     def batch(self, data, n, rng):
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         p = self.pmf(data)
-        return _draw_index(p, n, rng)
+        return draw_index(p, n, rng)
 
 
-class PermuteAndFlip(_Selection):
+class PermuteAndFlip(Selection):
     """Permute-and-flip (McKenna and Sheldon 2020, Algorithm 1).
 
     Candidates are visited in a uniformly random order; candidate ``r`` is
@@ -143,7 +143,7 @@ class PermuteAndFlip(_Selection):
         report-noisy-max form with numpy's floating-point exponential noise, whose residual delta was not
         bounded."""
         check_generator(rng)
-        n = _check_n(n)
+        n = check_n(n)
         u = self.utilities(data)
         p = self._flip_probabilities(u)
         m = u.size

@@ -62,6 +62,7 @@ from numbers import Integral
 
 import numpy as np
 
+from reference.fast_path import register
 from reference.validation import check_generator, check_X, shown
 from reference.mechanisms.jointexp import JointExp, joint_exp_batch
 from reference.ledger import PrivacyLedger, Scope
@@ -147,6 +148,7 @@ class _Prepared:
     leaf_epsilon: float
 
 
+@register(PrivaTreeClassifier)
 class PrivaTreeBatch:
     """The release of a PrivaTree fitted on ``data = (X, y)``, many at once.
 

@@ -548,10 +548,10 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         for a subclass that overrides a step of Algorithm 1 (the batch would
         not run its code).
         """
-        from reference.privatree.batch import PrivaTreeBatch
+        from reference.fast_path import registered
 
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "random_state"}
-        sampler = PrivaTreeBatch(edges=edges, estimator=type(self), **params)
+        sampler = registered(PrivaTreeClassifier)(edges=edges, estimator=type(self), **params)
         return sampler if sampler.vectorised else None
 
     def release(self, edges=None):

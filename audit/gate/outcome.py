@@ -15,7 +15,7 @@ vector's ``raised`` coordinate (0 is reserved for success):
 auditor cannot treat that as an outcome (the process would have ended for whoever ran it), so ``check``
 records it as an error row and exits 2. Refusals of datasets outside the claim's public domain (an empty
 dataset: that n >= 1 is public; a single class) are recognised by :func:`refusal_kind` so that ``check`` can
-report them apart (:mod:`audit.check`).
+report them apart (:mod:`audit.gate.run`).
 """
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ modules, classes or a function's globals. When ``max_nodes`` is reached the walk
 
 :func:`recognise` names a node that *is* random state: a generator object, a bit generator's state
 dict, a ``RandomState.get_state()`` tuple, a ``random.Random().getstate()`` tuple, a string or bytes
-spelling one of these states (JSON or ``repr``, :func:`audit.engine.state_codec.parse_text`), or a copy
+spelling one of these states (JSON or ``repr``, :func:`audit.gate.state.codec.parse_text`), or a copy
 of a known seed (an int, a float equal to it, a string containing it, two 32-bit words). Raw words (a
 PCG64 ``[state, inc]`` pair, an MT19937 key) are ambiguous on their own: the state probe names them
-only when they match a generator seeded with the fit's seed (:func:`audit.engine.state_codec.identify`).
+only when they match a generator seeded with the fit's seed (:func:`audit.gate.state.codec.identify`).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from collections import deque
 
 import numpy as np
 
-from audit.engine.state_codec import parse_text
+from audit.gate.state.codec import parse_text
 
 __all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES"]
 

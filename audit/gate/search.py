@@ -28,7 +28,7 @@ import numpy as np
 
 from audit.engine import checkpoint, progress
 from audit.engine import sampling
-from audit.engine.estimate import AuditResult, Claim, _check_sizes, audit_pairs, estimate_from_samples
+from audit.engine.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
 from audit.engine.neighbours import NeighbourPair
 from reference.validation import shown
 
@@ -212,7 +212,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     many datasets (the same base with different added records). The scores only rank the
     candidates; none of these samples enters the confirmation.
     """
-    _check_sizes(n_pilot, pilot_alpha, delta, 0.5)
+    check_sizes(n_pilot, pilot_alpha, delta, 0.5)
     n_half = max(1, int(round(n_pilot * 0.5)))
     start = time.perf_counter()
     keys = {}
@@ -266,7 +266,7 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
     also : callable ``pair -> bool`` or None
         When none of the confirmed pairs satisfies it, the best-ranked candidate that does is confirmed too.
     scale : ``(NeighbourPair, n)`` or None
-        The scale family's pair (:mod:`audit.engine.scale`, chosen on its own pilot samples) and the outputs per
+        The scale family's pair (:mod:`audit.gate.scale`, chosen on its own pilot samples) and the outputs per
         input its confirmation can afford; it is confirmed with ``scale_share`` of ``alpha``, the other pairs
         with the rest (``scale_audit`` of the result).
     """

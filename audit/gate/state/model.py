@@ -11,7 +11,7 @@ depends on the data is a coordinate of its own.
 
 Left out: the constructor parameters of the top-level estimator (``get_params(deep=False)``
 keys: public and constant), random generator objects (the state probe,
-:mod:`audit.engine.state_probe`, reports those), strings, functions, modules and classes.
+:mod:`audit.gate.state.probe`, reports those), strings, functions, modules and classes.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from numbers import Real
 
 import numpy as np
 
-from audit.engine.state_walk import GENERATOR_TYPES
+from audit.gate.state.walk import GENERATOR_TYPES
 
 __all__ = ["state_numbers", "constructor_keys", "MAX_ITEMS", "ROOT"]
 

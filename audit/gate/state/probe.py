@@ -8,7 +8,7 @@ the exact counts come back, an unbounded privacy loss that no sample of the rele
 
 :func:`probe_estimator` fits a fresh estimator with a distinctive seed below ``2**31`` (every
 scikit-learn-style estimator accepts it; on refusal other seeds, then none), walks the fitted
-object and the object rebuilt from its pickle (:mod:`audit.engine.state_walk`: attributes, slots,
+object and the object rebuilt from its pickle (:mod:`audit.gate.state.walk`: attributes, slots,
 ``__getstate__``, dict keys, containers, bound methods, partials, closures, pickled bytes) and
 reports by attribute path every
 
@@ -20,12 +20,12 @@ reports by attribute path every
 * raw words of a bit generator (PCG64 and PCG64DXSM, MT19937, Philox, SFC64) kept as ints, lists, tuples,
   integer arrays or bytes, or as two to six large ints side by side in one object (kind ``"state"``,
   named with the encoding: ``"PCG64 state as a list of 2 ints"``): words that change with the seed are
-  read every way :func:`audit.engine.state_codec.views` knows and named only when they are the state of a
-  generator seeded with the probe's seed after the fit's draws (:func:`audit.engine.state_codec.identify`;
+  read every way :func:`audit.gate.state.codec.views` knows and named only when they are the state of a
+  generator seeded with the probe's seed after the fit's draws (:func:`audit.gate.state.codec.identify`;
   numbers that merely look large, such as a hash of public parameters, never match),
 * copy of the seed (an int, a float, a string containing it, two 32-bit words; kind ``"seed"``),
 * integer that changes from fit to fit and whose *replay* reproduces the published model
-  (kind ``"replay"``, :mod:`audit.engine.replay`): the replay is measured on fresh fits from D and
+  (kind ``"replay"``, :mod:`audit.gate.state.replay`): the replay is measured on fresh fits from D and
   D' and gives an epsilon lower bound.
 
 Every finding ends with its remedy: drop the attribute that keeps the state or seed, and draw fresh entropy
@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import replay as rp
-from audit.engine import state_codec as codec
-from audit.engine.state_walk import MAX_NODES, recognise, walk
+from audit.gate.state import replay as rp
+from audit.gate.state import codec
+from audit.gate.state.walk import MAX_NODES, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
 
@@ -121,7 +121,7 @@ class StateReport:
         Why the probe could not run at all (then the verdict is ``"inconclusive"``).
     truncated : bool
         The walk hit its node limit: the verdict is at least ``"inconclusive"``.
-    replays : list of audit.engine.replay.Replay
+    replays : list of audit.gate.state.replay.Replay
         Every candidate integer and what its replay measured.
     remarks : list of str
         Other facts (seed refused, model not picklable, candidate cap hit).

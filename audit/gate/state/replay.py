@@ -30,12 +30,12 @@ module measures it.
   ``default_rng(seed)``; MT19937: the position in the first block of ``RandomState(seed)``); each
   published model's kept generator or state, rewound by that many, is passed as ``random_state`` to a
   fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed. A state kept as
-  a JSON or ``repr`` string (:func:`audit.engine.state_codec.parse_text`) is read as the dict it spells; Philox
-  is stepped back through its counter, SFC64 draw by draw (:func:`audit.engine.state_codec.sfc64_back`).
+  a JSON or ``repr`` string (:func:`audit.gate.state.codec.parse_text`) is read as the dict it spells; Philox
+  is stepped back through its counter, SFC64 draw by draw (:func:`audit.gate.state.codec.sfc64_back`).
 * Kept raw words (:class:`EncodedState`, :func:`calibrate_start`): ints, lists, arrays or bytes that
-  :func:`audit.engine.state_codec.identify` names as a bit generator's state seeded with the probe's known
+  :func:`audit.gate.state.codec.identify` names as a bit generator's state seeded with the probe's known
   seed; each published model's words, read the same way, give the generator at its fit's start
-  (:meth:`audit.engine.state_codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
+  (:meth:`audit.gate.state.codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
 
 :func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random``
 for the duration of one replay fit: do not run it beside other threads that seed generators.
@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import state_codec as codec
+from audit.gate.state import codec
 from audit.engine.bounds import epsilon_lower_bound, point_estimate
-from audit.engine.state_codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
-from audit.engine.state_walk import MAX_NODES, recognise, walk
+from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
+from audit.gate.state.walk import MAX_NODES, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
@@ -501,7 +501,7 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
     return False
 
 
-# --- kept generators: rewound by the consumption a fit with a known seed measured (audit.engine.state_codec) ------
+# --- kept generators: rewound by the consumption a fit with a known seed measured (audit.gate.state.codec) ------
 
 @dataclass(frozen=True)
 class KeptState:

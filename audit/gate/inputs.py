@@ -1,5 +1,5 @@
 """What ``audit check`` reads from its user: the subject's callable, its parameters, the public domain, the
-datasets and pairs (the parsing behind the command line and the claims file; :mod:`audit.check` audits)."""
+datasets and pairs (the parsing behind the command line and the claims file; :mod:`audit.gate.run` audits)."""
 from __future__ import annotations
 
 import ast
@@ -13,7 +13,7 @@ import numpy as np
 from audit.engine.neighbours import NeighbourPair, query_pairs
 
 __all__ = ["CheckError", "resolve", "load_dataset", "mechanism_pairs", "parse_params", "params_text",
-           "parse_bounds", "parse_classes", "parse_release", "BUILTIN_ROWS"]
+           "parse_bounds", "parse_classes", "parse_release", "user_pairs", "BUILTIN_ROWS"]
 
 
 class CheckError(ValueError):
@@ -175,7 +175,7 @@ def parse_classes(text):
 def parse_release(text):
     """``--release``: auto, or a comma list of the kinds release | predictions | structure | attributes and
     fitted attribute names ATTR (a single kind stays a word: ``"predictions"``)."""
-    from audit.engine.release import KINDS
+    from audit.gate.outputs import KINDS
 
     if isinstance(text, (list, tuple)):
         return list(text)
@@ -188,7 +188,7 @@ def parse_release(text):
     return items
 
 
-def _user_pairs(spec, relation: str):
+def user_pairs(spec, relation: str):
     """The pairs returned by ``MODULE:FUNCTION()`` (``--pairs``), or the list of pairs given in Python."""
     if not isinstance(spec, str):
         raw, spec = list(spec), "given"

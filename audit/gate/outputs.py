@@ -23,7 +23,7 @@ coordinate named:
   leaf and depth counts, splits per feature, the smallest and largest threshold
   per feature, the node count and root value of the first trees, and the
   feature and value of the first tree's first nodes in breadth-first order;
-* the **numbers the fitted model's pickle carries** (:mod:`audit.engine.model_state`), by attribute
+* the **numbers the fitted model's pickle carries** (:mod:`audit.gate.state.model`), by attribute
   path (``model.tree_.nodes['n_node_samples'][3]``, ``model._secret[0]``): the coordinates are the
   union of the paths seen in :meth:`EstimatorRelease.calibrate` (a fit lacking one reads 0), at most
   :data:`MAX_ATTRIBUTES`, the rest counted in ``description``.
@@ -42,14 +42,14 @@ from numbers import Real
 
 import numpy as np
 
-from audit.engine.model_state import ROOT, state_numbers
-from audit.engine.outcome import admit, outcome_code, refusal_text
+from audit.gate.state.model import ROOT, state_numbers
+from audit.gate.outcome import admit, outcome_code, refusal_text
 
 __all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "KINDS", "MAX_ATTRIBUTES"]
 
 
 #: the ``raised`` coordinate of an exception: a 48-bit code (never 0) of its type and canonical message
-#: (:func:`audit.engine.outcome.outcome_code`), so different refusals are different outcomes
+#: (:func:`audit.gate.outcome.outcome_code`), so different refusals are different outcomes
 exception_code = outcome_code
 
 #: breadth-first nodes whose feature and value are released
@@ -398,7 +398,7 @@ class EstimatorRelease:
         """Fit once on each dataset to fix the release's coordinates (the union of the names seen; a fit
         lacking one reads 0); returns the exceptions seen, and records in ``raised_on`` (dataset key ->
         ``"Type('message')"``) the datasets on which ``fit`` raised."""
-        from audit.engine.search import data_key
+        from audit.gate.search import data_key
 
         rng = np.random.default_rng(seed)
         errors, seen = [], 0

@@ -12,20 +12,18 @@ probe and the refusal fits) are safety nets, about ten times the expected; a sta
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-from audit.check_inputs import CheckError
-from audit.check_verdicts import ALPHA
+from audit.gate.inputs import CheckError
+from audit.gate.verdict import ALPHA
 from audit.engine import progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import audit_pairs
 from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
 
-if TYPE_CHECKING:
-    from audit.check import Subject
 
 __all__ = ["GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",
-           "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records", "coverage_cut", "CpuLaps"]
+           "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records", "coverage_cut", "CpuLaps",
+           "confirmed_rows", "grow", "grow_text"]
 
 #: the share of alpha kept for growing an inconclusive pass (the first audit runs at the rest: Bonferroni over the
 #: first audit and every growth stage, so a claim that holds is flagged with probability at most alpha overall)
@@ -51,7 +49,7 @@ SCALE_CONFIRM_RECORDS = {"quick": 24_000_000, "standard": 128_000_000, "full": 1
 SCALE_SECONDS = {"quick": 450.0, "standard": 2400.0, "full": 9000.0}
 
 
-def _confirmed_rows(pairs, results) -> list[dict]:
+def confirmed_rows(pairs, results) -> list[dict]:
     """Every confirmed pair's bound and event (the report shows them all, not only the worst)."""
     return [{"pair": p.description, "epsilon_lower": float(r.epsilon_lower), "epsilon_point": float(r.epsilon_point),
              "event": str(r.event), "direction": r.direction,
@@ -71,7 +69,7 @@ def grow_limit(subject: Subject, kind: str, budget: str) -> int:
     return table.get(budget, table["quick"])
 
 
-def _grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
+def grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
     """Grow an inconclusive pass: audit its winning pair again on fresh outputs, :data:`GROW_FACTOR` times more
     per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
     kept), until the pass is conclusive, a stage finds a violation, or the next stage would draw more than
@@ -100,7 +98,7 @@ def _grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism")
         progress.step(f"inconclusive pass: growing the winning pair to {n_k:,} outputs per input (stage {k})")
         stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=ALPHA * GROW_SHARE / GROW_STAGES,
                             seed=seed + 7919 * k)
-        row = _confirmed_rows([pair], stage.results)[0]
+        row = confirmed_rows([pair], stage.results)[0]
         row["pair"] = f"{pair.description} (grown to {n_k:,} outputs per input)"
         stages.append({"n": n_k, "used": True, "epsilon_lower": float(stage.epsilon_lower),
                        "violation": bool(stage.violation), "conclusive": _conclusive(stage, subject), "row": row})
@@ -123,7 +121,7 @@ def coverage_cut(row, extra, cuts, subject) -> None:
             row["verdict"] = "inconclusive"
 
 
-def _grow_text(stages) -> str:
+def grow_text(stages) -> str:
     parts = []
     for s in stages:
         if not s["used"]:

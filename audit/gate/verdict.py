@@ -2,22 +2,17 @@
 the row of a subject whose audit could not finish."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 
-from audit.check_inputs import params_text
+from audit.gate.inputs import params_text
 
-if TYPE_CHECKING:
-    from audit.check import Subject
-
-__all__ = []
+__all__ = ["ALPHA", "float_verdict", "state_verdict", "subject_error_row"]
 
 #: the gate's level per claim (shared by its audited pairs and both directions)
 ALPHA = 0.05
 
 
-def _state_verdict(row, extra, probe, subject) -> None:
+def state_verdict(row, extra, probe, subject) -> None:
     """The state probe's verdict joins the row: a finding fails the gate (``--state fail``) with an unbounded
     loss; a probe that could not run makes a pass inconclusive, never clean."""
     row["state"] = probe.to_json()
@@ -44,8 +39,9 @@ def _state_verdict(row, extra, probe, subject) -> None:
             row["verdict"] = "inconclusive"
 
 
-def _subject_error_row(subject: Subject, exc: Exception) -> dict:
-    """The row of a subject whose audit could not finish (it ended the process inside ``fit``)."""
+def subject_error_row(subject, exc: Exception) -> dict:
+    """The row of a subject (an :class:`audit.gate.run.Subject`) whose audit could not finish (it ended the
+    process inside ``fit``)."""
     nan = float("nan")
     return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)}",
             "neighbouring": subject.neighbours, "epsilon_claimed": subject.epsilon, "delta": subject.delta,
@@ -54,7 +50,7 @@ def _subject_error_row(subject: Subject, exc: Exception) -> dict:
             "decided_by": ["error"], "detail": f"error: {exc}"}
 
 
-def _float_verdict(row: dict, extra: list, event: str) -> None:
+def float_verdict(row: dict, extra: list, event: str) -> None:
     """An estimator's violation decided by a floating-point event: ``decided_by`` and the words naming the
     coordinate whose bit patterns tell the inputs apart."""
     found = re.match(r"float pattern \(sign, exponent, mantissa mod (\d+)\) of (.+) in \{", event)

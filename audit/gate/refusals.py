@@ -1,22 +1,19 @@
 """Refusals in ``audit check``: which exceptions of ``fit`` decide, which are exempt (outside the claim's public
 domain: an empty dataset by default), and the verdict text when a refusal separates a pair
-(:mod:`audit.engine.outcome` codes the outcomes)."""
+(:mod:`audit.gate.outcome` codes the outcomes)."""
 from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from audit.check_inputs import CheckError
-from audit.engine.outcome import REFUSAL_KINDS, admit, refusal_kind, refusal_text
-from audit.engine.search import data_key
+from audit.gate.inputs import CheckError
+from audit.gate.outcome import REFUSAL_KINDS, admit, refusal_kind, refusal_text
+from audit.gate.search import data_key
 
-if TYPE_CHECKING:
-    from audit.check import Subject
-
-__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "EXEMPT_SECONDS", "evidence_of", "exceptions_mode", "exempt_list"]
+__all__ = ["EXEMPT_DEFAULT", "EXEMPT_FITS", "EXEMPT_SECONDS", "certain_refusals", "crash_text", "evidence_of",
+           "exception_verdict", "exceptions_mode", "exempt_list", "exempt_text", "raises"]
 
 
 #: refusals exempted by default in each exceptions mode (``Subject.exempt``): that a dataset is not empty is
@@ -45,8 +42,9 @@ def exceptions_mode(value) -> str:
     raise CheckError(f"exceptions must be 'fail', 'report' or 'off', got {value!r}")
 
 
-def exempt_list(subject: Subject) -> tuple:
-    """The refusals that do not decide: the subject's ``exempt`` (``"none"`` for none), else its mode's default."""
+def exempt_list(subject) -> tuple:
+    """The refusals that do not decide: the subject's (an :class:`audit.gate.run.Subject`) ``exempt``
+    (``"none"`` for none), else its mode's default."""
     mode = exceptions_mode(subject.exceptions)
     if subject.exempt is None:
         return EXEMPT_DEFAULT[mode]
@@ -61,7 +59,7 @@ def exempt_list(subject: Subject) -> tuple:
     return tuple(items)
 
 
-def _certain_refusals(mech, datasets, exempt, fits: int = EXEMPT_FITS, cuts: list | None = None) -> dict:
+def certain_refusals(mech, datasets, exempt, fits: int = EXEMPT_FITS, cuts: list | None = None) -> dict:
     """``data_key -> text`` of the datasets that ``fit`` refuses, with an exempt refusal, on every one of ``fits``
     fits (the calibration's and more with other seeds; ``audit check`` passes its draws per input, at least
     :data:`EXEMPT_FITS`): a refusal that happens only sometimes is an outcome of the mechanism, never a statement
@@ -71,7 +69,7 @@ def _certain_refusals(mech, datasets, exempt, fits: int = EXEMPT_FITS, cuts: lis
     out = {}
     for data in datasets:
         key = data_key(data)
-        seen = _raises(mech, data)
+        seen = raises(mech, data)
         if seen is None or key in out:
             continue
         kind = refusal_kind(data)
@@ -99,19 +97,22 @@ def _certain_refusals(mech, datasets, exempt, fits: int = EXEMPT_FITS, cuts: lis
     return out
 
 
-def _exempt_text(pair, certain) -> str:
+def exempt_text(pair, certain) -> str:
+    """The words of an audited pair one of whose datasets ``fit`` refuses for certain (``certain``: from
+    :func:`certain_refusals`): the pair, the refusal and the side it is on."""
     side = "D" if data_key(pair.d0) in certain else "D'"
     text = certain.get(data_key(pair.d0)) or certain.get(data_key(pair.d1))
     return f"{pair.description}: {text} (on {side})"
 
 
-def _raises(mech, data) -> str | None:
+def raises(mech, data) -> str | None:
     """What ``fit`` raised on ``data`` during calibration (``"Type('message')"``), or None."""
     return getattr(mech, "raised_on", {}).get(data_key(data))
 
 
-def _crash_text(mech, pair) -> str:
-    a, b = _raises(mech, pair.d0), _raises(mech, pair.d1)
+def crash_text(mech, pair) -> str:
+    """The words of a pair that ``fit`` raises on one side of and not on the other (seen in calibration)."""
+    a, b = raises(mech, pair.d0), raises(mech, pair.d1)
     which, other = ("D", "D'") if a else ("D'", "D")
     return f"fit raises {a or b} on {which} and not on {other} ({pair.description})"
 
@@ -138,14 +139,14 @@ def _reads_exception(event: str) -> bool:
     return "fit raised" in event or "fit succeeded" in event or event.startswith("raised") or "[raised" in event
 
 
-def _exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
+def exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
     """What the refusals decided: the deciding event read for the ``raised`` coordinate, the outputs' own bound
     beside it, and the exempt refusals on a line of their own."""
     mech = plan["mechanism"]
     extra.append("exceptions in fit are outcomes (type and message)" + (
         f"; exempt refusals (not decisive): {', '.join(plan['exempt'])}" if plan["exempt"] else ""))
     crash = plan["crash_pairs"]
-    row["exception_findings"] = [_crash_text(mech, p) for p in crash]
+    row["exception_findings"] = [crash_text(mech, p) for p in crash]
     row["exempt_refusals"] = list(plan["exempted"])
     if plan["exempted"]:
         what = "empty dataset" if all("an empty dataset" in t for t in plan["exempted"]) else "exempt refusal"
@@ -168,7 +169,7 @@ def _exception_verdict(row, extra, plan, res, audited, confirmed) -> None:
     else:
         alone_text = "the outputs alone were not confirmed on a pair fit accepts on both sides"
     if res.violation and through_crash:
-        extra.insert(0, f"violation through an exception: {_crash_text(mech, worst_pair)} (the refusal itself "
+        extra.insert(0, f"violation through an exception: {crash_text(mech, worst_pair)} (the refusal itself "
                         f"tells them apart; --exempt TYPE exempts a refusal you declare public); {alone_text}")
     elif res.violation:
         extra.insert(0, "violation through the outputs")

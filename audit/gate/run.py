@@ -5,7 +5,7 @@ A subject is named ``MODULE:CALLABLE`` and resolved as follows:
 * a class with ``fit`` (or a factory returning an object with ``fit``) is
   an estimator: each sample fits a fresh ``CALLABLE(**params)`` (``random_state``
   through the constructor when it takes one) on one of the neighbouring datasets
-  and releases what :class:`audit.engine.release.EstimatorRelease` says (by default
+  and releases what :class:`audit.gate.outputs.EstimatorRelease` says (by default
   everything the fitted model publishes: ``release()``, ``predict`` and ``predict_proba``
   on a grid over the public domain, the fitted structure when recognised and every
   number its pickle carries, by attribute path; ``--release`` narrows it); an
@@ -43,28 +43,33 @@ from audit.engine import checkpoint, progress
 from audit.engine.budget import SAMPLES
 from audit.engine.estimate import Claim, audit_pairs
 from audit.engine.events import coordinates, float_probe
-from audit.check_inputs import (BUILTIN_ROWS, CheckError, _user_pairs, load_dataset, mechanism_pairs, params_text,
+from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
-from audit.check_refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, _certain_refusals, _crash_text, _exception_verdict,
-                                  _exempt_text, _raises, evidence_of, exceptions_mode, exempt_list)
-from audit.check_budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
-                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, _confirmed_rows, _grow, _grow_text,
-                                coverage_cut, grow_limit, scale_records)
-from audit.check_verdicts import ALPHA, _float_verdict, _state_verdict, _subject_error_row
+from audit.gate.inputs import user_pairs as _user_pairs
+from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, evidence_of, exceptions_mode, exempt_list)
+from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_text as _crash_text,
+                                  exception_verdict as _exception_verdict, exempt_text as _exempt_text,
+                                  raises as _raises)
+from audit.gate.budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
+                               SCALE_RECORDS, SCALE_SECONDS, CpuLaps, coverage_cut, grow_limit, scale_records)
+from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, grow_text as _grow_text
+from audit.gate.verdict import ALPHA
+from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
+                                subject_error_row as _subject_error_row)
 from audit.engine.neighbours import add_remove_pairs, substitute_pairs
-from audit.engine.outcome import SubjectExit
+from audit.gate.outcome import SubjectExit
 from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
-from audit.engine.release import EstimatorRelease
+from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
-from audit.engine.scale import confirm_samples, scale_pairs
-from audit.engine.search import candidate_pairs, data_key, search_and_confirm
-from audit.engine.state_probe import probe_estimator
+from audit.gate.scale import confirm_samples, scale_pairs
+from audit.gate.search import candidate_pairs, data_key, search_and_confirm
+from audit.gate.state.probe import probe_estimator
 from audit.gate.determinism import MAX_FITS, join_verdict, probe_determinism
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
            "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS",
-           # the budgets in counts (audit.check_budget), named here too
+           # the budgets in counts (audit.gate.budget), named here too
            "GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",
            "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records"]
 
@@ -103,14 +108,14 @@ class Subject:
     search: bool = True
     exceptions: object = "fail"
     float_probe: bool = True
-    #: estimators: the scale family of the neighbour search (:mod:`audit.engine.scale`)
+    #: estimators: the scale family of the neighbour search (:mod:`audit.gate.scale`)
     scale: bool = True
     #: safety cap (wall seconds) on choosing the scale family's pair (default: the budget's, :data:`SCALE_SECONDS`);
     #: the work itself is fixed by counts (:data:`SCALE_RECORDS`, :data:`SCALE_CONFIRM_RECORDS`)
     scale_seconds: float | None = None
     #: the largest size the scale family reaches (default: the budget's, :data:`SCALE_RECORDS`)
     scale_records: int | None = None
-    #: estimators: random state kept after fit (:mod:`audit.engine.state_probe`): "fail", "warn" or "off"
+    #: estimators: random state kept after fit (:mod:`audit.gate.state.probe`): "fail", "warn" or "off"
     state: str = "fail"
     #: estimators: values the same on every fit as shipped of D and different on D' (:mod:`audit.gate.determinism`):
     #: "fail", "warn" or "off"
@@ -301,7 +306,7 @@ FLOAT_REMEDY = ("remedy: add the noise on a public lattice with exact integer sa
                 "reference.mechanisms.Laplace and TwoSidedGeometric do, so that both inputs' outputs lie on one lattice")
 
 
-def _float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
+def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
     """Credit the floating-point probe only where the two outputs' supports overlap in exact arithmetic.
 
     The winning pair is audited again with the floating-point events off (real arithmetic: thresholds and
@@ -337,7 +342,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     """Audit one subject; return its claim row.
 
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
-    (:mod:`audit.engine.state_probe`) and the refusals seen while calibrating; then the outputs are sampled.
+    (:mod:`audit.gate.state.probe`) and the refusals seen while calibrating; then the outputs are sampled.
     Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
     a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
     filled with the CPU seconds of each stage.
@@ -440,7 +445,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     if kind == "estimator" and subject.float_probe and res.violation and "exception" not in row.get("decided_by", []):
         _float_verdict(row, extra, str(getattr(res.worst, "event", "")))
     if res.violation and subject.float_probe and row.get("decided_by", [None])[0] == "float probe" and audited:
-        _float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
+        float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
         cpu.lap("float re-audit")
     if not res.violation:
         loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
