@@ -330,3 +330,15 @@ def test_the_design_page_draws_the_layers_and_the_gate():
     gate = sorted(str(p.relative_to(ROOT / "audit" / "gate")) for p in (ROOT / "audit" / "gate").rglob("*.py")
                   if p.name != "__init__.py")
     assert all(Path(g).name in text for g in gate), [g for g in gate if Path(g).name not in text]
+
+
+def test_papers_are_cited_by_name_not_by_seed_file():
+    """A module cites a paper by its authors and year (``reference.papers``), never by the file name of its text
+    in the project's seed collection, which no reader can open; ``reference/papers.py`` alone keeps that map."""
+    import re
+
+    seed = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
+    named = [str(p.relative_to(ROOT)) for package in ("audit", "reference", "benchmarks", "examples", "tests")
+             for p in sorted((ROOT / package).rglob("*.py"))
+             if seed.search(p.read_text()) and p != ROOT / "reference" / "papers.py" and p.name != "test_layout.py"]
+    assert not named, f"modules naming a seed file: {named}"

@@ -1,7 +1,7 @@
 """The exact law of BDPT's release on tiny inputs (issue 29).
 
 :class:`reference.baselines.bdpt.BDPTClassifier` (Guan et al. 2020 as re-implemented by the PrivaTree
-authors: 004_2521a6732a5af66c.txt Table I and section VI; spec/privatree.md section 3.3 and A16) written a
+authors: Vos et al. 2023 Table I and section VI; spec/privatree.md section 3.3 and A16) written a
 second time, as a law composed from the mechanisms' laws, independently of the sampling code. The release
 is ``("node", feature, category_or_group, left, right)`` / ``("leaf", class)``.
 

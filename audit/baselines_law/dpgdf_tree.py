@@ -2,7 +2,7 @@
 
 The release ``("node", feature, category, left, right)`` / ``("leaf", class)`` of
 :class:`reference.baselines.dpgdf.DPGDFClassifier`, which follows Xin et al. (2019) as the PrivaTree authors
-re-implemented it (004_2521a6732a5af66c.txt Table I and section VI; spec/privatree.md section 3.4 and A15),
+re-implemented it (Vos et al. 2023 Table I and section VI; spec/privatree.md section 3.4 and A15),
 is written here as a law: each probability is composed from the mechanisms' own laws, not from the
 learner's sampling code.
 

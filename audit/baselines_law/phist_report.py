@@ -1,6 +1,6 @@
 """The exact law of a PHIST user's report, and the loss of every pair of user records (issue 29).
 
-PHIST (Berrett, Györfi and Walk 2021, EJS 15:2430-2453; LPDT's baseline, seed 002_5a21b2792a729c80.txt
+PHIST (Berrett, Györfi and Walk 2021, EJS 15:2430-2453; LPDT's baseline, Ma et al. 2023
 Tables 1-3, spec/lpdt.md section 7.1) claims *local* differential privacy: each user privatises their
 record's grid cell and label once, and everything the curator publishes is computed from the reports
 alone (:class:`reference.baselines.phist.PHISTRegressor` sums them), so the report's loss bounds the

@@ -1,7 +1,7 @@
 """The exact law of the DiffPrivLib-style random tree's release on tiny inputs (issue 29).
 
 :class:`reference.baselines.diffprivlib_tree.RandomTreePFClassifier` (PrivaTree's "DiffPrivLib" baseline,
-004_2521a6732a5af66c.txt section III-A and section VI; spec/privatree.md section 3.2) written a second
+Vos et al. 2023 section III-A and section VI; spec/privatree.md section 3.2) written a second
 time, as a law composed from the mechanisms' laws, independently of the sampling code. Its ``release()``
 (the default, ``thresholds=False``) is the tree's features and leaf labels: the thresholds are dropped.
 

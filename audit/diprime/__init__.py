@@ -1,2 +1,2 @@
-"""Audit target ``diprime`` (000_3adb53c34ab1d76d.txt, 003_9d9c0c8370f39611.txt): claims, theorems, mutants,
+"""Audit target ``diprime`` (Consul and Williamson 2020, Consul and Williamson 2021): claims, theorems, mutants,
 reproduction."""

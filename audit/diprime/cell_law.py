@@ -1,7 +1,7 @@
 """The law of a depth-1 strict DiPriMe tree's whole release under two datasets, on shared cells (issue 29).
 
 :class:`reference.diprime.DiPriMeForestClassifier` / :class:`~reference.diprime.DiPriMeForestRegressor` with
-one tree of depth 1 (V003, 003_9d9c0c8370f39611.txt, Algorithm 1 FITTREE/FINDSPLIT and section 3.1; strict
+one tree of depth 1 (V003, Consul and Williamson 2021, Algorithm 1 FITTREE/FINDSPLIT and section 3.1; strict
 accounting, spec A6) releases ``((("split", j, t), ("leaf", left), ("leaf", right)),)`` (``release()``, the
 threshold and the leaf values rounded to 6 decimals). :func:`pair_cell_laws` gives its law under ``d0`` and
 ``d1`` as two :class:`audit.engine.exact_oracle.CellLaw` on the same cells, from the node and leaf laws of
@@ -291,7 +291,7 @@ def _child_ranges(ranges: tuple, j: int, g: float, side: int) -> tuple:
 def path_cell_laws(params: dict, d0, d1, cls=DiPriMeForestClassifier, windows: int = WINDOWS) -> tuple[CellLaw,
                                                                                                        CellLaw]:
     """The law of a strict DiPriMeFlip tree's release, to depth 2, under add/remove neighbours ``d0`` and ``d1``,
-    on the cells of the extra record's path (V003, 003_9d9c0c8370f39611.txt, Algorithm 1 FITTREE/FINDSPLIT).
+    on the cells of the extra record's path (V003, Consul and Williamson 2021, Algorithm 1 FITTREE/FINDSPLIT).
 
     A release's cell is ``(root, child, leaf)``: the root's ``(j, t)``, the ``(j, t)`` of the child on the side
     the record that one dataset lacks goes (``"leaf"`` when that child is a leaf), and the cell of the leaf it

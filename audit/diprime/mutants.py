@@ -5,7 +5,7 @@ inputs, the epsilon it claims and where the flaw comes from. They are the
 published forms of spec/diprime.md section 2.4:
 
 * ``diprime-v000-index-median``: V000's median over sorted indices, without
-  gap-length weighting (000_3adb53c34ab1d76d.txt, Algorithm 3, lines 42-47;
+  gap-length weighting (Consul and Williamson 2020, Algorithm 3, lines 42-47;
   spec 2.4 (iii)); a value added inside a gap concentrates the output there.
 * ``diprime-authors-flip-median``: the authors' DiPriMeFlip median,
   permute-and-flip with score ``2 ln|I| - |2i - N|`` (spec A6, 2.4 (iv)).

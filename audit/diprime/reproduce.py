@@ -1,7 +1,7 @@
 """DiPriMe's results tables, side by side with the project's learners.
 
-Consul and Williamson, V000 (000_3adb53c34ab1d76d.txt) Tables 1-2 and V003
-(003_9d9c0c8370f39611.txt) Table 1, plus V003 Table 2, which the seed text
+Consul and Williamson, V000 (Consul and Williamson 2020) Tables 1-2 and V003
+(Consul and Williamson 2021) Table 1, plus V003 Table 2, which the seed text
 lost and spec/diprime.md section 3.4 recovers from the authors' notebook
 ([CODE]). Protocol (spec section 3.1, [CODE]): 10 runs, each a fresh random
 90/10 split (``train = floor(0.9 N)``), test MSE on the targets scaled to

@@ -1,1 +1,1 @@
-"""Audit target ``lpdt`` (002_5a21b2792a729c80.txt): claims, theorem checks and reproduction."""
+"""Audit target ``lpdt`` (Ma et al. 2023): claims, theorem checks and reproduction."""

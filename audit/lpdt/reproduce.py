@@ -1,7 +1,7 @@
 """LPDT's Table 2 and synthetic experiment, side by side with the project's learners.
 
 Ma, Zhang, Cai and Yang, "Decision Tree for Locally Private Estimation with
-Public Data", NeurIPS 2023 (seed ``002_5a21b2792a729c80.txt``; spec/lpdt.md
+Public Data", NeurIPS 2023 (Ma et al. 2023; spec/lpdt.md
 sections 6, 8.1-8.3, 9). The seed does not give Table 2's protocol (spec 8.2,
 A9), so the spec's recommendation, which mirrors the authors' companion code,
 is run:

@@ -1,7 +1,7 @@
 """The private median as it was released before issue 17: a uniform float inside a data-defined gap.
 
 :class:`FloatIntervalMedian` chooses gap ``I_i`` of the sorted values with probability
-``∝ |I_i| exp(-epsilon |2i - N| / 2)`` (003_9d9c0c8370f39611.txt, section 3.1) and returns
+``∝ |I_i| exp(-epsilon |2i - N| / 2)`` (Consul and Williamson 2021, section 3.1) and returns
 ``left + U * width`` with ``U`` a 53-bit uniform. In real arithmetic it is epsilon-DP; in doubles
 the attainable outputs of a gap are a lattice fixed by the gap's ends, which moves when a record
 is added: with ``D = {0.9}`` and ``D' = {0.9, 0.3}`` on ``(0, 1)`` an output drawn from ``D`` is

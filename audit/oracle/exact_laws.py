@@ -4,18 +4,18 @@ Each entry is a reference learner whose whole ``release()`` has an exact law on 
 (issue 29), given as a :class:`audit.engine.exact_oracle.CellLaw`, with default parameters and inputs within
 the law's reach:
 
-* ``privatree``: :func:`audit.privatree.exact_law.release_law` (PrivaTree, 004_2521a6732a5af66c.txt,
+* ``privatree``: :func:`audit.privatree.exact_law.release_law` (PrivaTree, Vos et al. 2023,
   Algorithm 1, strict accounting): every tree is a cell, the truncated tails one more. The oracle's learner
   cases (:mod:`audit.oracle.learner_cases`) at two bins per feature: the noisy histograms of four bins are
   out of the law's reach (6.9e9 states per feature), so the candidate that moves a threshold one bin (a no-op
   with two bins) is left to the two-sample compare;
-* ``random-trees``: the random decision forest at depth 0 (001_de51f67f43120a4b.txt, Algorithm 2; the
+* ``random-trees``: the random decision forest at depth 0 (Bojarski et al. 2014, Algorithm 2; the
   structure is drawn from public bounds alone): each tree's leaf releases ``theta = n / sum(n)`` of its noisy
   counts (:func:`audit.random_trees.exact_law.leaf_law`: atoms, and the uniform draw of an invalid leaf), the
   trees independent. A cell is the tuple of each tree's atom (those of probability at least
   :data:`ATOM_CELL`, interior values only), every other value in the tree's ``OTHER``.
 
-* ``diprime-flip-classifier``: the strict DiPriMeFlip classifier (003_9d9c0c8370f39611.txt, Algorithm 1 with
+* ``diprime-flip-classifier``: the strict DiPriMeFlip classifier (Consul and Williamson 2021, Algorithm 1 with
   the strict median on public thresholds), one tree of depth 1: the node's (feature, threshold) law with the
   hidden medians summed out, each leaf's clamped geometric counts summed into the atoms ``n / sum(n)``
   (:mod:`audit.diprime.exact_law`). A cell is the node with each leaf's atom of probability at least

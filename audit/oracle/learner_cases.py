@@ -4,7 +4,7 @@ The reference side is always the reference learner (:mod:`reference.privatree`,
 :mod:`reference.diprime`) fitted once per draw; the candidates are the
 project's batched fast paths (expected: same law) and subtly wrong learners
 (expected: different), each changing one detail of Algorithm 1 of PrivaTree
-(004_2521a6732a5af66c.txt) or of DiPriMe's leaves:
+(Vos et al. 2023) or of DiPriMe's leaves:
 
 * the per-level node budget computed as if the tree were one level deeper
   (``(eps - eps_leaf - eps_q) / (d + 1)`` instead of ``/ d``, Eqs. 9-10);

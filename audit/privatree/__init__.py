@@ -1,1 +1,1 @@
-"""Audit target ``privatree`` (004_2521a6732a5af66c.txt): its claims, theorem checks, mutants and reproduction."""
+"""Audit target ``privatree`` (Vos et al. 2023): its claims, theorem checks, mutants and reproduction."""

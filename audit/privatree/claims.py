@@ -1,4 +1,4 @@
-"""Target ``privatree``: PrivaTree (004_2521a6732a5af66c.txt) audited end to end.
+"""Target ``privatree``: PrivaTree (Vos et al. 2023) audited end to end.
 
 Claims (add/remove neighbours; ``n_public`` is a fixed parameter, the same for
 both datasets of a pair, so no PrivaTree claim relies on a substitution

@@ -1,6 +1,6 @@
 """PrivaTree's results tables, side by side with the project's learners.
 
-Vos et al., PrivaTree (004_2521a6732a5af66c.txt): Tables II, VI and VII (5-fold
+Vos et al. 2023 (PrivaTree): Tables II, VI and VII (5-fold
 cross-validated test accuracy of depth-4 trees at epsilon 0.1, 0.01 and 1) and
 the poisoning-guarantee Tables III and VIII (spec/privatree.md sections 5.3
 P1 and P4, 5.4-5.9). Protocol, as the spec gives it:

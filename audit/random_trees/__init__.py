@@ -1,1 +1,1 @@
-"""Audit target ``random-trees`` (001_de51f67f43120a4b.txt): claims, theorem checks and reproduction."""
+"""Audit target ``random-trees`` (Bojarski et al. 2014): claims, theorem checks and reproduction."""

@@ -2,7 +2,7 @@
 
 Bojarski, Choromanska, Choromanski and LeCun, "Differentially- and
 non-differentially-private random decision trees", arXiv:1410.6973, Section 6
-and Table 1 (seed ``001_de51f67f43120a4b.txt``; spec/random_trees.md sections
+and Table 1 (Bojarski et al. 2014; spec/random_trees.md sections
 4.2, 4.3, 4.6). The seed lost most of the protocol's numbers (spec 4.2: the
 split percentages, the number of runs, the (k, h) grids and the formula
 ``epsilon = f(n)``), so the spec's recommendations (4.6) fill them in:

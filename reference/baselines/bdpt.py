@@ -64,7 +64,7 @@ class BDPTClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEst
 
     References
     ----------
-    Guan, Sun, Shi, Fang (2020); PrivaTree (004_2521a6732a5af66c.txt) section VI; spec/privatree.md 3.3, A16.
+    Guan, Sun, Shi, Fang (2020); PrivaTree (Vos et al. 2023) section VI; spec/privatree.md 3.3, A16.
     """
 
     def __init__(self, epsilon=1.0, max_depth=4, *, categories=None, classes=None, merge_samples=5,

@@ -14,7 +14,7 @@ Not differentially private. ``release()`` has PrivaTree's format.
 
 References
 ----------
-Breiman, Friedman, Olshen, Stone (1984), CART; PrivaTree (004_2521a6732a5af66c.txt)
+Breiman, Friedman, Olshen, Stone (1984), CART; PrivaTree (Vos et al. 2023)
 section IV and spec/privatree.md section 2.5 for the histogram version.
 """
 from __future__ import annotations

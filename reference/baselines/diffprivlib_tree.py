@@ -1,7 +1,7 @@
 """DiffPrivLib-style random decision tree with permute-and-flip leaves (PrivaTree's "DiffPrivLib" baseline).
 
 As described in spec/privatree.md section 3.2 (diffprivlib 0.6.2
-``DecisionTreeClassifier``; PrivaTree, 004_2521a6732a5af66c.txt, section
+``DecisionTreeClassifier``; PrivaTree, Vos et al. 2023, section
 III-A: "creates random decision nodes and uses all privacy budget to label
 leaves using the permute-and-flip mechanism"), written from that description:
 

@@ -16,8 +16,8 @@ spec 2.4 (ii)).
 
 References
 ----------
-Consul and Williamson, 003_9d9c0c8370f39611.txt section 4 ("DP-ERT"),
-000_3adb53c34ab1d76d.txt section 4; Geurts, Ernst and Wehenkel (2006).
+Consul and Williamson 2021 section 4 ("DP-ERT"),
+Consul and Williamson 2020 section 4; Geurts, Ernst and Wehenkel (2006).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Chaudhuri, Monteleoni and Sarwate (2011), "Differentially private empirical
 risk minimization", JMLR 12, Algorithm 1 (output perturbation), cited by
-PrivaTree (004_2521a6732a5af66c.txt) as [19] for the poisoning comparison of
+PrivaTree (Vos et al. 2023) as [19] for the poisoning comparison of
 section VI-B (Table III, Table VIII, Fig. 3). The paper's text says the
 baseline "perturbs the optimal model parameters", which is Algorithm 1; the
 authors' code calls diffprivlib, which does objective perturbation
@@ -254,7 +254,7 @@ class DPLogisticRegression(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     References
     ----------
     Chaudhuri, Monteleoni, Sarwate (2011), JMLR 12, Algorithm 1, Corollary 8 and Theorem 6;
-    PrivaTree (004_2521a6732a5af66c.txt) section VI-B and spec/privatree.md 3.6 and A17.
+    PrivaTree (Vos et al. 2023) section VI-B and spec/privatree.md 3.6 and A17.
     """
 
     def __init__(self, epsilon=1.0, reg_lambda=0.1, *, bounds=None, classes=None, fit_intercept=True,

@@ -2,7 +2,7 @@
 
 Levine and Feizi (2021), "Deep partition aggregation: provable defenses
 against general poisoning attacks", ICLR, cited by PrivaTree
-(004_2521a6732a5af66c.txt) as [44]; used in section VI-B and Fig. 3 with 1000
+(Vos et al. 2023) as [44]; used in section VI-B and Fig. 3 with 1000
 depth-4 trees. DPA is **not** differentially private and makes no privacy
 claim: its ledger has one charge of ``epsilon = inf``. It certifies
 individual predictions against poisoning instead.
@@ -125,7 +125,7 @@ class DeepPartitionAggregation(ClassifierMixin, BaseEstimator):
 
     References
     ----------
-    Levine and Feizi (2021), ICLR, section 3 and Theorem 1; PrivaTree (004_2521a6732a5af66c.txt) section VI-B,
+    Levine and Feizi (2021), ICLR, section 3 and Theorem 1; PrivaTree (Vos et al. 2023) section VI-B,
     Fig. 3; spec/privatree.md 3.7 and A14.
     """
 

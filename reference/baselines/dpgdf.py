@@ -55,7 +55,7 @@ class DPGDFClassifier(PublishSafeMixin, BinaryOnlyMixin, ClassifierMixin, BaseEs
 
     References
     ----------
-    Xin, Yang, Wang, Zhang (2019); PrivaTree (004_2521a6732a5af66c.txt) Table I
+    Xin, Yang, Wang, Zhang (2019); PrivaTree (Vos et al. 2023) Table I
     and section VI; spec/privatree.md 3.4 and A15.
     """
 

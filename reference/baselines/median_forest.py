@@ -11,8 +11,8 @@ utility only; its ledger is empty.
 
 References
 ----------
-Consul and Williamson, 003_9d9c0c8370f39611.txt section 4 ("Median");
-000_3adb53c34ab1d76d.txt section 4 ("Median Trees").
+Consul and Williamson 2021 section 4 ("Median");
+Consul and Williamson 2020 section 4 ("Median Trees").
 """
 from __future__ import annotations
 

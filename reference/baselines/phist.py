@@ -2,7 +2,7 @@
 
 Berrett, Györfi and Walk (2021), "Strongly universally consistent nonparametric
 regression and classification with privatised data", EJS 15:2430-2453; the
-baseline of LPDT (seed ``002_5a21b2792a729c80.txt`` Tables 1-3; ``spec/lpdt.md``
+baseline of LPDT (Ma et al. 2023 Tables 1-3; ``spec/lpdt.md``
 section 7.1).
 
 A cubic grid of ``n_bins`` equal bins per feature over the public ``bounds``

@@ -1,4 +1,4 @@
-"""DiPriMe forests (000_3adb53c34ab1d76d.txt, 003_9d9c0c8370f39611.txt): the forests (``forest``), the tree
+"""DiPriMe forests (Consul and Williamson 2020, Consul and Williamson 2021): the forests (``forest``), the tree
 grower and its budget (``grower``), the papers' own median and leaf mechanisms (``mechanisms``), the batched
 sampler (``batch``, ``batch_medians``) and the dataset loaders (``data``).
 

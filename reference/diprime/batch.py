@@ -51,8 +51,8 @@ the same epsilons, :func:`reference.diprime.grower.budget`).
 
 References
 ----------
-Consul and Williamson, 003_9d9c0c8370f39611.txt (V003), Algorithms 1-2,
-sections 3 and 3.1; 000_3adb53c34ab1d76d.txt (V000), Algorithms 1-3,
+Consul and Williamson 2021 (V003), Algorithms 1-2,
+sections 3 and 3.1; Consul and Williamson 2020 (V000), Algorithms 1-3,
 section 3. spec/diprime.md sections 1.3-1.7 and 5.
 """
 from __future__ import annotations

@@ -10,8 +10,8 @@ with them.
 
 References
 ----------
-Consul and Williamson, 003_9d9c0c8370f39611.txt section 3.1 (the Lebesgue
-median), 000_3adb53c34ab1d76d.txt Algorithm 3, lines 42-47 (the index median);
+Consul and Williamson 2021 section 3.1 (the Lebesgue
+median), Consul and Williamson 2020 Algorithm 3, lines 42-47 (the index median);
 spec/diprime.md A1 and A6. McKenna and Sheldon (2020), permute-and-flip; Ding
 et al. (2021), its report-noisy-max form.
 """

@@ -1,9 +1,9 @@
 """DiPriMe median forests: differentially private random trees with private median splits.
 
 Consul and Williamson, "Differentially Private Median Forests for Regression
-and Classification" (V000, 000_3adb53c34ab1d76d.txt) and "Balance is key:
+and Classification" (V000, Consul and Williamson 2020) and "Balance is key:
 Private median splits yield high-utility random trees" (V003,
-003_9d9c0c8370f39611.txt), as specified in spec/diprime.md.
+Consul and Williamson 2021), as specified in spec/diprime.md.
 
 Each tree splits every node above ``max_depth`` at a private median of one of
 ``K = max_features`` random candidate attributes (V003 Algorithm 1), and its

@@ -1,8 +1,8 @@
 """Growing one DiPriMe median tree: budgets, candidate splits, attribute choice, leaves.
 
 This is the body of V003 Algorithm 1 (FITTREE, FINDSPLIT, SPLITRANGE;
-003_9d9c0c8370f39611.txt) and V000 Algorithms 1 and 3
-(000_3adb53c34ab1d76d.txt), as specified in spec/diprime.md section 1.7. The
+Consul and Williamson 2021) and V000 Algorithms 1 and 3
+(Consul and Williamson 2020), as specified in spec/diprime.md section 1.7. The
 estimators of :mod:`reference.diprime` validate their inputs and call
 :class:`TreeGrower`; the baselines (:mod:`reference.baselines`) subclass it.
 

@@ -7,7 +7,7 @@ without sampling.
 * :class:`IndexMedianV000`: V000's private median, the exponential mechanism
   over the *index* ``j`` of the sorted values, ``Pr(j) ∝ exp(-(eps/2)|N - 2j|)``,
   then ``r`` uniform between the ``j``-th and ``(j+1)``-th values
-  (000_3adb53c34ab1d76d.txt, Algorithm 3, lines 42-47). FLAWED: it is not
+  (Consul and Williamson 2020, Algorithm 3, lines 42-47). FLAWED: it is not
   differentially private, because adding a value inside a gap shrinks an
   interval without shrinking its mass (spec section 2.4 (iii)).
 * :class:`AuthorsFlipMedian`: the authors' code for DiPriMeFlip's median,
@@ -16,7 +16,7 @@ without sampling.
   unbounded (spec section 2.4 (iv)).
 * :class:`CountScaledLeafMean`: the papers' regression leaf,
   ``clip(mean + Laplace(S / (N eps)))`` with ``S = B_U - B_L`` (V000 section 3)
-  or ``S = 2B`` (003_9d9c0c8370f39611.txt section 3, "Estimating leaf node
+  or ``S = 2B`` (Consul and Williamson 2021 section 3, "Estimating leaf node
   parameters"), and ``Uniform(B_L, B_U)`` for an empty leaf (authors' code).
   FLAWED: the noise scale depends on the private count ``N`` (spec 2.4 (ii)).
 
@@ -28,8 +28,8 @@ floating point).
 
 References
 ----------
-Consul and Williamson, 000_3adb53c34ab1d76d.txt (V000) and
-003_9d9c0c8370f39611.txt (V003); spec/diprime.md sections 2.4 and 5.
+Consul and Williamson 2020 (V000) and
+Consul and Williamson 2021 (V003); spec/diprime.md sections 2.4 and 5.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LPDT (002_5a21b2792a729c80.txt): the estimators (``learner``), the public partition (``partition``), the
+"""LPDT (Ma et al. 2023): the estimators (``learner``), the public partition (``partition``), the
 local randomisers (``randomizer``) and the dataset loaders (``data``).
 
 The names below are this package's public interface (``reference.lpdt.NAME``).

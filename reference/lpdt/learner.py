@@ -1,7 +1,7 @@
 """LPDT: locally private decision-tree regression with public data.
 
 Ma, Zhang, Cai and Yang, "Decision Tree for Locally Private Estimation with
-Public Data", NeurIPS 2023 (seed ``002_5a21b2792a729c80.txt``; full method in
+Public Data", NeurIPS 2023 (Ma et al. 2023; full method in
 ``spec/lpdt.md``).
 
 Algorithm 1 (spec 3):

@@ -1,7 +1,7 @@
 """Partitions for LPDT: the max-edge tree grown on public data, and the regular grid.
 
 Ma, Zhang, Cai and Yang, "Decision Tree for Locally Private Estimation with
-Public Data" (NeurIPS 2023; seed ``002_5a21b2792a729c80.txt``, slide
+Public Data" (NeurIPS 2023; Ma et al. 2023, slide
 "Max-edge Partition Rule"; ``spec/lpdt.md`` sections 3.1 and 3.2).
 
 The max-edge rule splits a cell at the midpoint of one of its longest edges,

@@ -1,6 +1,6 @@
 """The LPDT local randomiser, mechanisms (3) and (4), with its exact law; and the flawed per-leaf variant.
 
-Ma, Zhang, Cai and Yang (NeurIPS 2023), seed ``002_5a21b2792a729c80.txt``,
+Ma, Zhang, Cai and Yang (NeurIPS 2023),
 slide "Perturbation Mechanism"; ``spec/lpdt.md`` section 3.3.
 
 Each user ``i`` holding ``(x, y)`` with ``y`` in the public ``target_bounds

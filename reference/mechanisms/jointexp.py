@@ -2,7 +2,7 @@
 
 Gillenwater, Joseph, Kulesza, "Differentially Private Quantiles", ICML 2021,
 as defined in ``spec/privatree.md`` section 2.4 (PrivaTree, seed
-``004_2521a6732a5af66c.txt``, section IV-B, uses it to place its bin edges).
+Vos et al. 2023, section IV-B, uses it to place its bin edges).
 Written from that definition; no code of ``dp_multiq`` is used.
 
 Definition

@@ -1,4 +1,4 @@
-"""The private median over a bounded interval, on a public grid (003_9d9c0c8370f39611.txt section 3.1)."""
+"""The private median over a bounded interval, on a public grid (Consul and Williamson 2021 section 3.1)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""PrivaTree (004_2521a6732a5af66c.txt): the learner and its budget rules (``learner``), the batched
+"""PrivaTree (Vos et al. 2023): the learner and its budget rules (``learner``), the batched
 sampler of its releases (``batch``) and the paper's dataset loaders (``data``).
 
 The names below are this package's public interface (``reference.privatree.NAME``).

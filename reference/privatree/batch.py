@@ -11,7 +11,7 @@ axis. The reference (:mod:`reference.privatree`) stays the definition;
 release when the noise is off, the same release distribution when it is on).
 
 What is vectorised over the runs (and the nodes of one level), following
-Algorithm 1 of the paper (004_2521a6732a5af66c.txt):
+Algorithm 1 of the paper (Vos et al. 2023):
 
 * the budget split, Eqs. 7-10 or the strict correction (computed once by
   :func:`reference.privatree.budget_split`);
@@ -50,7 +50,7 @@ order, from the nodes whose histograms were drawn and the leaves).
 
 References
 ----------
-PrivaTree (004_2521a6732a5af66c.txt): Algorithm 1, Eqs. 4 and 7-10, sections
+PrivaTree (Vos et al. 2023): Algorithm 1, Eqs. 4 and 7-10, sections
 IV-A to IV-D; spec/privatree.md sections 2-4 (A1, A5, A6, G1, G2).
 Gillenwater, Joseph, Kulesza (2021), JointExp. McKenna and Sheldon (2020),
 permute-and-flip; Ding et al. (2021), its report-noisy-max form.

@@ -1,6 +1,6 @@
 """PrivaTree's benchmark sets, preprocessed as the paper and the authors' code do.
 
-Vos, Vos, Verwer et al., PrivaTree (004_2521a6732a5af66c.txt), section VI and
+Vos et al. 2023 (PrivaTree), section VI and
 Table IV; spec/privatree.md section 5.2; ``../shared/data/MANIFEST.md``
 sections 1.1, 2.1 and 2.2.
 

@@ -2,7 +2,7 @@
 
 Vos, Vos, Li, Erkin, Verwer, "Differentially-Private Decision Trees and
 Provable Robustness to Data Poisoning" (arXiv 2305.15394, seed
-``004_2521a6732a5af66c.txt``), implemented from ``spec/privatree.md``.
+Vos et al. 2023), implemented from ``spec/privatree.md``.
 
 Algorithm 1 of the paper, as implemented here:
 

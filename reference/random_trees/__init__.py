@@ -1,4 +1,4 @@
-"""Random decision trees (001_de51f67f43120a4b.txt): the forest estimator (``forest``), its data-independent
+"""Random decision trees (Bojarski et al. 2014): the forest estimator (``forest``), its data-independent
 structure, leaf counts and voting rules (``core``) and the dataset loaders (``data``).
 
 The names below are this package's public interface (``reference.random_trees.NAME``).

@@ -2,7 +2,7 @@
 
 Bojarski, Choromanska, Choromanski and LeCun, "Differentially- and
 non-differentially-private random decision trees" (arXiv:1410.6973, seed
-``001_de51f67f43120a4b.txt``), as recovered in ``spec/random_trees.md``.
+Bojarski et al. 2014), as recovered in ``spec/random_trees.md``.
 
 * The forest's structure (Section 2.1 of the spec; "Random forest
   construction" of Algorithms 1 and 2) is drawn without looking at the data:
