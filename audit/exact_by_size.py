@@ -187,19 +187,20 @@ def section_lines(rows: list[dict]) -> list[str]:
     out = [TITLE, "",
            "Computed from the exact laws, not sampled. Strict learners: for every dataset of any size on the public "
            "grid, the loss is at most U, and a pair of the stated number of records attains L (branch and bound over "
-           "the count vectors, as in the certificates); where the supremum is only approached as the counts grow "
+           "the count vectors, as in the certificates; *U from*: `law` when U is the law's own bound over every box, "
+           "`proof` when it is a paper's bound, quoted); where the supremum is only approached as the counts grow "
            "without bound, the limit says so. The published gaps: every neighbouring pair of the listed datasets of "
            "at most Nmax records, grouped by the number of records of the larger dataset; the loss at N is the "
            "largest over the datasets of at most N records, and beyond Nmax it is a lower bound on the supremum, not "
            f"a claim about every size. {seconds:.1f} s in all.", ""]
     if strict:
-        out += ["| learner | neighbours | ledger ε | U (every size) | L (pair attaining) | records of the pair | "
-                "limit | verdict |", "|---|---|---|---|---|---|---|---|"]
+        out += ["| learner | neighbours | ledger ε | U (every size) | U from | L (pair attaining) | records of the pair | "
+                "limit | verdict |", "|---|---|---|---|---|---|---|---|---|"]
         for e in strict:
             lim = "—" if e.get("limit") is None else f"{float(e['limit']):g}"
             out.append(f"| {e['learner']} | {e['relation']} | {float(e['epsilon_claimed']):g} | "
-                       f"{float(e['upper']):.6f} | {float(e['lower']):.6f} | {e['worst']['records']:,} | {lim} | "
-                       f"{e['verdict']} |")
+                       f"{float(e['upper']):.6f} | {e.get('upper_method', '—')} | {float(e['lower']):.6f} | "
+                       f"{e['worst']['records']:,} | {lim} | {e['verdict']} |")
         out.append("")
     sizes = sorted({p["records"] for e in rows for p in e["loss_by_size"]})
     out += ["Exact loss over the datasets of at most N records (N: records of the larger dataset of a pair; "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from audit.findings import REPORTS
 
-__all__ = ["EXACT_TARGETS", "exact_eps_rows", "exact_eps_table"]
+__all__ = ["EXACT_TARGETS", "METHOD_WORDS", "exact_eps_rows", "exact_eps_table"]
 
 #: the certificates read, in the table's order (target, learner's name in the table)
 EXACT_TARGETS: tuple[tuple[str, str], ...] = (
@@ -21,6 +21,18 @@ EXACT_TARGETS: tuple[tuple[str, str], ...] = (
     ("diprime", "strict DiPriMeFlip"),
     ("random-trees", "strict random decision forest"),
 )
+
+#: the table's words for an entry's ``upper_method`` (:class:`audit.engine.allsizes.AllSizesDomain`)
+METHOD_WORDS = {"law": "the law (bounded on every box)", "proof": "the paper's proof (quoted; the law gives the lower end)"}
+
+
+def _method(path: Path, entry: dict) -> str:
+    method = entry.get("upper_method")
+    if method not in METHOD_WORDS:
+        raise ValueError(f"reports: {path}: {entry['domain']!r} has upper_method {method!r}, not one of "
+                         f"{tuple(METHOD_WORDS)} (python -m audit certify regenerates it)")
+    return method
+
 
 def _reading(entry: dict) -> str:
     """How much of the claim the learner really spends, in words."""
@@ -31,7 +43,8 @@ def _reading(entry: dict) -> str:
 
 
 def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
-    """One row per all-sizes certificate entry: learner, configuration, neighbours, claim, exact ε, how reached.
+    """One row per all-sizes certificate entry: learner, configuration, neighbours, claim, exact ε, where its upper
+    end comes from (``method``: the entry's ``upper_method``), how reached.
 
     Parameters
     ----------
@@ -67,15 +80,16 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
             config = e["domain"].removeprefix("strict").lstrip(", ") or e["domain"]
             rows.append({"learner": learner, "configuration": config, "relation": e["relation"],
                          "claim": f"{e['epsilon_claimed']:g}", "exact": f"{e['upper']:.4f}", "how": how,
+                         "method": _method(path, e),
                          "reading": _reading(e)})
     return rows
 
 
 def exact_eps_table(reports: str | Path | None = None) -> str:
     """The rows of :func:`exact_eps_rows` as a Markdown table ending with a newline."""
-    lines = ["| learner | configuration | neighbours | ε claimed | exact ε, every dataset size | how it is reached |"
-             " reading |", "|---|---|---|---|---|---|---|"]
+    lines = ["| learner | configuration | neighbours | ε claimed | exact ε, every dataset size | upper end from | "
+             "how it is reached | reading |", "|---|---|---|---|---|---|---|---|"]
     for r in exact_eps_rows(reports):
         lines.append(f"| {r['learner']} | {r['configuration']} | {r['relation']} | {r['claim']} | ≤ {r['exact']} | "
-                     f"{r['how']} | {r['reading']} |")
+                     f"{METHOD_WORDS[r['method']]} | {r['how']} | {r['reading']} |")
     return "\n".join(lines) + "\n"
