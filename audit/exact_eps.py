@@ -4,7 +4,7 @@ The numbers are read from the all-sizes sections of the committed certificates
 (``reports/TARGET/certificate.json``, key ``all_sizes``, written by ``python -m audit certify TARGET``): for every
 dataset of any size on the learner's public grid, the loss is at most ``U``, and a pair of ``N`` records attains
 ``L``. Where the supremum is only approached as the counts grow without bound, the certificate states its limit,
-and the table says so. ``tests/test_findings.py`` checks that each page's copy equals :func:`exact_eps_table`.
+and the table says so; where the search did not close, the row gives both ends. ``tests/test_findings.py`` checks that each page's copy equals :func:`exact_eps_table`.
 """
 from __future__ import annotations
 
@@ -58,7 +58,9 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
     Raises
     ------
     ValueError
-        When a certificate is missing, has no all-sizes section, or an entry is not certified.
+        When a certificate is missing, has no all-sizes section, or an entry is not certified. An entry whose
+        search did not close (``complete`` false) is a row of bounds (``closed`` false, ``lower`` and ``exact``
+        the two ends).
     """
     base = Path(reports) if reports is not None else REPORTS
     rows = []
@@ -70,9 +72,13 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
         if not entries:
             raise ValueError(f"reports: {path} has no all-sizes section (python -m audit certify {target})")
         for e in entries:
-            if e["verdict"] != "certified" or not e.get("complete", False):
-                raise ValueError(f"reports: {path}: {e['domain']!r} is {e['verdict']}, not a complete certificate")
-            if e.get("limit") is not None:
+            if e["verdict"] != "certified":
+                raise ValueError(f"reports: {path}: {e['domain']!r} is {e['verdict']}, not certified")
+            closed = bool(e.get("complete", False))
+            if not closed:
+                how = (f"not closed: the bounds only (a pair of {e['worst']['records']:,} records attains "
+                       f"{e['lower']:.4f}; the certificate's entry says why)")
+            elif e.get("limit") is not None:
                 how = (f"supremum {e['limit']:g}, approached as the counts grow without bound "
                        f"({e['lower']:.6f} at {e['worst']['records']:,} records)")
             else:
@@ -80,8 +86,8 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
             config = e["domain"].removeprefix("strict").lstrip(", ") or e["domain"]
             rows.append({"learner": learner, "configuration": config, "relation": e["relation"],
                          "claim": f"{e['epsilon_claimed']:g}", "exact": f"{e['upper']:.4f}", "how": how,
-                         "method": _method(path, e),
-                         "reading": _reading(e)})
+                         "lower": f"{e['lower']:.4f}", "closed": closed, "method": _method(path, e),
+                         "reading": _reading(e) if closed else "open: between the bounds"})
     return rows
 
 
@@ -90,6 +96,7 @@ def exact_eps_table(reports: str | Path | None = None) -> str:
     lines = ["| learner | configuration | neighbours | ε claimed | exact ε, every dataset size | upper end from | "
              "how it is reached | reading |", "|---|---|---|---|---|---|---|---|"]
     for r in exact_eps_rows(reports):
-        lines.append(f"| {r['learner']} | {r['configuration']} | {r['relation']} | {r['claim']} | ≤ {r['exact']} | "
+        exact = f"≤ {r['exact']}" if r["closed"] else f"in [{r['lower']}, {r['exact']}]"
+        lines.append(f"| {r['learner']} | {r['configuration']} | {r['relation']} | {r['claim']} | {exact} | "
                      f"{METHOD_WORDS[r['method']]} | {r['how']} | {r['reading']} |")
     return "\n".join(lines) + "\n"

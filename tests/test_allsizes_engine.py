@@ -44,3 +44,31 @@ def test_an_entry_names_where_its_upper_end_comes_from():
     with pytest.raises(ValueError, match="upper_note"):
         AllSizesDomain(*base, upper_method="proof")
     assert AllSizesDomain(*base, upper_method="proof", upper_note="quoted").upper_note == "quoted"
+
+
+def test_a_quoted_bound_entry_takes_its_lower_end_from_the_listed_law():
+    """The binary categorical feature at depth 2: the proof's epsilon above on every box, the listed law's exact
+    loss below; capped at the listed domain's six records the search finds the listed domain's worst pair, and the
+    whole epsilon is reached (the entry closes)."""
+    from audit.certify import certify_domain
+    from audit.privatree.certificate import all_sizes, domains
+
+    d = next(x for x in all_sizes() if x.name == "strict, one binary categorical feature, depth 2")
+    listed = next(x for x in domains() if x.name == d.name)
+    assert d.upper_method == "proof" and "Theorem 3" in d.upper_note and listed.max_records == 6
+    law = d.law(d.params)
+    capped = certify_all_sizes(law, tol=d.tol, max_records=6, max_boxes=d.max_boxes)
+    ref = certify_domain(listed)
+    assert capped.lower == pytest.approx(ref.worst["lower"], abs=1e-12)
+    res = certify_all_sizes(law, tol=d.tol, max_boxes=d.max_boxes)
+    assert res.complete and 1.0 - 1e-11 <= res.lower <= 1.0 <= res.upper <= 1.0 + 1e-11
+
+
+def test_a_quoted_bound_law_refuses_bad_arguments_by_name():
+    from audit.engine.quoted import QuotedBoundLaw
+    from audit.privatree.exact_law import release_law
+
+    for kw, name in ((dict(bound=0.0, max_point_records=3), "bound"), (dict(bound=1.0, max_point_records=0),
+                                                                         "max_point_records")):
+        with pytest.raises(ValueError, match=name):
+            QuotedBoundLaw(release_law, dict(ONE, max_depth=1), [[0.25, 0.75]], [0, 1], **kw)

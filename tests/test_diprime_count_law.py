@@ -133,3 +133,12 @@ def test_substitution_box_intervals_hold_at_random_points_of_random_boxes(move):
                       else int(rng.integers(l, h + 1)) for l, h in zip(lo, hi))
             for r, (a, b) in law.pair_delta(c, c, move).items():
                 assert box[r][0] <= a + 1e-9 and b <= box[r][1] + 1e-9, (lo, hi, c, move, r)
+
+
+def test_every_size_under_substitution_tends_to_eps_s_plus_twice_eps_l():
+    d = all_sizes()[1]
+    assert d.relation == "substitute" and d.epsilon_claimed == 2.0
+    res = certify_all_sizes(d.law(d.params), relation=d.relation, tol=d.tol)
+    # a record of the class absent elsewhere moved to the other value, an outer threshold: 0.25 + 2 * 0.5
+    assert res.complete and 1.25 - 1e-8 <= res.lower <= 1.25 <= res.upper <= 1.25 + 1e-8
+    assert res.limit == pytest.approx(1.25) and d.verdict(res) == "certified"

@@ -111,7 +111,10 @@ def test_the_readme_shows_the_generated_exact_epsilon_table():
     assert all(float(r["exact"]) <= float(r["claim"]) * (1 + 1e-6) for r in rows)
     # where each upper end comes from: the forest's is its proof's bound, quoted; every other one its law's
     assert {r["method"] for r in rows if r["learner"] == "strict random decision forest"} == {"proof"}
-    assert {r["method"] for r in rows if r["learner"] != "strict random decision forest"} == {"law"}
+    # a law's upper end closes; a quoted one with bounds only says so (no row claims an exact value it lacks)
+    assert all(r["closed"] for r in rows if r["method"] == "law")
+    assert all(float(r["lower"]) <= float(r["exact"]) for r in rows)
+    assert all(("in [" in line) == ("not closed" in line) for line in found[0].splitlines()[2:])
     assert all(METHOD_WORDS[r["method"]] in found[0] for r in rows)
 
 

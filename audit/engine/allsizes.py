@@ -85,6 +85,9 @@ def _move_delta(law: CountLaw, lo, hi, move: tuple) -> dict:
 
 
 def _box_upper(law: CountLaw, lo, hi, move) -> float:
+    fast = getattr(law, "box_upper", None)  # a law may compute the same maximum faster (vectorised)
+    if fast is not None:
+        return fast(lo, hi, move)
     return max((max(abs(a), abs(b)) for a, b in _move_delta(law, lo, hi, move).values()), default=0.0)
 
 
@@ -93,13 +96,14 @@ def point_loss(law: CountLaw, c: tuple, move) -> tuple[float, float, object]:
     (:meth:`CountLaw.pair_delta`; an integer ``move`` is the add/remove cell): the true loss lies in ``[lower, upper]``
     (the law's one-point intervals)."""
     move = (move,) if isinstance(move, int) else tuple(move)
-    lo_best, hi_best, arg = 0.0, 0.0, None
-    for r, (a, b) in sorted(_move_delta(law, c, c, move).items(), key=lambda kv: repr(kv[0])):
-        # the true log-ratio is in [a, b]: its absolute value is at least max(a, -b) and at most max(|a|, |b|)
-        lo_best = max(lo_best, a, -b)
-        hi = max(abs(a), abs(b))
-        if arg is None or hi > hi_best:
-            hi_best, arg = hi, r
+    entries = _move_delta(law, c, c, move)
+    if not entries:
+        return 0.0, 0.0, None
+    # the true log-ratio is in [a, b]: its absolute value is at least max(a, -b) and at most max(|a|, |b|)
+    lo_best = max(0.0, max(max(a, -b) for a, b in entries.values()))
+    hi_best = max(max(abs(a), abs(b)) for a, b in entries.values())
+    # the release named: the first in repr order among those of the largest upper end
+    arg = min((r for r, (a, b) in entries.items() if max(abs(a), abs(b)) == hi_best), key=repr)
     return lo_best, hi_best, arg
 
 
@@ -309,7 +313,9 @@ class AllSizesDomain:
     ``upper_method`` says how the upper end ``U`` is obtained: ``"law"`` when it is the largest bound of the law
     over the boxes (each box's interval computed from the release law itself, :class:`CountLaw`), ``"proof"``
     when the law's boxes carry a paper's privacy bound instead (the search then supplies only the lower end);
-    ``upper_note`` says why, for ``"proof"``. ``split``: how boxes are cut (:func:`certify_all_sizes`)."""
+    ``upper_note`` says why, for ``"proof"``. ``split``: how boxes are cut, ``max_boxes`` the search's box budget
+    (:func:`certify_all_sizes`; a budget in boxes, not seconds, keeps an entry that cannot close the same on every
+    run)."""
 
     name: str
     description: str
@@ -325,6 +331,10 @@ class AllSizesDomain:
     upper_method: str = "law"
     upper_note: str = ""
     split: str = "widest"
+    max_boxes: int = 200_000
+    #: the run reports recompute the entry (:mod:`audit.exact_by_size`); ``False``: they read it from the committed
+    #: certificate instead (an entry whose listed-law points take too long for a run)
+    in_run: bool = True
 
     def __post_init__(self):
         if self.upper_method not in UPPER_METHODS:
@@ -338,12 +348,12 @@ class AllSizesDomain:
         curve, as the run reports show it)."""
         law = self.law(self.params)
         res = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_seconds=self.max_seconds,
-                                split=self.split)
+                                split=self.split, max_boxes=self.max_boxes)
         curve = []
         start = time.perf_counter()  # N = 1 under substitution too: two datasets of one record each
         for n in (range(1, self.sizes + 1) if sizes is None else list(sizes)):
             r = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_records=n,
-                                  max_seconds=self.max_seconds, split=self.split)
+                                  max_seconds=self.max_seconds, split=self.split, max_boxes=self.max_boxes)
             curve.append((n, r.lower, r.upper))
         res.curve_seconds = time.perf_counter() - start
         return res, curve
