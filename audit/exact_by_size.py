@@ -147,8 +147,9 @@ def _entries(target: str) -> tuple:
 def entries(target: str) -> list[dict]:
     """The section's entries of ``target``: its strict learners' all-sizes results and curves, then its gaps'.
 
-    Computed once per target in a process (a module-level cache), in about 3 s for ``privatree`` and 1 s for
-    ``diprime`` and ``random-trees`` on one core.
+    Computed once per target in a process (a module-level cache), in about 30 s for ``privatree`` (PrivaTree at
+    depth 3 is most of it), 5 s for ``diprime`` and 1 s for ``random-trees`` on one core; an entry marked
+    ``in_run=False`` (:class:`audit.engine.allsizes.AllSizesDomain`) is read from the committed certificate.
 
     Parameters
     ----------
