@@ -27,7 +27,8 @@ def run(module, progress=None, sizes=None, domains=None) -> list:
 def summary(d, res, verdict: str) -> str:
     """One sentence: the bound, the pair attaining the best loss, the gap and the limit."""
     w = res.worst
-    text = (f"{d.name}: for every dataset of any size, the loss is at most {res.upper:.12g}; a pair of "
+    text = (f"{d.name}: for every dataset of any size, the loss is at most {res.upper:.12g} (from the "
+            f"{d.upper_method}); a pair of "
             f"{w['records']} records attains {res.lower:.12g} (U - L = {res.gap:.1e}"
             f"{'' if res.complete else ', search budget exhausted'}) against the claim {d.epsilon_claimed:g}: "
             f"{verdict}")
@@ -49,8 +50,10 @@ def lines(results: list, first_figure: int) -> list[str]:
            "covers every dataset of any size: the upper bound U holds for every pair, and the pair found attains "
            "L. *certified*: U is at most the claim, up to 1e-9 of floating-point slack (a "
            "supremum equal to the claim, approached but not reached, is certified); *gap*: L exceeds it.", "",
-           "| learner | relation | claim ε | U (every size) | L (pair attaining) | records of the pair | U - L | "
-           "limit | boxes | ms per box | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "*U from*: `law` when U is the largest of the law's own bounds over the boxes, `proof` when the boxes "
+           "carry a paper's privacy bound (quoted, stated in the entry) and the search supplies only L.", "",
+           "| learner | relation | claim ε | U (every size) | U from | L (pair attaining) | records of the pair | "
+           "U - L | limit | boxes | ms per box | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for d, res, _, verdict in results:
         lim = "—" if res.limit is None else f"{res.limit:g}"
         out.append(f"| {d.name} | {d.relation} | {d.epsilon_claimed:g} | {res.upper:.12g} | {res.lower:.12g} | "
@@ -62,6 +65,8 @@ def lines(results: list, first_figure: int) -> list[str]:
         out += [f"### {d.name} (every size)", "", d.description, "", "- " + summary(d, res, verdict),
                 f"- worst pair found: counts {w['c0']} and {w['c1']} (cells: "
                 f"{'; '.join(d.law(d.params).cells)}), release `{w['release']}`"]
+        if d.upper_note:
+            out.append(f"- upper end from the {d.upper_method}: {d.upper_note}")
         if d.note:
             out.append(f"- {d.note}")
         if not curve:
@@ -100,6 +105,7 @@ def figure(plt, d, res, curve, path) -> None:
 def to_json(results: list) -> list:
     return [{"domain": d.name, "description": d.description, "params": d.params, "relation": d.relation,
              "epsilon_claimed": d.epsilon_claimed, "verdict": verdict, **res.to_json(),
+             "upper_method": d.upper_method, "upper_note": d.upper_note,
              "loss_by_size": [{"records": n, "lower": lo, "upper": up} for n, lo, up in curve],
              "finite": math.isfinite(res.upper)}
             for d, res, curve, verdict in results]

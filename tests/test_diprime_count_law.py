@@ -83,8 +83,62 @@ def test_out_of_reach_configurations_are_refused_by_name(bad, name):
         DiPriMeFlipCountLaw(dict(_BASE, **bad))
 
 
-def test_a_bad_grid_and_a_substitution_are_refused_by_name():
+def test_a_bad_grid_and_a_bad_relation_are_refused_by_name():
     with pytest.raises(ValueError, match="grid"):
         DiPriMeFlipCountLaw(dict(_BASE), grid=(0.75, 0.25))
     with pytest.raises(ValueError, match="relation"):
-        certify_all_sizes(DiPriMeFlipCountLaw(dict(_BASE)), relation="substitute")
+        certify_all_sizes(DiPriMeFlipCountLaw(dict(_BASE)), relation="swap")
+
+
+def _sub_pair(c, i, j):
+    return (tuple(v + (k == i) for k, v in enumerate(c)), tuple(v + (k == j) for k, v in enumerate(c)))
+
+
+def test_substitution_point_losses_match_the_listed_law_on_every_small_pair():
+    """Substitution pairs (c + e_i, c + e_j) of up to 4 records: the count law's interval holds the listed law's
+    (which enumerates the leaves' atoms), and its upper end is the listed law's analytic one."""
+    law = DiPriMeFlipCountLaw(dict(_BASE))
+    n = 0
+    for c in itertools.product(range(4), repeat=4):
+        if sum(c) > 3:
+            continue
+        for i, j in itertools.combinations(range(4), 2):
+            c0, c1 = _sub_pair(c, i, j)
+            ref = pair_loss(dict(_BASE), _dataset(c0), _dataset(c1))
+            lo, up, _ = point_loss(law, c, (i, j))
+            assert up == pytest.approx(ref.upper, abs=2e-8), (c, i, j)
+            assert ref.lower - 2e-8 <= lo <= ref.upper + 2e-8, (c, i, j)
+            n += 1
+    assert n == 35 * 6
+
+
+def test_substitution_search_capped_at_four_records_finds_the_listed_maximum():
+    d = next(x for x in domains() if x.name == "strict flip, substitution")
+    assert d.max_records == 4
+    ref = certify_domain(d)
+    res = certify_all_sizes(DiPriMeFlipCountLaw(d.params), relation="substitute", tol=1e-8, max_records=4)
+    assert res.complete and abs(res.lower - ref.worst["lower"]) < 1e-8 and abs(res.upper - ref.worst["upper"]) < 1e-8
+
+
+@pytest.mark.parametrize("move", [(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
+def test_substitution_box_intervals_hold_at_random_points_of_random_boxes(move):
+    law = DiPriMeFlipCountLaw(dict(_BASE))
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        lo = tuple(int(v) for v in rng.integers(0, 40, 4))
+        hi = tuple(INF if rng.random() < 0.3 else int(l + rng.integers(0, 40)) for l in lo)
+        box = law.pair_delta(lo, hi, move)
+        for _ in range(4):
+            c = tuple(int(l + rng.integers(0, 10 ** int(rng.integers(1, 5)))) if h == INF
+                      else int(rng.integers(l, h + 1)) for l, h in zip(lo, hi))
+            for r, (a, b) in law.pair_delta(c, c, move).items():
+                assert box[r][0] <= a + 1e-9 and b <= box[r][1] + 1e-9, (lo, hi, c, move, r)
+
+
+def test_every_size_under_substitution_tends_to_eps_s_plus_twice_eps_l():
+    d = all_sizes()[1]
+    assert d.relation == "substitute" and d.epsilon_claimed == 2.0
+    res = certify_all_sizes(d.law(d.params), relation=d.relation, tol=d.tol)
+    # a record of the class absent elsewhere moved to the other value, an outer threshold: 0.25 + 2 * 0.5
+    assert res.complete and 1.25 - 1e-8 <= res.lower <= 1.25 <= res.upper <= 1.25 + 1e-8
+    assert res.limit == pytest.approx(1.25) and d.verdict(res) == "certified"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.exact_eps import exact_eps_rows, exact_eps_table
+from audit.exact_eps import METHOD_WORDS, exact_eps_rows, exact_eps_table
 from audit.findings import FINDINGS, findings_rows, findings_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +109,24 @@ def test_the_readme_shows_the_generated_exact_epsilon_table():
     rows = exact_eps_rows()
     assert {r["learner"] for r in rows} == {"strict PrivaTree", "strict DiPriMeFlip", "strict random decision forest"}
     assert all(float(r["exact"]) <= float(r["claim"]) * (1 + 1e-6) for r in rows)
+    # where each upper end comes from: the forest's is its proof's bound, quoted; every other one its law's
+    assert {r["method"] for r in rows if r["learner"] == "strict random decision forest"} == {"proof"}
+    # a law's upper end closes; a quoted one with bounds only says so (no row claims an exact value it lacks)
+    assert all(r["closed"] for r in rows if r["method"] == "law")
+    assert all(float(r["lower"]) <= float(r["exact"]) for r in rows)
+    assert all(("in [" in line) == ("not closed" in line) for line in found[0].splitlines()[2:])
+    assert all(METHOD_WORDS[r["method"]] in found[0] for r in rows)
+
+
+def test_the_exact_epsilon_table_refuses_an_entry_without_its_upper_method(tmp_path):
+    for target in ("privatree", "diprime", "random-trees"):
+        shutil.copytree(ROOT / "reports" / target, tmp_path / target, ignore=shutil.ignore_patterns("figures"))
+    path = tmp_path / "diprime" / "certificate.json"
+    cert = json.loads(path.read_text())
+    del cert["all_sizes"][0]["upper_method"]
+    path.write_text(json.dumps(cert))
+    with pytest.raises(ValueError, match="upper_method None"):
+        exact_eps_table(tmp_path)
 
 
 def test_the_exact_epsilon_table_refuses_a_certificate_without_an_all_sizes_section(tmp_path):

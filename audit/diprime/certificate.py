@@ -125,10 +125,16 @@ def domains() -> list[Domain]:
 
 
 def all_sizes() -> list[AllSizesDomain]:
-    """The strict DiPriMeFlip classifier at depth 1 over every dataset of any size on the grid {0.25, 0.75} (the
-    listed domain "strict flip, depth 1" is its first six records; tests/test_diprime_count_law.py holds them)."""
+    """The strict DiPriMeFlip classifier at depth 1 over every dataset of any size on the grid {0.25, 0.75}, under
+    add/remove and substitution (the listed domains "strict flip, depth 1" and "strict flip, substitution" are
+    their first six and four records; tests/test_diprime_count_law.py holds them)."""
     return [AllSizesDomain("strict flip, depth 1", "Strict DiPriMeFlip classifier (one tree, epsilon 1, rho 1/2, "
                            "one feature on the public values 0.25 and 0.75, 32 public thresholds): every add/remove "
                            "pair of datasets of any size.", DiPriMeFlipCountLaw, dict(_BASE), "add-remove", 1.0,
                            tol=1e-8, note="the node law is PermuteAndFlip.logpmf_all in double precision: the "
+                           "intervals carry a relative slack of 1e-9"),
+            AllSizesDomain("strict flip, depth 1, substitution", "The same classifier under substitution, against 2 "
+                           "epsilon (a substitution is a removal and an addition): every substitution pair of "
+                           "datasets of any size.", DiPriMeFlipCountLaw, dict(_BASE), "substitute", 2.0, tol=1e-8,
+                           sizes=20, note="the node law is PermuteAndFlip.logpmf_all in double precision: the "
                            "intervals carry a relative slack of 1e-9")]

@@ -55,7 +55,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from audit.diprime.exact_law import flip_grid, forest_setup
+from audit.diprime.exact_law import flip_grid, forest_setup, leaf_terms
 from audit.engine.allsizes import INF, CountLaw
 from reference.mechanisms import PermuteAndFlip
 
@@ -67,6 +67,9 @@ WINDOW = 64
 REL, ABS = 1e-9, 1e-12
 #: at or above this many records in a leaf, the leaf's exact up-term is not claimed at a point (module docstring)
 BIG = 10 ** 6
+#: substitution pairs of at most this many records take their leaves' lower ends from the enumerated leaf laws too
+#: (:func:`audit.diprime.exact_law.leaf_terms`, the listed law's), beside the closed form of the pure value
+ENUMERATED = 40
 
 
 class DiPriMeFlipCountLaw(CountLaw):
@@ -81,7 +84,7 @@ class DiPriMeFlipCountLaw(CountLaw):
         The feature's public values ``x_a < x_b`` inside its bounds.
     """
 
-    relations = ("add-remove",)
+    relations = ("add-remove", "substitute")
 
     def __init__(self, params: dict, grid=(0.25, 0.75)):
         s = forest_setup(params)
@@ -112,7 +115,12 @@ class DiPriMeFlipCountLaw(CountLaw):
         self.limits = {"add-remove": (self.eps_s + self.eps_l,
                                       f"a threshold outside the two values: the median's factor moves by up to "
                                       f"eps_s = {self.eps_s:g} as min(n_a, n_b) grows without bound, the leaf by "
-                                      f"eps_l = {self.eps_l:g}")}
+                                      f"eps_l = {self.eps_l:g}"),
+                       "substitute": (self.eps_s + 2 * self.eps_l,
+                                      f"a threshold outside the two values and a record of the class absent from the "
+                                      f"other records moved to the other value: the median's factor moves by up to "
+                                      f"eps_s = {self.eps_s:g} as min(n_a, n_b) grows without bound, the one leaf "
+                                      f"by 2 eps_l = {2 * self.eps_l:g}")}
 
     @lru_cache(maxsize=100_000)
     def _node(self, m: int) -> tuple[float, float]:
@@ -161,5 +169,110 @@ class DiPriMeFlipCountLaw(CountLaw):
                 a, b = node[0] + leaf_up[0], node[1] + leaf_up[1]
             else:
                 a, b = -node[1], -node[0] + self.rate
+            out[(g, d)] = (a - REL * abs(a) - ABS, b + REL * abs(b) + ABS)
+        return out
+
+    # ------------------------------------------------------------------ substitution (module docstring)
+    def _with_without(self, k: int, point: bool, big: bool) -> tuple[float, float]:
+        """Interval of ``max_v ln P(v | leaf + e) / P(v | leaf)`` for a record of a class with ``k`` records in the
+        leaf: at most ``eps_l``, at least ``G(k)`` at a point (the value pure in the record's class)."""
+        return (self._g(k) if point and not big else 0.0), self.rate
+
+    def _g(self, k: int) -> float:
+        """``G(k) = ln P(n >= 1 | k + 1) - ln P(n >= 1 | k)`` of the clamped geometric count (``P(n <= 0 | k) =
+        a^k / (1 + a)``): ``eps_l`` at ``k = 0``, decreasing to 0."""
+        a = math.exp(-self.rate)
+        return math.log1p(-a ** (k + 1) / (1 + a)) - math.log1p(-a ** k / (1 + a))
+
+    def _sub_node(self, lo: tuple, hi: tuple, i: int, j: int) -> tuple[tuple, tuple]:
+        """Intervals of ``ln P_m0(g) - ln P_m1(g)`` (outer, middle), ``m0`` the median's ``m`` on ``c + e_i`` and
+        ``m1`` on ``c + e_j``: 0 at the same value; with ``i`` at the value of ``n`` and ``j`` at the other
+        (``n'``), ``m`` moves from ``n`` to ``n + 1`` where ``n < n'`` (``-Delta(n)``), from ``n' + 1`` to ``n'``
+        where ``n' < n`` (``+Delta(n')``), and not where ``n = n'``."""
+        if i // 2 == j // 2:
+            return (0.0, 0.0), (0.0, 0.0)
+        na = (lo[0] + lo[1], hi[0] + hi[1])
+        nb = (lo[2] + lo[3], hi[2] + hi[3])
+        own, other = (na, nb) if i < 2 else (nb, na)
+        cases = []
+        if own[0] < other[1]:
+            o, d = self._node_range(own[0], min(own[1], other[1] - 1))
+            cases.append(((-o[1], -o[0]), (-d[1], -d[0])))
+        if other[0] < own[1]:
+            cases.append(self._node_range(other[0], min(other[1], own[1] - 1)))
+        if own[1] >= other[0] and other[1] >= own[0]:
+            cases.append(((0.0, 0.0), (0.0, 0.0)))
+        return ((min(c[0][0] for c in cases), max(c[0][1] for c in cases)),
+                (min(c[1][0] for c in cases), max(c[1][1] for c in cases)))
+
+    def pair_delta(self, lo: tuple, hi: tuple, move: tuple) -> dict:
+        """Add/remove: :meth:`delta`. Substitution ``(c + e_i, c + e_j)``: per (threshold group, direction) an
+        interval of the largest signed log-ratio over the group's releases (``up``: ``ln P(r | c + e_i) / P(r | c +
+        e_j)``, ``down`` the reverse), valid on the box: the median's term (:meth:`_sub_node`) plus the leaves'.
+
+        The leaves, given the threshold (each release's probability is the node's times the two leaves'): a leaf
+        holding neither moved record is the same under both datasets; a leaf holding one (a middle threshold, the
+        two records at different values) moves as an add/remove pair, its largest ratio *without / with* exactly
+        ``eps_l`` at a point (:meth:`delta`, the ``up`` leaf term) and *with / without* in ``[G(k), eps_l]``
+        (:meth:`_g`); a leaf holding both (an outer threshold, or both at one value) changes the class of one
+        record: nothing when the classes are equal, else every count vector's ratio lies within ``e^(2 eps_l)`` and
+        the value pure in ``c + e_i``'s extra class, released iff the other class's clamped count is 0 and its own
+        at least 1 (rounding aside, below :data:`BIG` records), has ratio ``e^(eps_l + G(k))``, ``k`` that class's
+        count in the leaf without the moved record (``2 eps_l`` at ``k = 0``)."""
+        if len(move) == 1:
+            return self.delta(lo, hi, move[0])
+        i, j = move
+        point, big = lo == hi, sum(hi) + 1 >= BIG
+        ci, cj = i % 2, j % 2
+        outer, middle = self._sub_node(lo, hi, i, j)
+        eps = self.rate
+
+        enum = point and sum(lo) + 1 <= ENUMERATED
+
+        def listed(c_first, c_second):
+            """The enumerated lower ends (up, down) of one leaf's largest ratio (the listed law's leaf terms)."""
+            t = leaf_terms(tuple(c_first), tuple(c_second), self.rate)
+            return t[1], t[3]
+
+        def swap(leaf_counts):
+            """(up, down) intervals of a leaf whose record changes class (``leaf_counts``: without it, a point)."""
+            if ci == cj:
+                return (0.0, 0.0), (0.0, 0.0)
+            if not point or big:
+                return (0.0, 2 * eps), (0.0, 2 * eps)
+            up, down = eps + self._g(leaf_counts[ci]), eps + self._g(leaf_counts[cj])
+            if enum:
+                a = [v + (k == ci) for k, v in enumerate(leaf_counts)]
+                b = [v + (k == cj) for k, v in enumerate(leaf_counts)]
+                e_up, e_down = listed(a, b)
+                up, down = max(up, e_up), max(down, e_down)
+            return (min(up, 2 * eps), 2 * eps), (min(down, 2 * eps), 2 * eps)
+
+        def with_without(leaf_counts, k):
+            """Interval of the largest ratio *with / without* a record of class ``k`` (a point's counts)."""
+            low, up = self._with_without(leaf_counts[k], point, big)
+            if enum:
+                low = max(low, listed([v + (c == k) for c, v in enumerate(leaf_counts)], leaf_counts)[0])
+            return min(low, up), up
+
+        total = [lo[0] + lo[2], lo[1] + lo[3]]  # the leaf of an outer threshold: every record
+        leaf = {"outer": swap(total)}
+        if i // 2 == j // 2:  # one value: its leaf changes class, the other leaf is the same
+            v = i // 2
+            leaf["between"] = swap([lo[2 * v], lo[2 * v + 1]])
+        else:  # two leaves: c + e_i has the record in i's leaf, c + e_j in j's
+            with_i = with_without([lo[2 * (i // 2)], lo[2 * (i // 2) + 1]], ci)
+            with_j = with_without([lo[2 * (j // 2)], lo[2 * (j // 2) + 1]], cj)
+            without = ((eps if point and not big else 0.0), eps)
+            leaf["between"] = ((with_i[0] + without[0], with_i[1] + without[1]),
+                               (with_j[0] + without[0], with_j[1] + without[1]))
+        out = {}
+        for (g, d) in self.releases:
+            node = middle if g == "between" else outer
+            up, down = leaf["between" if g == "between" else "outer"]
+            if d == "up":
+                a, b = node[0] + up[0], node[1] + up[1]
+            else:
+                a, b = -node[1] + down[0], -node[0] + down[1]
             out[(g, d)] = (a - REL * abs(a) - ABS, b + REL * abs(b) + ABS)
         return out

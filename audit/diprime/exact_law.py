@@ -128,7 +128,7 @@ def forest_setup(params: dict, cls=DiPriMeForestClassifier) -> _Setup:
         if len(classes) != 2:
             raise ValueError(f"the exact law covers two classes, got classes={classes!r}")
         sens = 2.0
-        leaf = (lambda y0, y1: _leaf_terms(_counts(y0), _counts(y1), rate))
+        leaf = (lambda y0, y1: leaf_terms(_counts(y0), _counts(y1), rate))
     return _Setup(classes, bounds, int(est.max_depth), k, b.eps_s, b.eps_a, rate, variant, sens, leaf, b.eps_l,
                   target_bounds)
 
@@ -256,7 +256,7 @@ def leaf_atoms(counts: tuple, rate: float):
 
 
 @lru_cache(maxsize=65536)
-def _leaf_terms(c0: tuple, c1: tuple, rate: float) -> tuple:
+def leaf_terms(c0: tuple, c1: tuple, rate: float) -> tuple:
     """``(up, up_lower, down, down_lower)`` of one leaf: analytic upper end and enumerated lower end of the
     largest ``ln P0/P1`` (up) and ``ln P1/P0`` (down) over its released values."""
     d = sum(abs(a - b) for a, b in zip(c0, c1))

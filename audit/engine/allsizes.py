@@ -38,11 +38,13 @@ import time
 from dataclasses import dataclass
 
 __all__ = ["CountLaw", "AllSizesResult", "AllSizesDomain", "certify_all_sizes", "point_loss", "split_box",
-           "pf2_delta", "pf2_step", "INF"]
+           "split_at", "pf2_delta", "pf2_step", "INF", "UPPER_METHODS"]
 
 INF = math.inf
 #: a bound within this of the claim certifies it (the intervals' floating-point slack is about 1e-12 per factor)
 SLACK = 1e-9
+#: how an all-sizes upper end is obtained (:class:`AllSizesDomain`)
+UPPER_METHODS = ("law", "proof")
 
 
 class CountLaw:
@@ -83,6 +85,9 @@ def _move_delta(law: CountLaw, lo, hi, move: tuple) -> dict:
 
 
 def _box_upper(law: CountLaw, lo, hi, move) -> float:
+    fast = getattr(law, "box_upper", None)  # a law may compute the same maximum faster (vectorised)
+    if fast is not None:
+        return fast(lo, hi, move)
     return max((max(abs(a), abs(b)) for a, b in _move_delta(law, lo, hi, move).values()), default=0.0)
 
 
@@ -91,13 +96,14 @@ def point_loss(law: CountLaw, c: tuple, move) -> tuple[float, float, object]:
     (:meth:`CountLaw.pair_delta`; an integer ``move`` is the add/remove cell): the true loss lies in ``[lower, upper]``
     (the law's one-point intervals)."""
     move = (move,) if isinstance(move, int) else tuple(move)
-    lo_best, hi_best, arg = 0.0, 0.0, None
-    for r, (a, b) in sorted(_move_delta(law, c, c, move).items(), key=lambda kv: repr(kv[0])):
-        # the true log-ratio is in [a, b]: its absolute value is at least max(a, -b) and at most max(|a|, |b|)
-        lo_best = max(lo_best, a, -b)
-        hi = max(abs(a), abs(b))
-        if arg is None or hi > hi_best:
-            hi_best, arg = hi, r
+    entries = _move_delta(law, c, c, move)
+    if not entries:
+        return 0.0, 0.0, None
+    # the true log-ratio is in [a, b]: its absolute value is at least max(a, -b) and at most max(|a|, |b|)
+    lo_best = max(0.0, max(max(a, -b) for a, b in entries.values()))
+    hi_best = max(max(abs(a), abs(b)) for a, b in entries.values())
+    # the release named: the first in repr order among those of the largest upper end
+    arg = min((r for r, (a, b) in entries.items() if max(abs(a), abs(b)) == hi_best), key=repr)
     return lo_best, hi_best, arg
 
 
@@ -108,12 +114,16 @@ def split_box(lo: tuple, hi: tuple) -> list[tuple[tuple, tuple]]:
     inf = [j for j in range(len(lo)) if hi[j] == INF]
     if inf:
         j = min(inf, key=lambda k: (lo[k], k))
-        mid = 2 * lo[j] + 1
     else:
         j = max(range(len(lo)), key=lambda k: (hi[k] - lo[k], -k))
         if hi[j] == lo[j]:
             return []
-        mid = (lo[j] + hi[j]) // 2
+    return split_at(lo, hi, j)
+
+
+def split_at(lo: tuple, hi: tuple, j: int) -> list[tuple[tuple, tuple]]:
+    """The two boxes of :func:`split_box`'s cut, made on coordinate ``j`` (which must hold two counts or more)."""
+    mid = 2 * lo[j] + 1 if hi[j] == INF else (lo[j] + hi[j]) // 2
     a_hi = hi[:j] + (mid,) + hi[j + 1:]
     b_lo = lo[:j] + (mid + 1,) + lo[j + 1:]
     return [(lo, a_hi), (b_lo, hi)]
@@ -158,7 +168,8 @@ class AllSizesResult:
 
 
 def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float = 1e-6, max_boxes: int = 200_000,
-                      max_seconds: float = 300.0, max_records: int | None = None) -> AllSizesResult:
+                      max_seconds: float = 300.0, max_records: int | None = None,
+                      split: str = "widest") -> AllSizesResult:
     """Branch and bound of the loss over every pair ``(c, c + e_i)`` of count vectors (module docstring).
 
     Parameters
@@ -172,6 +183,13 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
     max_records : int or None
         Only pairs whose larger dataset has at most this many records (``None``: every size). Used to hold
         the search against the listed-dataset certificates on small sizes.
+    split : {"widest", "best"}
+        Which coordinate a box is cut on: ``"widest"`` (:func:`split_box`: an infinite one first), or ``"best"``:
+        every coordinate holding two counts or more is tried (:func:`split_at`) and the cut whose larger child
+        bound is smallest is kept (ties: the ``"widest"`` order). Either way the two children partition the box,
+        so the certificate's argument is the same; ``"best"`` costs up to ``2 m`` box bounds per cut and closes
+        laws whose bound is loose on a finite coordinate while an infinite one is still open (PrivaTree at
+        depth 3).
     """
     if relation not in law.relations:
         raise ValueError(f"relation must be one of {law.relations} for this law, got {relation!r}")
@@ -179,6 +197,8 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
         raise ValueError(f"tol must be positive, got {tol!r}")
     if max_records is not None and (int(max_records) != max_records or max_records < 1):
         raise ValueError(f"max_records must be a positive integer or None, got {max_records!r}")
+    if split not in ("widest", "best"):
+        raise ValueError(f"split must be 'widest' or 'best', got {split!r}")
     start = time.perf_counter()
     m = len(law.cells)
     top = INF if max_records is None else max_records - 1
@@ -188,7 +208,7 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
     def fits(lo) -> bool:
         return max_records is None or sum(lo) + 1 <= max_records
 
-    def consider(lo, hi, move):
+    def consider(lo, hi, move, bound=None):
         nonlocal boxes
         if not fits(lo):
             return  # no pair of the box within the size cap
@@ -196,7 +216,33 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
         low, up, r = point_loss(law, lo, move)
         if low > best["lower"]:
             best.update(lower=low, upper=up, release=r, c=lo, move=move)
-        heapq.heappush(heap, (-_box_upper(law, lo, hi, move), next(counter), lo, hi, move))
+        bound = _box_upper(law, lo, hi, move) if bound is None else bound
+        heapq.heappush(heap, (-bound, next(counter), lo, hi, move))
+
+    def capped(parts):
+        """The parts within the size cap (the larger dataset holds ``sum(c) + 1 <= max_records`` records)."""
+        out = []
+        for blo, bhi in parts:
+            if max_records is not None:
+                bhi = tuple(min(h, max_records - 1 - (sum(blo) - l)) for l, h in zip(blo, bhi))
+                if any(h < l for l, h in zip(blo, bhi)) or not fits(blo):
+                    continue
+            out.append((blo, bhi))
+        return out
+
+    def cut(lo, hi, move):
+        """``[(lo, hi, bound or None)]``: the children of the box (module docstring; ``split``)."""
+        if split == "widest":
+            return [(a, b, None) for a, b in capped(split_box(lo, hi))]
+        order = sorted((j for j in range(m) if hi[j] > lo[j]), key=lambda k: (hi[k] != INF, lo[k] if hi[k] == INF
+                                                                                else -(hi[k] - lo[k]), k))
+        chosen = None
+        for j in order:
+            parts = [(a, b, _box_upper(law, a, b, move)) for a, b in capped(split_at(lo, hi, j))]
+            worst = max((p[2] for p in parts), default=-INF)
+            if chosen is None or worst < chosen[0]:
+                chosen = (worst, parts)
+        return [] if chosen is None else chosen[1]
 
     moves = [(i,) for i in range(m)] if relation == "add-remove" else list(itertools.combinations(range(m), 2))
     for move in moves:
@@ -210,16 +256,11 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
         if boxes >= max_boxes or time.perf_counter() - start > max_seconds:
             break
         _, _, lo, hi, move = heapq.heappop(heap)
-        parts = split_box(lo, hi)
-        if not parts:
+        if lo == hi:
             stuck = max(stuck, ub)
             continue
-        for blo, bhi in parts:
-            if max_records is not None:  # the larger dataset holds sum(c) + 1 <= max_records records
-                bhi = tuple(min(h, max_records - 1 - (sum(blo) - l)) for l, h in zip(blo, bhi))
-                if any(h < l for l, h in zip(blo, bhi)):
-                    continue
-            consider(blo, bhi, move)
+        for blo, bhi, bound in cut(lo, hi, move):
+            consider(blo, bhi, move, bound)
     # every pair of the orthant (within the size cap) lies in a box of the heap or in a one-point box
     upper = max(-heap[0][0] if heap else 0.0, stuck, best["lower"])
     c, move = best["c"], best["move"]
@@ -267,7 +308,14 @@ class AllSizesDomain:
     ``law(params)`` builds its :class:`CountLaw`; ``epsilon_claimed`` is the ledger's claim; ``sizes`` the
     largest dataset sizes at which the exact loss is also reported size by size (the loss against the number of
     records); ``listed`` names the listed-dataset domain of the same learner, if any, whose maximum the search
-    capped at its size must reproduce (tests hold them together)."""
+    capped at its size must reproduce (tests hold them together).
+
+    ``upper_method`` says how the upper end ``U`` is obtained: ``"law"`` when it is the largest bound of the law
+    over the boxes (each box's interval computed from the release law itself, :class:`CountLaw`), ``"proof"``
+    when the law's boxes carry a paper's privacy bound instead (the search then supplies only the lower end);
+    ``upper_note`` says why, for ``"proof"``. ``split``: how boxes are cut, ``max_boxes`` the search's box budget
+    (:func:`certify_all_sizes`; a budget in boxes, not seconds, keeps an entry that cannot close the same on every
+    run)."""
 
     name: str
     description: str
@@ -280,18 +328,32 @@ class AllSizesDomain:
     note: str = ""
     max_seconds: float = 300.0
     expected: str = "certified"
+    upper_method: str = "law"
+    upper_note: str = ""
+    split: str = "widest"
+    max_boxes: int = 200_000
+    #: the run reports recompute the entry (:mod:`audit.exact_by_size`); ``False``: they read it from the committed
+    #: certificate instead (an entry whose listed-law points take too long for a run)
+    in_run: bool = True
+
+    def __post_init__(self):
+        if self.upper_method not in UPPER_METHODS:
+            raise ValueError(f"upper_method must be one of {UPPER_METHODS}, got {self.upper_method!r}")
+        if self.upper_method == "proof" and not self.upper_note:
+            raise ValueError(f"upper_method='proof' needs an upper_note saying which bound is quoted ({self.name!r})")
 
     def run(self, sizes=None) -> tuple[AllSizesResult, list]:
         """The all-sizes result and ``[(N, lower, upper)]``: the exact loss over the pairs whose larger dataset
         holds at most ``N`` records, for ``N = 1..sizes`` (or for each ``N`` of ``sizes`` when given: a shorter
         curve, as the run reports show it)."""
         law = self.law(self.params)
-        res = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_seconds=self.max_seconds)
+        res = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_seconds=self.max_seconds,
+                                split=self.split, max_boxes=self.max_boxes)
         curve = []
         start = time.perf_counter()  # N = 1 under substitution too: two datasets of one record each
         for n in (range(1, self.sizes + 1) if sizes is None else list(sizes)):
             r = certify_all_sizes(law, relation=self.relation, tol=self.tol, max_records=n,
-                                  max_seconds=self.max_seconds)
+                                  max_seconds=self.max_seconds, split=self.split, max_boxes=self.max_boxes)
             curve.append((n, r.lower, r.upper))
         res.curve_seconds = time.perf_counter() - start
         return res, curve

@@ -1,8 +1,8 @@
 """PrivaTree's certificate domains (``python -m audit certify privatree``).
 
 Strict PrivaTree is certified over every dataset of any size with one feature of two public bins
-(:func:`all_sizes`: branch and bound over the four counts, :mod:`audit.privatree.count_law`), at depth 2
-and depth 1, under add/remove and substitution; and on a listed one-feature, two-bin domain, where the law is exact (no
+(:func:`all_sizes`: branch and bound over the four counts, :mod:`audit.privatree.count_law`), at depths 1, 2
+and 3 under add/remove and at depth 2 under substitution; and on a listed one-feature, two-bin domain, where the law is exact (no
 truncation: the filter of the only candidate is a finite sum), a listed one-feature, three-bin domain (two
 candidate boundaries, :mod:`audit.privatree.three_bin_law`), and listed domains with JointExp's private
 edge (the learner's default binning; :mod:`audit.privatree.edge_law`), with one binary categorical feature,
@@ -25,6 +25,7 @@ from functools import partial
 from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
 from audit.engine.allsizes import AllSizesDomain
 from audit.engine.domain import Domain
+from audit.engine.quoted import QuotedBoundLaw
 from audit.privatree.count_law import PrivaTreeCountLaw
 from audit.privatree.exact_law import release_law
 
@@ -140,10 +141,16 @@ def baseline_domains() -> list[Domain]:
     ]
 
 
+#: the quoted upper end of the configurations without a count law (:mod:`audit.engine.quoted`)
+_PROOF = ("U is strict PrivaTree's privacy bound, quoted (Vos et al. 2023, Theorem 3 with the strict ledger: "
+          "JointExp's quantile budget, one node budget per level, the leaf budget, composed along a record's path: "
+          "epsilon on every add/remove pair); the search supplies the lower end from the listed-dataset law.")
+
+
 def all_sizes() -> list[AllSizesDomain]:
     """Strict PrivaTree over every dataset of any size (one feature of two public bins, two classes, epsilon 1,
     node and leaf budgets 1/2 each): depth 2 and depth 1 under add/remove, depth 2 under substitution (claim
-    2 epsilon). The same configurations as the listed domains above, whose maxima the search reproduces when
+    2 epsilon), depth 3 under add/remove. The same configurations as the listed domains above, whose maxima the search reproduces when
     capped at their sizes (tests/test_privatree_count_law.py)."""
     two = dict(_ONE, epsilon=1.0, max_depth=2)
     one = dict(_ONE, epsilon=1.0, max_depth=1)
@@ -155,4 +162,48 @@ def all_sizes() -> list[AllSizesDomain]:
                        "whole node budget 1/2).", PrivaTreeCountLaw, one, "add-remove", 1.0),
         AllSizesDomain("strict, one feature, depth 2, substitution", "Depth 2 under substitution, where add/remove "
                        "privacy gives 2 epsilon.", PrivaTreeCountLaw, two, "substitute", 2.0),
+        AllSizesDomain("strict, one feature, depth 3", "The same learner at depth 3 (node budget 1/2 over three "
+                       "levels: 1/6 each; 1,446 releases).", PrivaTreeCountLaw, dict(two, max_depth=3),
+                       "add-remove", 1.0, sizes=20, split="best",
+                       note="boxes cut on their best coordinate (split='best'): cut on an infinite coordinate first, "
+                            "the bound stays at 0.6853 against 2/3; the loss by size is computed up to 20 records "
+                            "(each capped search closes to 1e-9; 30 records take 25 s alone)"),
+        AllSizesDomain("strict, one binary categorical feature, depth 2", "Strict PrivaTree with one categorical "
+                       "feature of two categories (section IV-A: ordered by noisy class-1 share), epsilon 1, node and "
+                       "leaf budgets 1/2 each, depth 2: every add/remove pair of datasets of any size.",
+                       partial(QuotedBoundLaw, release_law, grid=[[0, 1]], classes=[0, 1], bound=1.0,
+                               max_point_records=6),
+                       dict(_BIN, epsilon=1.0, max_depth=2, epsilon_shares=(0.0, 0.5, 0.5)), "add-remove", 1.0,
+                       sizes=6, max_boxes=4000, upper_method="proof",
+                       upper_note=_PROOF + " No count law bounds this release on boxes yet: the split names the "
+                       "category sent left by comparing the two categories' noisy class-1 shares, a sum over four "
+                       "noisy counts with no monotone factor form. The listed law reaches the proof's bound on three "
+                       "records, so the loss is exact at every size: the whole epsilon."),
+        AllSizesDomain("strict, JointExp edges, depth 2", "Strict PrivaTree with JointExp's private bin edge (the "
+                       "learner's default binning, max_bins 2), epsilon 1 split 0.2 / 0.4 / 0.4 over quantiles, nodes "
+                       "and leaves, depth 2, features on the public values 0.25 and 0.75; the release is the tree and "
+                       "the edge's cell among 2 equal cells (release(edges=2)): every add/remove pair of datasets of "
+                       "any size.",
+                       partial(QuotedBoundLaw, _CELLS2, grid=[[0.25, 0.75]], classes=[0, 1], bound=1.0,
+                               max_point_records=10),
+                       dict(_JOINTEXP, epsilon=1.0, max_depth=2), "add-remove", 1.0, sizes=6, max_boxes=8000,
+                       in_run=False, upper_method="proof",
+                       upper_note=_PROOF + " No count law bounds this release on boxes yet: the edge's law is "
+                       "JointExp's over the gaps between the sorted data (its utility a rank, moving with both "
+                       "values' counts) and the tree's law depends on which side of the edge each value falls; no "
+                       "monotone factor bound of the pair over unbounded counts is derived. Bounds, not closed: the "
+                       "lower end is the listed law's worst pair of at most 10 records (it rises with the records: "
+                       "0.5487 at 6, 0.5592 at 10)."),
+        AllSizesDomain("strict, one feature, three bins, depth 2", "Strict PrivaTree (epsilon 4, depth 2, one feature "
+                       "of three public bins, node and leaf budgets 1/2 each): every add/remove pair of datasets of "
+                       "any size. Each node chooses between two boundaries by the Gini of its noisy histogram.",
+                       partial(QuotedBoundLaw, release_law, grid=[[1 / 6, 0.5, 5 / 6]], classes=[0, 1], bound=4.0,
+                               max_point_records=2),
+                       dict(_ONE, max_bins=3, epsilon=4.0, max_depth=2), "add-remove", 4.0, sizes=2, max_boxes=2000,
+                       in_run=False, upper_method="proof",
+                       upper_note=_PROOF + " No count law bounds this release on boxes yet: each node's boundary is "
+                       "the least Gini of a noisy histogram of 3 bins x 2 classes, a comparison of two ratios of "
+                       "sums of six noisy counts, with no monotone factor form. Bounds, not closed: the lower end is "
+                       "the listed law's worst pair of at most 2 records (the listed domain's 3 records reach 3.096, "
+                       "163 s there; the three-bin law's tie loop sets the cost)."),
     ]

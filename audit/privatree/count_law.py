@@ -45,13 +45,21 @@ side's count grows without bound: its node factor ``N`` moves by ``ln f(u, v)``,
 (``f(u, v) < 1/alpha`` for ``v > 0``), and its label by ``epsilon_leaf`` (``2 epsilon_leaf`` under
 substitution, the class difference moving by 2). So the supremum is ``epsilon_level + epsilon_leaf``
 (depth 2, epsilon 1: 0.25 + 0.5 = 0.75; depth 1: 0.5 + 0.5 = 1, the whole epsilon), approached as the counts
-grow. :attr:`PrivaTreeCountLaw.limits` states it beside the search's bound at depths 1 and 2, where the
-search meets it; the search does not use it. At depth 3 the intervals stay valid but the search has not been
-seen to close (epsilon 2: bound 1.408 against pairs at 1.3333 after 14,224 boxes), so no limit is stated.
+grow. :attr:`PrivaTreeCountLaw.limits` states it beside the search's bound at depths 1, 2 and 3, where the
+search meets it (depth 3, epsilon 1: 1/6 + 1/2, with ``ln(1/alpha)`` of the implementation's ``alpha``); the search
+does not use it. At depth 3 the search closes only when each box is cut on its best coordinate
+(``split="best"`` of :func:`audit.engine.allsizes.certify_all_sizes`): cut on an infinite coordinate first, a box
+whose bin-1 counts span 0 and 1 keeps a split factor at ``n = 0`` and a leaf at ``d = -1`` together, which no
+count vector has (bound 0.6853 against 2/3, for ever). Beyond depth 3 no limit is stated.
+
+The releases' sums are evaluated at once (an incidence matrix of releases and distinct factors,
+:func:`_sums`), each widened by its own rounding.
 """
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from audit.engine.allsizes import INF, CountLaw, pf2_delta
 from reference.mechanisms import TwoSidedGeometric
@@ -104,12 +112,13 @@ class PrivaTreeCountLaw(CountLaw):
         self.cells = tuple(f"bin {b}, class {classes.tolist()[k]!r}" for b in (0, 1) for k in range(2))
         self.releases_factors = self._subtrees((0, 1), 0)
         self.releases = tuple(r for r, _ in self.releases_factors)
+        self._incidence = None  # built on first use (:func:`_incidence`)
         level = -self.log_alpha if depth > 0 else 0.0
         why = (f"a leaf at the root: its node factor moves by up to ln(1/alpha) = {level:.6g}, only as the other "
                f"side's count grows without bound, and its label by {{}}epsilon_leaf = {{:g}}")
         self.limits = {"add-remove": (level + self.eps_leaf, why.format("", self.eps_leaf)),
                        "substitute": (level + 2 * self.eps_leaf, why.format("2 ", 2 * self.eps_leaf))} \
-            if depth <= 2 else {}
+            if depth <= 3 else {}
 
     # ------------------------------------------------------------------ releases as factor lists
     def _subtrees(self, bins: tuple, depth: int) -> list:
@@ -171,20 +180,50 @@ class PrivaTreeCountLaw(CountLaw):
         """``{release: (L, U)}`` bounding ``ln P(r | c) - ln P(r | c + e_i)`` on the box (module docstring)."""
         return _delta(self, tuple(lo), tuple(hi), i)
 
+    def box_upper(self, lo: tuple, hi: tuple, move: tuple) -> float:
+        """``max_r max(|L_r|, |U_r|)`` of :meth:`pair_delta` on the box (the engine's box bound), vectorised."""
+        lo, hi = tuple(lo), tuple(hi)
+        if len(move) == 1:
+            L, U = _sums(self, lo, hi, move[0])
+        else:  # substitution: [L_j - U_i, U_j - L_i] (:meth:`CountLaw.pair_delta`)
+            Li, Ui = _sums(self, lo, hi, move[0])
+            Lj, Uj = _sums(self, lo, hi, move[1])
+            L, U = Lj - Ui, Uj - Li
+        return float(max(np.abs(L).max(), np.abs(U).max())) if L.size else 0.0
+
+
+def _incidence(law: PrivaTreeCountLaw) -> tuple[list, np.ndarray]:
+    """The distinct factors of the releases and how many times each release holds each (a release's log-probability
+    change is the sum of its factors')."""
+    keys, index = [], {}
+    for _, factors in law.releases_factors:
+        for f in factors:
+            if f not in index:
+                index[f] = len(keys)
+                keys.append(f)
+    M = np.zeros((len(law.releases_factors), len(keys)))
+    for row, (_, factors) in enumerate(law.releases_factors):
+        for f in factors:
+            M[row, index[f]] += 1.0
+    return keys, M
+
 
 def _delta(law: PrivaTreeCountLaw, lo: tuple, hi: tuple, i: int) -> dict:
-    out = {}
-    memo = {}
-    for r, factors in law.releases_factors:
-        L = U = 0.0
-        for kind, a, b in factors:
-            key = (kind, a, b)
-            if key not in memo:
-                memo[key] = _widen(*law._factor(kind, a, b, lo, hi, i))
-            fl, fu = memo[key]
-            L, U = L + fl, U + fu
-        out[r] = _widen(L, U)  # the sum's own rounding
-    return out
+    L, U = _sums(law, lo, hi, i)
+    return dict(zip(law.releases, zip(L.tolist(), U.tolist())))
+
+
+def _sums(law: PrivaTreeCountLaw, lo: tuple, hi: tuple, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every release's interval ``(L, U)`` as arrays (in ``law.releases`` order): the sums of its factors' widened
+    ends, widened again by the sum's own rounding (each of at most ``n`` additions errs by at most
+    ``2^-53`` times the running sum of absolute values: ``4e-16 n`` times the sum of the terms' magnitudes bounds it)."""
+    if law._incidence is None:
+        law._incidence = _incidence(law)
+    keys, M = law._incidence
+    ends = np.array([_widen(*law._factor(kind, a, b, lo, hi, i)) for kind, a, b in keys])
+    L, U = M @ ends[:, 0], M @ ends[:, 1]
+    err = 4e-16 * M.sum(axis=1) * (M @ np.abs(ends).max(axis=1))
+    return L - REL * np.abs(L) - ABS - err, U + REL * np.abs(U) + ABS + err
 
 
 def count_vector(X, y, params: dict) -> tuple:
