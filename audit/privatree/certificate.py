@@ -204,6 +204,6 @@ def all_sizes() -> list[AllSizesDomain]:
                        upper_note=_PROOF + " No count law bounds this release on boxes yet: each node's boundary is "
                        "the least Gini of a noisy histogram of 3 bins x 2 classes, a comparison of two ratios of "
                        "sums of six noisy counts, with no monotone factor form. Bounds, not closed: the lower end is "
-                       "the listed law's worst pair of at most 2 records (the listed domain's 3 records reach 3.096, "
-                       "163 s there; the three-bin law's tie loop sets the cost)."),
+                       "the listed law's worst pair of at most 2 records (the listed domain's 3 records reach 3.123: "
+                       "its certificate above)."),
     ]
