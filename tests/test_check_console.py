@@ -242,7 +242,8 @@ def test_compare_report_is_named_after_both_and_takes_literal_params(tmp_path, c
     argv = ["compare", "reference.mechanisms.median:IntervalExponential", "--reference", "interval-median",
             "--params", "{'epsilon': 1.0, 'bounds': (0.0, 1.0)}", "--samples", "500", "--out", str(tmp_path)]
     assert main(argv + ["--quiet"]) == 0
-    folder = tmp_path / "compare-reference.mechanisms.median-IntervalExponential-vs-interval-median"
+    # the folder also names the parameters (runs with other --params do not overwrite it)
+    (folder,) = tmp_path.glob("compare-reference.mechanisms.median-IntervalExponential-vs-interval-median-p*")
     data = json.loads((folder / "report.json").read_text())
     assert data["target"] == folder.name and "'bounds': (0.0, 1.0)" in data["notes"][0]
 
