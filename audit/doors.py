@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -163,7 +162,7 @@ def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes
 def _mechanism_door(mechanism, pairs, claim, *, n_samples, alpha, seed, strict_power, float_probe_on):
     from audit.engine.estimate import audit_pairs
     from audit.engine.events import float_probe
-    from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
+    from audit.gate.run import power_reading
 
     with float_probe(float_probe_on):
         res = audit_pairs(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
@@ -181,19 +180,8 @@ def _mechanism_door(mechanism, pairs, claim, *, n_samples, alpha, seed, strict_p
                             "(reference.mechanisms: Laplace, TwoSidedGeometric); float_probe=False audits the "
                             "claim in real arithmetic instead")
     else:
-        loss, text = power_statement(res.worst, claim=claim.epsilon, delta=claim.delta)
-        target = claim.epsilon * (1.0 + POWER_MARGIN)
-        row["detectable_loss"] = None if math.isinf(loss) else loss
-        row["power"] = "conclusive" if loss <= target else "inconclusive"
-        extra.append(text)
-        if row["power"] == "inconclusive":
-            n_more = conclusive_n(res.worst, claim=claim.epsilon, delta=claim.delta, target=target)
-            row["n_conclusive"] = n_more
-            extra.insert(0, f"inconclusive pass: this audit could not have seen a loss of {target:.3g} with "
-                            "probability 0.9" + (f"; about {n_more:,} outputs per input would make it conclusive"
-                                                 if n_more else ""))
-            if strict_power:
-                row["verdict"] = "inconclusive"
+        power_reading(row, extra, res.worst, claim.epsilon, claim.delta, strict_power,
+                      hint="strict_power=True fails it")
     row["detail"] = "; ".join([row["detail"]] + extra)
     return GateResult(row, "mechanism")
 

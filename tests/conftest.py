@@ -80,3 +80,20 @@ def pytest_collection_modifyitems(config, items):
             continue
         if item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """``cli(*args, seed=1)``: ``python -m audit compare *args`` in-process, quiet, its reports in ``cli.out`` (a
+    temporary folder); ``tests/`` on the path so that ``subjects.*`` candidates import."""
+    from pathlib import Path
+
+    from audit.__main__ import main
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+
+    def run(*args, seed=1):
+        return main(["compare", *args, "--out", str(tmp_path), "--quiet", "--seed", str(seed)])
+
+    run.out = tmp_path
+    return run

@@ -5,30 +5,17 @@ fixed seed: an identical subclass is rejected with probability at most 0.01 (its
 running at 1.5 times its declared epsilon must be rejected.
 """
 import json
-from pathlib import Path
 
 import pytest
 
 from audit.__main__ import main
 from audit.learner_references import LEARNERS
 
-HERE = Path(__file__).parent
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: draws per side and input; two 1.5x-epsilon candidates need more (at 1,000 the DP-ERT classifier's p was
 #: 0.018 with seed 0, the DiffPrivLib-style tree's 0.0027 with seed 0 and above 0.01 with seed 1)
 SAMPLES = {"dp-ert-classifier": 4000, "diffprivlib-style-tree": 4000}
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-
-    def run(*args, seed=1):
-        return main(["compare", *args, "--out", str(tmp_path), "--quiet", "--seed", str(seed)])
-
-    run.out = tmp_path
-    return run
 
 
 def _same_and_over(cli, name, seed=1, same_alpha=0.01):

@@ -26,17 +26,6 @@ def _inputs(*names):
     return [i for i in REF.inputs if any(n in i[0] for n in names)]
 
 
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-
-    def run(*args, seed=1):
-        return main(["compare", *args, "--out", str(tmp_path), "--quiet", "--seed", str(seed)])
-
-    run.out = tmp_path
-    return run
-
-
 def _compare(cls, inputs, n=500, seed=0):
     cand, refm, _ = resolve_reference(REF, cls, dict(REF.params), {})
     return compare_distributions(cand, refm, inputs, n_samples=n, alpha=0.01, seed=seed)

@@ -71,7 +71,7 @@ __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_
            "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS",
            # the budgets in counts (audit.gate.budget), named here too
            "GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",
-           "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records"]
+           "SCALE_CONFIRM_RECORDS", "SCALE_SECONDS", "grow_limit", "scale_records", "power_reading", "float_or_outputs"]
 
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
@@ -306,6 +306,30 @@ FLOAT_REMEDY = ("remedy: add the noise on a public lattice with exact integer sa
                 "reference.mechanisms.Laplace and TwoSidedGeometric do, so that both inputs' outputs lie on one lattice")
 
 
+def power_reading(row: dict, extra: list, worst, epsilon: float, delta: float, strict_power: bool,
+                  hint: str = "--strict-power fails the gate on it") -> None:
+    """A pass's power statement joins its row: the loss it would have caught with probability 0.9 (``power``
+    ``"conclusive"`` when that is at most the claim plus :data:`audit.engine.power.POWER_MARGIN`), and for an
+    inconclusive pass the outputs per input that would make it conclusive; ``strict_power`` turns such a pass
+    into the verdict ``"inconclusive"``. ``hint`` names the switch that does it (said when it is off)."""
+    loss, text = power_statement(worst, claim=epsilon, delta=delta)
+    row["detectable_loss"] = None if math.isinf(loss) else loss
+    target = epsilon * (1.0 + POWER_MARGIN)
+    row["power"] = "conclusive" if loss <= target else "inconclusive"
+    extra.append(text)
+    if row["power"] == "inconclusive":
+        n_more = conclusive_n(worst, claim=epsilon, delta=delta, target=target)
+        row["n_conclusive"] = n_more
+        extra.insert(0, f"inconclusive pass: this audit could not have seen a loss of {target:.3g} (the claim "
+                        f"plus {POWER_MARGIN:.0%}) with probability 0.9 "
+                        + (f"(only {loss:.3g} or more); " if math.isfinite(loss) else "(no power); ")
+                        + (f"about {n_more:,} outputs per input on the winning pair would make it conclusive"
+                           if n_more else "no sample size makes this event conclusive")
+                        + (f"; {hint}" if not strict_power else ""))
+        if strict_power:
+            row["verdict"] = "inconclusive"
+
+
 def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
     """Credit the floating-point probe only where the two outputs' supports overlap in exact arithmetic.
 
@@ -448,22 +472,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
         float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
         cpu.lap("float re-audit")
     if not res.violation:
-        loss, text = power_statement(res.worst, claim=subject.epsilon, delta=subject.delta)
-        row["detectable_loss"] = None if math.isinf(loss) else loss
-        target = subject.epsilon * (1.0 + POWER_MARGIN)
-        row["power"] = "conclusive" if loss <= target else "inconclusive"
-        extra.append(text)
-        if row["power"] == "inconclusive":
-            n_more = conclusive_n(res.worst, claim=subject.epsilon, delta=subject.delta, target=target)
-            row["n_conclusive"] = n_more
-            extra.insert(0, f"inconclusive pass: this audit could not have seen a loss of {target:.3g} (the claim "
-                            f"plus {POWER_MARGIN:.0%}) with probability 0.9 "
-                            + (f"(only {loss:.3g} or more); " if math.isfinite(loss) else "(no power); ")
-                            + (f"about {n_more:,} outputs per input on the winning pair would make it conclusive"
-                               if n_more else "no sample size makes this event conclusive")
-                            + ("; --strict-power fails the gate on it" if not subject.strict_power else ""))
-            if subject.strict_power:
-                row["verdict"] = "inconclusive"
+        power_reading(row, extra, res.worst, subject.epsilon, subject.delta, subject.strict_power)
     row["winning_pair"] = res.worst_description
     if probe is not None:
         _state_verdict(row, extra, probe, subject)
