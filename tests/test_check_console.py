@@ -117,6 +117,8 @@ def test_a_missing_optional_dependency_names_the_extra(tmp_path, capsys, monkeyp
 
     for name in ("diffprivlib", "distributed", "hypothesis"):
         monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError, installed or not
+        for cached in [m for m in sys.modules if m.startswith(name + ".")]:  # submodules an earlier test imported
+            monkeypatch.delitem(sys.modules, cached)
     out = ["--out", str(tmp_path), "--quiet"]
     cases = [
         (["check", "audit.adapters.diffprivlib:Laplace", "--params", '{"epsilon": 1}', "--epsilon", "1"], "diffprivlib"),
