@@ -75,19 +75,29 @@ def test_a_known_mirror_tie_that_floats_round_apart_goes_to_the_first():
     assert all(t[:3] == ("node", 0, 0) for t in PrivaTreeBatch(**params).batch((X, y), 3, np.random.default_rng(0)))
 
 
+def _first_least(H):
+    """``(L, R, ok, exact, want)`` of histogram ``H``: each boundary's sides, whether both hold a record, its exact
+    Gini (Fractions; None when a side is empty) and the first boundary of the least one; None when no boundary
+    has a record on both sides."""
+    L, R = _sides(H)
+    ok = (L.sum(axis=1) >= 1) & (R.sum(axis=1) >= 1)
+    if not ok.any():
+        return None
+    exact = [weighted_gini(L[i], R[i]) if ok[i] else None for i in range(len(L))]
+    least = min(e for e in exact if e is not None)
+    return L, R, ok, exact, next(i for i, e in enumerate(exact) if e == least)
+
+
 @settings(max_examples=200, deadline=None)
 @given(half=halves, middle=st.one_of(st.none(), st.tuples(st.integers(0, 40), st.integers(0, 40))))
 def test_mirror_image_ties_choose_the_first_minimum(half, middle):
     """On every mirrored histogram the chosen boundary is the first of the least exact Gini (brute force with
     Fractions): the helper, the learner's node (one feature, noise off) and the exact law's keys agree."""
     H = _mirrored(half, middle)
-    L, R = _sides(H)
-    ok = (L.sum(axis=1) >= 1) & (R.sum(axis=1) >= 1)
-    if not ok.any():
+    found = _first_least(H)
+    if found is None:
         return
-    exact = [weighted_gini(L[i], R[i]) if ok[i] else None for i in range(len(L))]
-    least = min(e for e in exact if e is not None)
-    want = next(i for i, e in enumerate(exact) if e == least)
+    L, R, ok, exact, want = found
     floats = np.array([_float_gini(L[i].astype(float), R[i].astype(float)) if ok[i] else math.inf
                        for i in range(len(L))])
     assert first_minimum(floats, lambda i: exact[i]) == want
@@ -110,13 +120,10 @@ def test_the_learner_batch_and_cart_keep_the_first_of_mirror_ties(half, middle):
     y = np.concatenate([np.repeat([0, 1], H[b]) for b in range(B)])
     if len(y) < 2:
         return
-    L, R = _sides(H)
-    ok = (L.sum(axis=1) >= 1) & (R.sum(axis=1) >= 1)
-    if not ok.any():
+    found = _first_least(H)
+    if found is None:
         return
-    exact = [weighted_gini(L[i], R[i]) if ok[i] else None for i in range(len(L))]
-    least = min(e for e in exact if e is not None)
-    want = next(i for i, e in enumerate(exact) if e == least)
+    *_, exact, want = found
     params = dict(epsilon=1e9, max_depth=1, bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=B,
                   epsilon_shares=(0.0, 0.5, 0.5))
     tree = PrivaTreeClassifier(random_state=0, **params).fit(X, y).release()

@@ -254,29 +254,26 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
 
 def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
-    everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own. An exception in ``fit`` is the observation ``fit raised``; ``SystemExit`` and
-    ``KeyboardInterrupt`` propagate."""
+    everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
+    (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
+    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
     X, y = data
-    obs = Observation()
-    est = None
-    with _captured(obs):
+    emitted = Observation()
+    est = returned = raised = None
+    with _captured(emitted):
         try:
             est = make_estimator()
             returned = est.fit(X, y)
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
-            obs["fit raised"] = canonical(outcome_text(exc))
-            est = None
+            raised, est = canonical(outcome_text(exc)), None
+    obs = Observation()
+    if raised is not None:
+        obs["fit raised"] = raised
+    obs.update({f"fit {k}": v for k, v in emitted.items()})
     if est is not None:
-        fit_warnings = {k: v for k, v in obs.items() if k.startswith(("warning", "log", "std"))}
-        obs.clear()
-        obs.update({f"fit {k}": v for k, v in fit_warnings.items()})
         if returned is not est and returned is not None:  # fit returned something else than the model
             _walk_into(obs, returned, "fit()", max_nodes)
         after = observe_model(est, grid, classes, max_nodes, want)
         obs.update(after)
-        obs.truncated = after.truncated
-    else:
-        obs.update({f"fit {k}": v for k, v in list(obs.items()) if k.startswith(("warning", "log", "std"))})
-        for k in [k for k in obs if k.startswith(("warning", "log", "std"))]:
-            del obs[k]
+        obs.truncated = obs.truncated or after.truncated
     return obs
