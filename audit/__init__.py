@@ -14,10 +14,10 @@ theorem checks, mutants, reproduction and oracle cases. Old module paths are
 the moved modules themselves (:mod:`audit._moved`).
 """
 from audit.doors import assert_private
-from audit.engine.estimate import AuditResult, Claim, EstimateResult, audit_pairs, estimate_epsilon
-from audit.engine.exact import exact_loss, privacy_loss
-from audit.engine.learner import learner_mechanism
-from audit.engine.sampling import MechanismOutputError
+from audit.engine.estimation.estimate import AuditResult, Claim, EstimateResult, audit_pairs, estimate_epsilon
+from audit.engine.exact_law.exact import exact_loss, privacy_loss
+from audit.engine.estimation.learner import learner_mechanism
+from audit.engine.estimation.sampling import MechanismOutputError
 from reference._moved import install
 
 from audit._moved import MOVED

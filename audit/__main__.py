@@ -18,9 +18,10 @@ from pathlib import Path
 
 import reference
 from audit import extras
-from audit.engine import checkpoint, progress, sampling
-from audit.engine.budget import BUDGETS
-from audit.engine.parts import single_thread
+from audit.engine.runs import checkpoint, progress
+from audit.engine.estimation import sampling
+from audit.engine.runs.budget import BUDGETS
+from audit.engine.estimation.parts import single_thread
 from audit.report import write_report
 from audit.targets import TARGETS, load
 from reference.randomness import seeded_fits
@@ -267,8 +268,8 @@ def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str =
 def _default_out(target: str, budget: str) -> tuple[str, str]:
     """Where ``run`` writes without ``--out``: ``reports``, unless ``reports/TARGET`` holds a report of a
     larger budget (a committed one, say), which is kept; the run then goes to ``reports/.runs/BUDGET``
-    (:mod:`audit.engine.destination`, the rule ``certify`` shares)."""
-    from audit.engine.destination import kept_aside, larger_budget
+    (:mod:`audit.engine.runs.destination`, the rule ``certify`` shares)."""
+    from audit.engine.runs.destination import kept_aside, larger_budget
 
     old = larger_budget(Path("reports") / target / "report.json", budget)
     if old is None:
@@ -316,7 +317,7 @@ def _check(args) -> int:
             if args.epsilon is None:
                 return _error("check MODULE:CALLABLE needs --epsilon")
             from audit.gate.run import parse_params
-            from audit.engine.estimate import Claim
+            from audit.engine.estimation.estimate import Claim
 
             params = parse_params(args.params)
 

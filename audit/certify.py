@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from audit.engine.destination import kept_aside, tracked
-from audit.engine.domain import CLAIM_SLACK, PROFILE_EPSILONS, Domain, DomainResult, certify_domain, enumerate_pairs
-from audit.engine.laws import pair_interval, profile
+from audit.engine.runs.destination import kept_aside, tracked
+from audit.engine.exact_law.domain import CLAIM_SLACK, PROFILE_EPSILONS, Domain, DomainResult, certify_domain, enumerate_pairs
+from audit.engine.exact_law.laws import pair_interval, profile
 
 __all__ = ["Domain", "enumerate_pairs", "certify_domain", "DomainResult", "write_certificate", "pair_interval",
            "profile", "PROFILE_EPSILONS", "CERTIFY_TARGETS"]
@@ -43,7 +43,7 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
     (:func:`audit.certify_allsizes.run`), a section and a figure each."""
     from audit import certify_allsizes
 
-    from audit.engine.figures import integer_ticks, legend_below, pyplot
+    from audit.engine.presentation.figures import integer_ticks, legend_below, pyplot
 
     plt = pyplot()
     folder = out / target

@@ -1,8 +1,8 @@
 """The all-sizes part of ``python -m audit certify TARGET``: every dataset of any size on the target's grid.
 
 A target's certificate module may declare ``all_sizes()``, a list of
-:class:`audit.engine.allsizes.AllSizesDomain`; each is certified by branch and bound over boxes of count
-vectors (:func:`audit.engine.allsizes.certify_all_sizes`) and reported as "for every dataset of any size,
+:class:`audit.engine.exact_law.allsizes.AllSizesDomain`; each is certified by branch and bound over boxes of count
+vectors (:func:`audit.engine.exact_law.allsizes.certify_all_sizes`) and reported as "for every dataset of any size,
 the loss is at most U; a pair of N records attains L", with the exact loss over the datasets of at most
 ``N`` records for ``N = 1, 2, ...`` as a table and a figure against the ledger's claim.
 """
@@ -85,7 +85,7 @@ def lines(results: list, first_figure: int) -> list[str]:
 
 def figure(plt, d, res, curve, path) -> None:
     """The exact loss against the number of records, the claim and the bound (written to ``path``)."""
-    from audit.engine.figures import legend_below
+    from audit.engine.presentation.figures import legend_below
 
     fig, ax = plt.subplots(figsize=(7, 3.4))
     n = [c[0] for c in curve]

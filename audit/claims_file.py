@@ -46,7 +46,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from audit.engine.budget import BUDGETS
+from audit.engine.runs.budget import BUDGETS
 from audit.gate.run import CheckError, Subject, parse_bounds, parse_classes, parse_params, parse_release
 
 __all__ = ["load_claims"]
@@ -166,7 +166,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
             raise CheckError(f"{at('name') if 'name' in entry else where}: subject name {name!r} is used twice")
         names.add(name)
         try:
-            from audit.engine.estimate import Claim
+            from audit.engine.estimation.estimate import Claim
 
             Claim(entry["epsilon"], entry.get("delta", 0.0), entry.get("neighbours", "add-remove"))
         except (TypeError, ValueError) as exc:

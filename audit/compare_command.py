@@ -2,9 +2,9 @@
 
 The candidate and the reference get the same parameters (``--params``, renamed by ``--param-map``) and
 the reference's public inputs; their releases are compared in distribution
-(:func:`audit.engine.compare.compare_distributions`), or, with ``--noise off``, for exact equality on
-generated datasets (:mod:`audit.engine.compare_noise_off`). The report is named after both,
-``compare-MODULE-CLASS-vs-REFERENCE``, and shows releases as ``run`` does (:func:`audit.engine.render.compact`).
+(:func:`audit.engine.comparison.compare.compare_distributions`), or, with ``--noise off``, for exact equality on
+generated datasets (:mod:`audit.engine.comparison.compare_noise_off`). The report is named after both,
+``compare-MODULE-CLASS-vs-REFERENCE``, and shows releases as ``run`` does (:func:`audit.engine.presentation.render.compact`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from audit import extras
-from audit.engine import checkpoint
+from audit.engine.runs import checkpoint
 from reference.validation import shown
 
 __all__ = ["command", "report_name"]
@@ -94,7 +94,7 @@ def _list_references(given=None) -> int:
 def _compare_setup(args):
     """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
     from audit.gate.run import resolve
-    from audit.engine.compare import map_parameters
+    from audit.engine.comparison.compare import map_parameters
     from audit.learner_references import learner_reference, resolve_reference
     from audit.oracle.cases import REFERENCES
     from audit.oracle.claims import N_LEARNER, N_SAMPLES
@@ -183,7 +183,7 @@ def generated_inputs(ref, params, n: int, seed: int) -> list:
     public classes), the same for the same ``seed``."""
     from hypothesis import HealthCheck, given, seed as hyp_seed, settings
 
-    from audit.engine.compare_noise_off import dataset_strategy
+    from audit.engine.comparison.compare_noise_off import dataset_strategy
 
     got = []
 
@@ -246,7 +246,7 @@ def _compare_noise_off(args, _error) -> int:
     and the tie splits pass their two-sample test, 1 with the shrunk dataset or the failing test, 2 on a usage
     error (a candidate without ``release()``, a reference that raises)."""
     from audit.gate.run import CheckError, resolve
-    from audit.engine.compare_noise_off import NoiseOffMismatch, ReferenceRaised, check_noise_off
+    from audit.engine.comparison.compare_noise_off import NoiseOffMismatch, ReferenceRaised, check_noise_off
     from audit.learner_references import fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import ALPHA
 
@@ -295,7 +295,7 @@ def _compare_noise_off(args, _error) -> int:
 def command(args, _error, _finish) -> int:
     """The ``compare`` command (``_error(msg)`` prints and returns 2; ``_finish`` writes the report)."""
     from audit.gate.run import CheckError, params_text
-    from audit.engine.compare import CandidateRaised, compare_distributions
+    from audit.engine.comparison.compare import CandidateRaised, compare_distributions
     from audit.oracle.claims import ALPHA
 
     if args.reference == "list":
@@ -333,9 +333,9 @@ def command(args, _error, _finish) -> int:
 
 
 def _compare_exact(args, alpha, _error, _finish) -> int:
-    """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.exact_oracle`)."""
+    """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.comparison.exact_oracle`)."""
     from audit.gate.run import CheckError, params_text, resolve
-    from audit.engine.exact_oracle import compare_exact
+    from audit.engine.comparison.exact_oracle import compare_exact
     from audit.learner_references import rename_parameters, fitted_mechanism
     from audit.oracle.claims import N_LEARNER
     from audit.oracle.exact_laws import exact_reference
@@ -380,7 +380,7 @@ def first_disagreement(differences, probe) -> str:
 
 def _write(args, res, alpha, start, note, _finish, probe=None) -> int:
     """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``."""
-    from audit.engine.render import compact
+    from audit.engine.presentation.render import compact
     from audit.report import Report
 
     name = report_name(args.subject, args.reference) + params_suffix(args.params) + ("-exact" if args.exact else "")

@@ -146,7 +146,7 @@ def _domain_from_pairs(pairs, bounds, classes):
 
 def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes, strict_power, options):
     from audit.gate.run import Subject, audit_subject
-    from audit.engine.budget import current_budget
+    from audit.engine.runs.budget import current_budget
 
     pairs = list(pairs)
     bounds, classes, note = _domain_from_pairs(pairs, bounds, classes)
@@ -160,8 +160,8 @@ def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes
 
 
 def _mechanism_door(mechanism, pairs, claim, *, n_samples, alpha, seed, strict_power, float_probe_on):
-    from audit.engine.estimate import audit_pairs
-    from audit.engine.events import float_probe
+    from audit.engine.estimation.estimate import audit_pairs
+    from audit.engine.estimation.events import float_probe
     from audit.gate.run import power_reading
 
     with float_probe(float_probe_on):
@@ -191,9 +191,9 @@ def gate_assert(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n
                 strict_power: bool = False, float_probe: bool = True, **options) -> GateResult:
     """The body of :func:`audit.assert_private` (documented there)."""
     from audit.gate.verdict import ALPHA
-    from audit.engine.budget import samples_for
-    from audit.engine.estimate import Claim
-    from audit.engine.learner import LearnerMechanism
+    from audit.engine.runs.budget import samples_for
+    from audit.engine.estimation.estimate import Claim
+    from audit.engine.estimation.learner import LearnerMechanism
 
     claim = Claim(epsilon=epsilon, delta=delta, neighbouring=neighbouring)
     n = samples_for() if n_samples is None else n_samples

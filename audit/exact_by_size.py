@@ -2,9 +2,9 @@
 
 Deterministic (no sampling): the exact loss of each strict learner that has a count law, over every dataset of any
 size on its public grid (the all-sizes certificate, :mod:`audit.certify_allsizes`: branch and bound over the count
-vectors, :mod:`audit.engine.allsizes`), with the exact loss over the datasets of at most ``N`` records beside the
+vectors, :mod:`audit.engine.exact_law.allsizes`), with the exact loss over the datasets of at most ``N`` records beside the
 ledger's ε; and the published accounting's gaps, from the exact laws of the certificates' listed domains
-(:func:`audit.engine.domain.loss_by_size`: every neighbouring pair of the domain, grouped by the number of records of
+(:func:`audit.engine.exact_law.domain.loss_by_size`: every neighbouring pair of the domain, grouped by the number of records of
 the larger dataset, as a running maximum up to ``Nmax``; a lower bound on the supremum beyond ``Nmax``, not an
 all-sizes claim). One table, one figure (:func:`figure`) and a ``report.json`` list (``exact_by_size``).
 
@@ -113,8 +113,8 @@ def _strict(target: str) -> list[dict]:
 
 
 def _gaps(target: str) -> list[dict]:
-    """The gaps' exact loss by number of records (:func:`audit.engine.domain.loss_by_size`)."""
-    from audit.engine.domain import loss_by_size
+    """The gaps' exact loss by number of records (:func:`audit.engine.exact_law.domain.loss_by_size`)."""
+    from audit.engine.exact_law.domain import loss_by_size
 
     listed = {d.name: d for d in _certificate(target).domains()}
     out = []
@@ -149,7 +149,7 @@ def entries(target: str) -> list[dict]:
 
     Computed once per target in a process (a module-level cache), in about 30 s for ``privatree`` (PrivaTree at
     depth 3 is most of it), 5 s for ``diprime`` and 1 s for ``random-trees`` on one core; an entry marked
-    ``in_run=False`` (:class:`audit.engine.allsizes.AllSizesDomain`) is read from the committed certificate.
+    ``in_run=False`` (:class:`audit.engine.exact_law.allsizes.AllSizesDomain`) is read from the committed certificate.
 
     Parameters
     ----------
@@ -169,7 +169,7 @@ def entries(target: str) -> list[dict]:
 
 def jsonable(rows: list[dict]) -> list:
     """The entries as ``report.json`` stores them (an infinite loss is the string ``"inf"``)."""
-    from audit.engine.render import json_ready as _jsonable
+    from audit.engine.presentation.render import json_ready as _jsonable
 
     return _jsonable(rows)
 
@@ -258,7 +258,7 @@ def figure(rows: list[dict], path) -> None:
     path : str or Path
         Where the PNG is written.
     """
-    from audit.engine.figures import integer_ticks, legend_below, pyplot
+    from audit.engine.presentation.figures import integer_ticks, legend_below, pyplot
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit.engine.destination import REPORTS
+from audit.engine.runs.destination import REPORTS
 
 __all__ = ["EXACT_TARGETS", "METHOD_WORDS", "exact_eps_rows", "exact_eps_table"]
 
@@ -22,7 +22,7 @@ EXACT_TARGETS: tuple[tuple[str, str], ...] = (
     ("random-trees", "strict random decision forest"),
 )
 
-#: the table's words for an entry's ``upper_method`` (:class:`audit.engine.allsizes.AllSizesDomain`)
+#: the table's words for an entry's ``upper_method`` (:class:`audit.engine.exact_law.allsizes.AllSizesDomain`)
 METHOD_WORDS = {"law": "the law (bounded on every box)", "proof": "the paper's proof (quoted; the law gives the lower end)"}
 
 

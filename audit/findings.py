@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit.engine.destination import REPORTS
+from audit.engine.runs.destination import REPORTS
 
 __all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table", "update_pages"]
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine.compare import map_parameters
-from audit.engine.compare_noise_off import make_estimator, privatree_tie_set
-from audit.engine.learner import LearnerMechanism
+from audit.engine.comparison.compare import map_parameters
+from audit.engine.comparison.compare_noise_off import make_estimator, privatree_tie_set
+from audit.engine.estimation.learner import LearnerMechanism
 from reference.papers import cite
 
 __all__ = ["LearnerReference", "LEARNERS", "learner_reference", "resolve_reference", "probe_grid",
@@ -89,7 +89,7 @@ class LearnerReference:
     #: parameters that switch the privacy noise off (``--noise off``); None: the algorithm has other randomness
     noise_off: dict | None = None
     #: ``ties(est, X, y, release) -> (accepts, size)``: the releases the reference can give with the noise off
-    #: (:mod:`audit.engine.compare_noise_off`); None: its noise-off release is a function of the data
+    #: (:mod:`audit.engine.comparison.compare_noise_off`); None: its noise-off release is a function of the data
     noise_off_ties: object = None
 
     def load(self):
@@ -188,7 +188,7 @@ class _Fitted(LearnerMechanism):
         self._fast_path_ok = use_release and fast
 
     def _fit(self, data, rng):
-        """A fit seeded as :class:`~audit.engine.learner.LearnerMechanism` seeds it, the seed given to the
+        """A fit seeded as :class:`~audit.engine.estimation.learner.LearnerMechanism` seeds it, the seed given to the
         constructor (an estimator that reads ``random_state`` in ``__init__`` sees it)."""
         if self.cls is None:
             return super()._fit(data, rng)
@@ -215,7 +215,7 @@ def fitted_mechanism(cls, params: dict, ref: LearnerReference, use_release: bool
                      output: str = "auto") -> _Fitted:
     """``cls(**params)`` as an oracle mechanism over ``(X, y)`` in ``ref``'s output format; ``fast=False``
     fits once per draw even when the class declares a batched sampler; ``output="discrete"`` keeps whole
-    releases (see :class:`audit.engine.learner.LearnerMechanism`)."""
+    releases (see :class:`audit.engine.estimation.learner.LearnerMechanism`)."""
     return _Fitted(lambda: cls(**params), ref.probe, use_release, ref.release_kwargs if use_release else {}, fast,
                    output, cls, params)
 

@@ -1,7 +1,7 @@
 """pytest plugin (registered through the ``pytest11`` entry point).
 
 Adds ``--dp-budget quick|standard|full``: it sets the budget in force
-(:func:`audit.engine.budget.current_budget`), which scales the default sample size
+(:func:`audit.engine.runs.budget.current_budget`), which scales the default sample size
 of :func:`audit.assert_private` across a whole test suite, and provides the
 ``dp_samples`` fixture (samples per input at that budget) for tests that
 call :func:`audit.audit_pairs` themselves.
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from audit.engine.budget import BUDGETS, ENV_VAR, samples_for
+from audit.engine.runs.budget import BUDGETS, ENV_VAR, samples_for
 
 
 def pytest_addoption(parser):

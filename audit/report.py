@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from audit.engine.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
-from audit.engine.parts import Part, run_parts
-from audit.engine.progress import decided_by, finished, gate_status, is_gate, measured
-from audit.engine.render import json_ready as _jsonable
-from audit.engine.theorem_text import bound_cell, interval_cell, reason, with_reading
+from audit.engine.presentation.figures import CLAIMS_CAPTION, MUTANTS_CAPTION, caption_of, claims_figure, mutants_figure
+from audit.engine.estimation.parts import Part, run_parts
+from audit.engine.runs.progress import decided_by, finished, gate_status, is_gate, measured
+from audit.engine.presentation.render import json_ready as _jsonable
+from audit.engine.presentation.theorem_text import bound_cell, interval_cell, reason, with_reading
 from reference.papers import cited_in, references
 
 __all__ = ["Report", "write_report", "versions", "CLAIM_KEYS", "MUTANT_KEYS", "THEOREM_KEYS"]
@@ -58,7 +58,7 @@ def versions() -> dict[str, str]:
 
 class _Rows(list):
     """A report's list of rows of one kind: each row that joins it is announced to the listening console
-    (:func:`audit.engine.progress.finished`), so a run's user sees it finish."""
+    (:func:`audit.engine.runs.progress.finished`), so a run's user sees it finish."""
 
     def __init__(self, kind: str = "claim", rows=()):
         super().__init__(rows)
@@ -384,7 +384,7 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         (tmp / "figures").mkdir()
         figures, captions = [], {}
         built_in = {name for name, _, _ in BUILT_IN}
-        # every figure is drawn into its own file: side by side under --jobs (audit.engine.parts), same bytes
+        # every figure is drawn into its own file: side by side under --jobs (audit.engine.estimation.parts), same bytes
         extra = [e for e in report.figures if e[0] not in built_in]
         drawn = run_parts([Part(name, partial(draw, report, tmp / "figures" / f"{name}.png"))
                            for name, draw, _ in BUILT_IN] +

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from audit.engine.budget import BUDGETS, SAMPLES, SampleFamily
+from audit.engine.runs.budget import BUDGETS, SAMPLES, SampleFamily
 
 __all__ = ["samples_table", "family_of", "table_text"]
 

@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/bench_allsizes.py [--target privatree|diprime|random-trees|all]
 
 For every all-sizes domain of the targets: the branch and bound over boxes of count vectors
-(:func:`audit.engine.allsizes.certify_all_sizes`) to its tolerance, then the loss by size (one capped search per
+(:func:`audit.engine.exact_law.allsizes.certify_all_sizes`) to its tolerance, then the loss by size (one capped search per
 N = 1..40); the bound U, the best pair's loss L, U - L, the number of boxes, the time per box and the wall times.
 The issue's target: each learner's all-sizes certificate within 10 minutes on 2 cores (this runs on one).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from audit.engine.allsizes import certify_all_sizes  # noqa: E402
+from audit.engine.exact_law.allsizes import certify_all_sizes  # noqa: E402
 
 TARGETS = ("privatree", "diprime", "random-trees")
 

@@ -38,7 +38,7 @@ def main():
     for name, n, t, rate, mib, eps in rows:
         print(f"{name:22s} {n:>10,d} {t:>8.2f} {rate:>12,.0f} {mib:>9.1f} {eps:>9.4f}")
     print("\nDiscrete pilots are counted as they arrive; scalar and vector pilots (20% of n) are kept to place thresholds; the counting "
-          "batch is streamed in blocks of", __import__("audit.engine.sampling").sampling.BLOCK, "samples.")
+          "batch is streamed in blocks of", __import__("audit.engine.estimation.sampling").sampling.BLOCK, "samples.")
 
 
 if __name__ == "__main__":

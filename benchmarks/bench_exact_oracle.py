@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from audit.engine.compare import compare_distributions  # noqa: E402
-from audit.engine.exact_oracle import compare_exact  # noqa: E402
+from audit.engine.comparison.compare import compare_distributions  # noqa: E402
+from audit.engine.comparison.exact_oracle import compare_exact  # noqa: E402
 from audit.learner_references import LEARNERS, fitted_mechanism  # noqa: E402
 from audit.oracle.exact_laws import EXACT_REFERENCES  # noqa: E402
 from audit.oracle.learner_cases import BudgetOffByOneLevel, TiesToLastFeature, _Release  # noqa: E402

@@ -1,10 +1,10 @@
-"""The all-sizes engine's choices that do not depend on one law (audit.engine.allsizes): the coordinate a box is
+"""The all-sizes engine's choices that do not depend on one law (audit.engine.exact_law.allsizes): the coordinate a box is
 cut on, and how an entry says where its upper end comes from. Deterministic (no randomness)."""
 from __future__ import annotations
 
 import pytest
 
-from audit.engine.allsizes import INF, AllSizesDomain, certify_all_sizes, split_at
+from audit.engine.exact_law.allsizes import INF, AllSizesDomain, certify_all_sizes, split_at
 from audit.privatree.count_law import PrivaTreeCountLaw
 
 ONE = dict(bounds=[(0.0, 1.0)], classes=[0, 1], binning="uniform", max_bins=2, epsilon_shares=(0.0, 0.5, 0.5),
@@ -65,7 +65,7 @@ def test_a_quoted_bound_entry_takes_its_lower_end_from_the_listed_law():
 
 
 def test_a_quoted_bound_law_refuses_bad_arguments_by_name():
-    from audit.engine.quoted import QuotedBoundLaw
+    from audit.engine.exact_law.quoted import QuotedBoundLaw
     from audit.privatree.exact_law import release_law
 
     for kw, name in ((dict(bound=0.0, max_point_records=3), "bound"), (dict(bound=1.0, max_point_records=0),

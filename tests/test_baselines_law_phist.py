@@ -24,7 +24,7 @@ import pytest
 
 from audit.baselines_law.phist_report import laplace_mechanisms, lpdt_params, pair_loss
 from audit.certify import certify_domain
-from audit.engine.exact import privacy_loss
+from audit.engine.exact_law.exact import privacy_loss
 from audit.lpdt.certificate import domains
 from audit.lpdt.exact_law import randomizer_of
 from law_fit import pooled_pvalue, twice_epsilon

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from audit.__main__ import main
-from audit.engine.budget import SAMPLES
+from audit.engine.runs.budget import SAMPLES
 from audit.samples import family_of, samples_table, table_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,10 +1,10 @@
-"""The certificate engine's ``_map`` (:mod:`audit.engine.domain`): the same results in order whether the work
+"""The certificate engine's ``_map`` (:mod:`audit.engine.exact_law.domain`): the same results in order whether the work
 runs here or partly in a pool."""
 from __future__ import annotations
 
 import math
 
-import audit.engine.domain as certify
+import audit.engine.exact_law.domain as certify
 
 
 def test_small_work_stays_here_and_large_work_goes_to_a_pool_with_the_same_results(monkeypatch):

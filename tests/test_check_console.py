@@ -198,9 +198,9 @@ class _Majority:
 
 
 def test_events_on_estimator_releases_name_their_coordinates():
-    from audit.engine.events import choose_event, coordinates
+    from audit.engine.estimation.events import choose_event, coordinates
     from audit.engine.release import EstimatorRelease
-    from audit.engine.sampling import Samples
+    from audit.engine.estimation.sampling import Samples
 
     mech = EstimatorRelease(_Majority, {}, bounds=[(0.0, 1.0)], classes=["no", "yes"], release="predictions")
     zeros, ones, empty = (np.zeros((3, 1)), np.zeros(3)), (np.zeros((3, 1)), np.ones(3)), (np.zeros((0, 1)), np.zeros(0))
@@ -252,7 +252,7 @@ def test_compare_report_is_named_after_both_and_takes_literal_params(tmp_path, c
 
 def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_terminal(tmp_path, capsys,
                                                                                        monkeypatch):
-    from audit.engine import progress
+    from audit.engine.runs import progress
 
     argv = ["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", "--epsilon", "1",
             "--n-samples", "2000", "--scale-records", "2000", "--state", "off", "--bounds", "[[0, 1]]", "--classes",

@@ -16,10 +16,10 @@ import pytest
 
 from audit.__main__ import main
 from audit.check import CheckError, parse_release
-from audit.engine import events
+from audit.engine.estimation import events
 from audit.engine.model_state import MAX_ITEMS, state_numbers
 from audit.engine.release import MAX_ATTRIBUTES, EstimatorRelease, release_spec
-from audit.engine.sampling import Samples
+from audit.engine.estimation.sampling import Samples
 
 HERE = Path(__file__).parent
 

@@ -134,7 +134,7 @@ def test_false_alarm_rate_with_the_vector_float_probe_stays_below_alpha():
     on a vector mechanism that is epsilon-DP in float arithmetic (LatticeVectorCount): each run is a false alarm
     with probability <= 0.05, so the count is at most Binomial(200, 0.05) (mean 10); "refuted" means 18 or more
     alarms, which a sound search produces with probability < 0.003."""
-    from audit.engine.events import float_probe
+    from audit.engine.estimation.events import float_probe
 
     pairs = candidate_pairs([(0, 1)] * 2, [0, 1])[:3]
     with float_probe(True):

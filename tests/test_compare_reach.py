@@ -12,7 +12,7 @@ import pytest
 
 from audit.__main__ import main
 from audit.compare_command import accounting_label, first_disagreement, params_suffix
-from audit.engine.compare import compare_distributions
+from audit.engine.comparison.compare import compare_distributions
 from audit.learner_references import LEARNERS, fitted_mechanism, resolve_reference
 from audit.oracle.reach_cases import EdgeOffByOne, LabelsAsIndices
 from reference.privatree import PrivaTreeClassifier
@@ -71,8 +71,8 @@ def test_two_sample_errors_name_the_side(cli, capsys):
     assert cli("subjects.oracle_ties:Crashing", "--reference", "privatree", "--samples", "20") == 1
     out = capsys.readouterr().out
     assert "DIFFERENT: candidate raised on input" in out and "UnboundLocalError" in out
-    from audit.engine.compare import compare_distributions
-    from audit.engine.sampling import MechanismOutputError
+    from audit.engine.comparison.compare import compare_distributions
+    from audit.engine.estimation.sampling import MechanismOutputError
 
     def boom(data, rng):
         raise RuntimeError("no")

@@ -21,7 +21,7 @@ import pytest
 from audit.__main__ import main
 from audit.engine.scale import SCALE_PATTERNS, confirm_samples, scale_pairs
 from audit.engine.state_probe import probe_estimator
-from audit.engine.neighbours import NeighbourPair
+from audit.engine.estimation.neighbours import NeighbourPair
 from subjects import kept_state_forms as forms
 
 #: a cheap estimator check that runs every stage with a count: search, the scale family (up to 2,000 records),

@@ -1,4 +1,4 @@
-"""No command replaces a committed result by accident (audit.engine.destination): ``certify --out DIR`` keeps a
+"""No command replaces a committed result by accident (audit.engine.runs.destination): ``certify --out DIR`` keeps a
 certificate that git tracks and writes beside it, as ``run`` keeps a report of a larger budget; ``--replace``
 replaces it; an untracked certificate is simply rewritten. Deterministic."""
 import subprocess
@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from audit.__main__ import main
-from audit.engine.destination import kept_aside, larger_budget, tracked
+from audit.engine.runs.destination import kept_aside, larger_budget, tracked
 
 
 def _git(cwd, *args):

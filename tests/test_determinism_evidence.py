@@ -160,7 +160,7 @@ def test_the_float_probe_is_credited_only_where_supports_overlap_in_exact_arithm
     k/3 against k/4 are told apart there too (outputs first), float Laplace noise is not (float probe, with the
     lattice mechanisms as its remedy). A wrong reading of the Laplace case has probability at most 0.05."""
     from audit.gate.run import float_or_outputs
-    from audit.engine.estimate import Claim
+    from audit.engine.estimation.estimate import Claim
     from audit.gate.inputs import mechanism_pairs
 
     row, extra = {"decided_by": ["float probe"]}, ["violation through the floating-point probe on x"]

@@ -1,7 +1,7 @@
 """The DiPriMe cell laws of two datasets (audit.diprime.cell_law) against the batched sampler and pair_loss.
 
 Each sampler test draws 20,000 full releases (``bins=None``) with a fixed seed and runs the one-sample G test
-(:func:`audit.engine.exact_oracle.one_sample_test`) at level 1e-3: a sampler with the law's distribution fails
+(:func:`audit.engine.comparison.exact_oracle.one_sample_test`) at level 1e-3: a sampler with the law's distribution fails
 it with probability at most 1e-3 per test (plus ``n`` times the law's total-variation slack, about 2e-5 here),
 so the 12 acceptance tests raise a false alarm with probability at most about 1.2%.
 """
@@ -15,7 +15,7 @@ import pytest
 from audit.diprime.cell_law import cell_loss, pair_cell_laws
 from audit.diprime.claims import _strict_pairs
 from audit.diprime.exact_law import pair_loss
-from audit.engine.exact_oracle import OTHER, one_sample_test
+from audit.engine.comparison.exact_oracle import OTHER, one_sample_test
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch import DiPriMeBatch
 
@@ -99,7 +99,7 @@ def test_a_variant_beyond_the_law_is_named():
 # ------------------------------------------------------------------ DiPriMeFlip at depth 2: the extra record's path
 def _depth2_pair(task):
     """The depth-2 rows' data of audit.diprime.claims (seed 0): 8 records, the last one removed."""
-    from audit.engine.neighbours import add_remove_pairs
+    from audit.engine.estimation.neighbours import add_remove_pairs
 
     rng = np.random.default_rng(0)
     X8 = np.round(rng.random((8, 2)), 3)
@@ -142,8 +142,8 @@ def test_a_strict_claim_row_with_its_law_passes_and_shows_the_truth():
     alarm has probability at most 0.01 and is fixed by the seed): the bound stays under the exact loss, which
     stays under the claim, and reaches at least 0.8 of the attainable bound."""
     from audit.diprime.claims import N_LAW, _batch, _pair_law, _params as claim_params
-    from audit.engine.estimate import Claim
-    from audit.engine.law_event import audit_pairs_by_law
+    from audit.engine.estimation.estimate import Claim
+    from audit.engine.exact_law.law_event import audit_pairs_by_law
 
     pairs = _strict_pairs("classification")
     params = claim_params("classification", epsilon=1.0, variant="flip")

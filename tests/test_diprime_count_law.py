@@ -17,7 +17,7 @@ from audit.certify import certify_domain
 from audit.diprime.certificate import _BASE, all_sizes, domains
 from audit.diprime.count_law import WINDOW, DiPriMeFlipCountLaw
 from audit.diprime.exact_law import pair_loss
-from audit.engine.allsizes import INF, certify_all_sizes, point_loss
+from audit.engine.exact_law.allsizes import INF, certify_all_sizes, point_loss
 
 
 def _dataset(c):

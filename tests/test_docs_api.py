@@ -24,7 +24,7 @@ API = sorted((ROOT / "docs" / "api").glob("*.md"))
 #: module -> its public names (``__all__``, or the names the guides use)
 PUBLIC = {"audit": None, "reference": None, "audit.doors": None, "audit.gate.observe": None,
           "audit.gate.determinism": None,
-          "audit.engine.neighbours": ["add_remove_pairs", "substitute_pairs", "NeighbourPair"],
+          "audit.engine.estimation.neighbours": ["add_remove_pairs", "substitute_pairs", "NeighbourPair"],
           "audit.pytest_plugin": ["dp_samples"], "reference.randomness": ["SeedIgnoredWarning"]}
 
 

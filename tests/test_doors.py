@@ -21,8 +21,8 @@ import pytest
 
 from audit import assert_private, learner_mechanism
 from audit.doors import EstimatorFactory, GateResult
-from audit.engine.budget import ENV_VAR
-from audit.engine.neighbours import add_remove_pairs
+from audit.engine.runs.budget import ENV_VAR
+from audit.engine.estimation.neighbours import add_remove_pairs
 from reference.mechanisms import Laplace
 from subjects.lattice_counts import LatticeCounts, LatticeCountsTwice
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit import exact_by_size as ebs
-from audit.engine.domain import certify_domain, loss_by_size
+from audit.engine.exact_law.domain import certify_domain, loss_by_size
 from audit.report import Report
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The one-sample oracle (``compare --exact``, audit.engine.exact_oracle) against the exact laws.
+"""The one-sample oracle (``compare --exact``, audit.engine.comparison.exact_oracle) against the exact laws.
 
 Each acceptance test runs the one-sample G test at alpha 0.01 with a fixed seed: a correct sampler is
 called different with probability at most 0.01 (the laws' interval widths are taken out of alpha). Each
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.engine.exact_oracle import OTHER, CellLaw, compare_exact, detectable_difference_one_sample, \
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw, compare_exact, detectable_difference_one_sample, \
     g_test_one_sample, one_sample_test
-from audit.engine.compare import detectable_difference
+from audit.engine.comparison.compare import detectable_difference
 from audit.learner_references import LEARNERS, fitted_mechanism
 from audit.oracle.exact_laws import EXACT_REFERENCES, exact_reference
 from audit.oracle.learner_cases import BudgetOffByOneLevel, TiesToLastFeature, _Release

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit.engine import figures
+from audit.engine.presentation import figures
 from audit.report import Report, write_report
 
 ROOT = Path(__file__).resolve().parents[1]

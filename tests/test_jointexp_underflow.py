@@ -20,7 +20,7 @@ from functools import partial
 import numpy as np
 
 from audit import Claim, audit_pairs
-from audit.engine.neighbours import NeighbourPair
+from audit.engine.estimation.neighbours import NeighbourPair
 from audit.privatree.underflow_jointexp import UnderflowJointExp, UnderflowPrivaTree
 from reference.mechanisms import JointExp
 from reference.privatree import PrivaTreeClassifier

@@ -1,4 +1,4 @@
-"""Claim rows whose event comes from the exact law (audit.engine.law_event, issue 29 item 3).
+"""Claim rows whose event comes from the exact law (audit.engine.exact_law.law_event, issue 29 item 3).
 
 A toy mechanism with a known finite law (a categorical draw whose probabilities depend on the input) stands
 for a learner: the law chooses the event, fresh draws bound the loss.
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.engine.estimate import Claim
-from audit.engine.exact_oracle import OTHER, CellLaw
-from audit.engine.law_event import PairLaw, audit_pairs_by_law, common_cells, law_events
-from audit.engine.tightness import attainable_from_pmf
+from audit.engine.estimation.estimate import Claim
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw
+from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, common_cells, law_events
+from audit.engine.exact_law.tightness import attainable_from_pmf
 from audit.report import Report
 
 
@@ -56,7 +56,7 @@ def test_the_law_event_is_the_likelihood_ratio_prefix_with_the_attainable_bound(
     n, alpha = 5000, 0.005
     events = law_events(_law(p0), _law(p1), n, alpha)
     best = max(ev.attainable for ev in events.values())
-    # the attainable bound is the one of audit.engine.tightness over the same ranking
+    # the attainable bound is the one of audit.engine.exact_law.tightness over the same ranking
     assert best == pytest.approx(attainable_from_pmf(p0, p1, n, alpha), rel=1e-12)
     # the chosen cells are a prefix of the ranking by ln p0 / p1 (cell 0 first)
     assert 0 in events["d0 vs d1"].cells and 3 not in events["d0 vs d1"].cells
@@ -132,7 +132,7 @@ def test_the_report_shows_the_exact_loss_and_tightness_beside_the_bound(tmp_path
     assert "| out of reach | – |" in text
     assert f"(exact {EPS_RR:.4g}, tightness {res.tightness:.4g})" in text
     # the claims figure draws the exact loss as a diamond (it must render with one row beyond reach)
-    from audit.engine.figures import claims_figure
+    from audit.engine.presentation.figures import claims_figure
 
     assert claims_figure("toy", report.claims, tmp_path / "claims.png")
     assert (tmp_path / "claims.png").stat().st_size > 0
@@ -143,8 +143,8 @@ def test_mutant_rows_show_the_exact_loss_too_and_rows_beyond_the_law_say_why(tmp
     a law (claim or mutant) and appends its reason to the row's text."""
     from types import SimpleNamespace
 
-    from audit.engine.figures import mutants_figure
-    from audit.engine.law_event import beyond_law
+    from audit.engine.presentation.figures import mutants_figure
+    from audit.engine.exact_law.law_event import beyond_law
 
     half = {"a": [0.75, 0.25 / 3, 0.25 / 3, 0.25 / 3], "b": [0.25 / 3, 0.75, 0.25 / 3, 0.25 / 3]}  # loss ln 9
     res = audit_pairs_by_law(Categorical(half), [("a", "b")], [_pair_law(half["a"], half["b"])], Claim(1.0),

@@ -37,7 +37,7 @@ def test_the_documented_public_paths_still_work():
     assert Laplace.__module__ == "reference.mechanisms.laplace" and JointExp.__module__ == "reference.mechanisms.jointexp"
     from audit import Claim, assert_private, audit_pairs, estimate_epsilon, learner_mechanism
 
-    assert estimate_epsilon.__module__ == "audit.engine.estimate"
+    assert estimate_epsilon.__module__ == "audit.engine.estimation.estimate"
     assert all(callable(c) for c in (Claim, assert_private, audit_pairs, learner_mechanism))
     assert all(callable(c) for c in (DiPriMeForestClassifier, DiPriMeForestRegressor, LPDTRegressor, PermuteAndFlip,
                                      TwoSidedGeometric, RandomDecisionForestClassifier, budget_split))
@@ -282,6 +282,27 @@ def test_no_upward_import():
     assert not up, f"upward imports: {up}"
 
 
+#: the engine's packages by job, lowest first: each imports only its own package and the ones before it
+ENGINE_LAYERS = ("presentation", "runs", "estimation", "comparison", "exact_law")
+
+
+def test_the_engine_is_grouped_by_job_and_layered():
+    """Every engine module sits in one of the packages of ENGINE_LAYERS (none loose in audit/engine/), and every
+    import between them runs down that order (docs/design.md's engine table)."""
+    modules, graph = _graph()
+    engine = [m for m in modules if m.startswith("audit.engine.")]
+    loose = [m for m in engine if m.split(".")[2] not in ENGINE_LAYERS]
+    assert engine and not loose, f"engine modules outside a package by job: {loose}"
+    rank = {m: ENGINE_LAYERS.index(m.split(".")[2]) for m in engine}
+    up = sorted((m, e[0]) for m in engine for e in graph[m] if e[0] in rank and rank[e[0]] > rank[m])
+    assert not up, f"upward imports inside the engine: {up}"
+    text = (ROOT / "docs" / "design.md").read_text()
+    for package in ENGINE_LAYERS:
+        stems = sorted(p.stem for p in (ROOT / "audit" / "engine" / package).glob("*.py") if p.stem != "__init__")
+        row = next(r for r in text.splitlines() if r.startswith(f"| `{package}` |"))
+        assert all(f"`{s}`" in row for s in stems), f"docs/design.md's engine row {package} misses one of {stems}"
+
+
 def test_every_module_has_a_layer():
     modules = _project_modules()
     assert all(any(m == p or m.startswith(p + ".") for layer in LAYERS for p in layer) for m in modules)
@@ -315,7 +336,7 @@ def test_the_graph_sees_lazy_relative_and_old_path_imports(tmp_path):
         ("audit.gate.verdict", "ALPHA", ""), ("audit.gate.run", "_hidden", "audit.check"),
         ("audit.gate.search", "", "audit.engine.search")]
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
-    assert _layer("audit.engine.sampling") < _layer("audit.gate.run") < _layer("audit.doors")
+    assert _layer("audit.engine.estimation.sampling") < _layer("audit.gate.run") < _layer("audit.doors")
 
 
 def test_the_design_page_draws_the_layers_and_the_gate():

@@ -1,4 +1,4 @@
-"""A run's parts side by side (audit.engine.parts): the same results, in the listed order, as one process gives;
+"""A run's parts side by side (audit.engine.estimation.parts): the same results, in the listed order, as one process gives;
 a part's exception reaches the caller; finished estimates of every worker reach the checkpoint file; ``run``'s
 default ``--jobs`` is the cores available. Deterministic: no false alarm possible."""
 import json
@@ -8,8 +8,8 @@ import pytest
 
 from audit import checkpoint, sampling
 from audit.__main__ import build_parser, available_cores
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.parts import Part, run_parts
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.estimation.parts import Part, run_parts
 
 
 def _draws(seed: int):
@@ -68,7 +68,7 @@ def test_each_part_is_announced_as_it_finishes_with_its_time_when_the_output_is_
     import io
     import re
 
-    from audit.engine import progress
+    from audit.engine.runs import progress
 
     for lines in (True, False):
         out = io.StringIO()  # not a terminal

@@ -13,7 +13,7 @@ def test_shown_writes_numpy_values_as_python_writes_numbers():
 
 
 def test_neighbour_descriptions_from_numpy_labels_have_no_numpy_repr():
-    from audit.engine.neighbours import add_remove_pairs, substitute_pairs
+    from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pairs
     from audit.engine.search import candidate_pairs
 
     X, y = np.zeros((2, 1)), np.array([1, 0])

@@ -1,4 +1,4 @@
-"""Strict PrivaTree over every dataset of any size (audit.privatree.count_law, audit.engine.allsizes).
+"""Strict PrivaTree over every dataset of any size (audit.privatree.count_law, audit.engine.exact_law.allsizes).
 
 The count law's one-point intervals are held against the listed-dataset law (audit.privatree.exact_law, an
 independent computation by enumeration of noisy histograms) on every pair of small datasets; the all-sizes
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from audit.certify import certify_domain
-from audit.engine.allsizes import INF, certify_all_sizes, point_loss, split_box
+from audit.engine.exact_law.allsizes import INF, certify_all_sizes, point_loss, split_box
 from audit.privatree.certificate import all_sizes, domains
 from audit.privatree.count_law import PrivaTreeCountLaw, count_vector
 from audit.privatree.exact_law import release_law

@@ -171,7 +171,7 @@ def test_strict_jointexp_pair_loss_is_within_epsilon():
 
 
 def pair_loss_edges(params, d0, d1, edges):
-    from audit.engine.laws import laws_pair_loss
+    from audit.engine.exact_law.laws import laws_pair_loss
 
     return laws_pair_loss(*(release_law(params, *d, edges=edges) for d in (d0, d1)))
 

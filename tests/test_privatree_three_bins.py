@@ -89,7 +89,7 @@ def test_the_three_bin_certificate_domain_is_within_its_claim_on_two_records():
     exact loss below epsilon 4, and above the leaf's share alone (the nodes leak too)."""
     import dataclasses
 
-    from audit.engine.domain import certify_domain
+    from audit.engine.exact_law.domain import certify_domain
     from audit.privatree.certificate import domains
 
     three = next(d for d in domains() if d.name == "strict, one feature, three bins")

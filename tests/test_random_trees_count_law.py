@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from audit.engine.allsizes import INF, certify_all_sizes, point_loss
+from audit.engine.exact_law.allsizes import INF, certify_all_sizes, point_loss
 from audit.random_trees.certificate import _BASE, all_sizes
 from audit.random_trees.count_law import ForestCountLaw
 from audit.random_trees.exact_law import pair_loss

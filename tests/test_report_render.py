@@ -73,7 +73,7 @@ def test_error_messages_show_plain_numbers():
 def test_a_ledger_row_reads_as_its_total_never_as_nan(tmp_path):
     """A claim decided by the learner's ledger (no sample; ``epsilon_lower`` nan) shows the ledger total as an upper
     bound in the verdicts and the progress line, and ``–`` where a sampled row has its bound."""
-    from audit.engine.progress import row_line
+    from audit.engine.runs.progress import row_line
 
     rep = Report("demo", "quick", 0)
     row = dict(_claim(0, "violation", "violation"), id="led", epsilon_lower=float("nan"), epsilon_point=float("inf"),

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from audit.engine.progress import row_line
-from audit.engine.theorem_text import DIRECTIONS, reading
+from audit.engine.runs.progress import row_line
+from audit.engine.presentation.theorem_text import DIRECTIONS, reading
 from audit.report import Report, write_report
 
 

@@ -1,7 +1,7 @@
 """What the baselines' tree laws share beyond PrivaTree's law's own pieces (a node's law as ``{release:
 (lower, upper)}``, joined over the children of each choice by
-:func:`audit.engine.laws.join_children` and finished by
-:meth:`audit.engine.laws.ReleaseLaw.from_intervals`): leaf laws, utilities, codes and checks."""
+:func:`audit.engine.exact_law.laws.join_children` and finished by
+:meth:`audit.engine.exact_law.laws.ReleaseLaw.from_intervals`): leaf laws, utilities, codes and checks."""
 from __future__ import annotations
 
 import math

@@ -33,7 +33,7 @@ from numbers import Integral
 import numpy as np
 
 from audit.baselines_law._compose import category_codes_of, check_binary, learner_of, one_vs_rest_utility
-from audit.engine.laws import ReleaseLaw, join_children
+from audit.engine.exact_law.laws import ReleaseLaw, join_children
 from reference.baselines.bdpt import BDPTClassifier, depth_budgets
 from reference.mechanisms import ExponentialMechanism, TwoSidedGeometric
 

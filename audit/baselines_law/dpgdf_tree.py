@@ -35,7 +35,7 @@ import numpy as np
 
 from audit.baselines_law._compose import (category_codes_of, check_binary, leaf_law_of, learner_of,
                                           one_vs_rest_utility)
-from audit.engine.laws import ReleaseLaw, join_children
+from audit.engine.exact_law.laws import ReleaseLaw, join_children
 from reference.baselines.dpgdf import DPGDFClassifier
 from reference.mechanisms import ExponentialMechanism, PermuteAndFlip
 

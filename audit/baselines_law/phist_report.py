@@ -8,7 +8,7 @@ release's. A pair is any two user records (substitution of one user's record), a
 
 * ``randomizer="lpdt"`` (default): LPDT's randomiser (mechanisms (3) and (4) of the LPDT paper) on the
   regular grid of ``n_bins`` bins per feature, indicator share 1/2: the law is LPDT's report law,
-  :func:`audit.engine.randomizer_law.report_pair_loss`, with PHIST's grid partition.
+  :func:`audit.engine.exact_law.randomizer_law.report_pair_loss`, with PHIST's grid partition.
 * ``randomizer="laplace"``: Berrett et al.'s own mechanism (section 2 of their paper, spec 7.1): per cell
   ``j``, ``Z_j = y 1{x in A_j} + noise`` and ``W_j = 1{x in A_j} + noise``, half of epsilon each. The
   implementation's noise is on lattices (issue 17): ``Z`` by the lattice Laplace of
@@ -17,7 +17,7 @@ release's. A pair is any two user records (substitution of one user's record), a
   (sensitivity 2). Every coordinate is an independent discrete Laplace variable about its centre (the
   rounded ``y`` in the user's cell, 0 elsewhere; the indicator), so the report's law is a product and the
   loss of a pair is ``rate_Z sum_j |c_j - c'_j| + rate_W sum_j |u_j - u'_j|``, attained at the centres;
-  its privacy profile composes the coordinates' loss distributions (:func:`audit.engine.randomizer_law.lattice_hist`).
+  its privacy profile composes the coordinates' loss distributions (:func:`audit.engine.exact_law.randomizer_law.lattice_hist`).
   The continuous Laplace of the paper is replaced by this lattice law in the implementation, which is
   what is certified here.
 """
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audit.engine.loss_histogram import LossHistogram
-from audit.engine.randomizer_law import ROUNDING, lattice_hist, report_pair_loss
+from audit.engine.exact_law.loss_histogram import LossHistogram
+from audit.engine.exact_law.randomizer_law import ROUNDING, lattice_hist, report_pair_loss
 from reference.baselines.phist import MAX_CELLS
 from reference.lpdt.partition import GridPartition
 from reference.mechanisms import Laplace, TwoSidedGeometric, default_grid, round_to_grid
@@ -49,7 +49,7 @@ def _check(params: dict) -> str:
 
 
 def lpdt_params(params: dict) -> dict:
-    """The parameters of :func:`audit.engine.randomizer_law.randomizer_of` for PHIST's ``randomizer="lpdt"``: LPDT's
+    """The parameters of :func:`audit.engine.exact_law.randomizer_law.randomizer_of` for PHIST's ``randomizer="lpdt"``: LPDT's
     randomiser on PHIST's regular grid (:class:`reference.lpdt.partition.GridPartition`), share 1/2."""
     return dict(epsilon=params["epsilon"], bounds=params["bounds"], n_bins=params["n_bins"],
                 target_bounds=params["target_bounds"])
@@ -98,7 +98,7 @@ def pair_loss(params: dict, d0, d1, grid=None):
     """The exact loss of one user's report between the one-record datasets ``d0`` and ``d1`` (two users).
 
     ``params``: PHIST's ``epsilon``, ``bounds``, ``n_bins``, ``target_bounds`` and ``randomizer``; ``grid``
-    is accepted for :class:`audit.engine.domain.Domain` and unused.
+    is accepted for :class:`audit.engine.exact_law.domain.Domain` and unused.
     """
     if _check(params) == "lpdt":
         return report_pair_loss(lpdt_params(params), d0, d1)

@@ -50,7 +50,7 @@ from functools import lru_cache
 import numpy as np
 
 from audit.baselines_law._compose import learner_of
-from audit.engine.laws import PairLoss, ReleaseLaw, add_interval, laws_pair_loss
+from audit.engine.exact_law.laws import PairLoss, ReleaseLaw, add_interval, laws_pair_loss
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.mechanisms import PermuteAndFlip
 
@@ -208,7 +208,7 @@ def release_law(params: dict, X, y, grid=None) -> ReleaseLaw:
 
 
 def pair_loss(params: dict, d0, d1, grid=None) -> PairLoss:
-    """:class:`audit.engine.laws.PairLoss` of ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``: the lower end
+    """:class:`audit.engine.exact_law.laws.PairLoss` of ``d0 = (X0, y0)`` and ``d1 = (X1, y1)``: the lower end
     from the two interval laws (on the same cut points), the upper end the smaller of theirs and the
     class-wise bound (module docstring, "Exactness")."""
     s0, s1 = _setup(params, *d0), _setup(params, *d1)

@@ -4,7 +4,7 @@
 one tree of depth 1 (V003, Consul and Williamson 2021, Algorithm 1 FITTREE/FINDSPLIT and section 3.1; strict
 accounting, spec A6) releases ``((("split", j, t), ("leaf", left), ("leaf", right)),)`` (``release()``, the
 threshold and the leaf values rounded to 6 decimals). :func:`pair_cell_laws` gives its law under ``d0`` and
-``d1`` as two :class:`audit.engine.exact_oracle.CellLaw` on the same cells, from the node and leaf laws of
+``d1`` as two :class:`audit.engine.comparison.exact_oracle.CellLaw` on the same cells, from the node and leaf laws of
 :mod:`audit.diprime.exact_law` (whose docstring derives them). A release's cell is ``(node, left, right)``:
 
 * **node**: DiPriMeFlip (``variant="flip"``): ``(j, t)``, one per public threshold (``FLIP_GRID`` per
@@ -47,7 +47,7 @@ import numpy as np
 from audit.diprime.exact_law import ROUNDING, flip_node, ie_node, ie_pieces, forest_setup, leaf_atoms, prepare, \
     strict_leaf
 from audit.diprime.regression_leaf import ETA, TAIL, strict_window_prob
-from audit.engine.exact_oracle import OTHER, CellLaw
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw
 from reference.diprime import DiPriMeForestClassifier
 from reference.mechanisms.grid import DEFAULT_GRID, effective_grid
 

@@ -16,8 +16,8 @@ from functools import partial
 
 from audit.diprime.count_law import DiPriMeFlipCountLaw
 from audit.diprime.exact_law import pair_loss
-from audit.engine.allsizes import AllSizesDomain
-from audit.engine.domain import Domain
+from audit.engine.exact_law.allsizes import AllSizesDomain
+from audit.engine.exact_law.domain import Domain
 from reference.baselines.dp_ert import DPExtraTreesClassifier, DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.grower import Budget

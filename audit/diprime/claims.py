@@ -10,7 +10,7 @@ Claims
   :class:`reference.diprime.batch.DiPriMeBatch` (the same law as fitting the
   reference, checked in ``tests/test_diprime_batch.py``); each row shows the
   exact loss of its pairs and the tightness of its bound
-  (:mod:`audit.engine.law_event`, laws of :mod:`audit.diprime.cell_law`).
+  (:mod:`audit.engine.exact_law.law_event`, laws of :mod:`audit.diprime.cell_law`).
 * Sampled, expected violations: the paper's empty-leaf fallback (spec 2.4
   (ii)), V000's index median (2.4 (iii)) and the authors' DiPriMeFlip median
   (2.4 (iv)), each end to end.
@@ -30,15 +30,15 @@ import time
 
 import numpy as np
 
-from audit.engine import checkpoint
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.exact import exact_loss
+from audit.engine.runs import checkpoint
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.exact_law.exact import exact_loss
 from audit.diprime.cell_law import pair_cell_laws, path_cell_laws
 from audit.diprime.exact_law import pair_loss
-from audit.engine.law_event import PairLaw, audit_pairs_by_law, common_cells
-from audit.engine.laws import laws_pair_loss
-from audit.engine.learner import LearnerMechanism
-from audit.engine.neighbours import NeighbourPair, add_remove_pairs
+from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, common_cells
+from audit.engine.exact_law.laws import laws_pair_loss
+from audit.engine.estimation.learner import LearnerMechanism
+from audit.engine.estimation.neighbours import NeighbourPair, add_remove_pairs
 from audit.report import Report
 from audit.targets import residual_delta
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
@@ -72,7 +72,7 @@ Y_CLF = np.array([0, 1, 0, 1])
 
 
 class ReleaseMechanism(LearnerMechanism):
-    """:class:`audit.engine.learner.LearnerMechanism` whose output is the forest's discrete
+    """:class:`audit.engine.estimation.learner.LearnerMechanism` whose output is the forest's discrete
     ``release(bins, leaf_bins)``: thresholds on a public grid, coarse leaf codes."""
 
     def __init__(self, make_estimator, bins=2, leaf_bins=2, post=None):
@@ -127,7 +127,7 @@ def _pair_law(task, params: dict, pair, path: bool = False) -> PairLaw:
 def strict_claims(budget: str, seed: int) -> list[dict]:
     """The strict forests at depth 1, every variant, epsilon 1 and 2: the whole release (thresholds and leaf
     values to 6 decimals) has an exact law, which chooses each pair's event; the row shows the exact loss and
-    the tightness (:mod:`audit.engine.law_event`)."""
+    the tightness (:mod:`audit.engine.exact_law.law_event`)."""
     rows, n, k = [], N_LAW[budget], 0
     for task in ("regression", "classification"):
         pairs = _strict_pairs(task)

@@ -3,7 +3,7 @@
 One tree, one feature whose records take two public values ``x_a < x_b``, two classes, strict accounting
 (``variant="flip"``, ``max_depth=1``, :mod:`audit.diprime.exact_law` for the law on listed datasets). A
 dataset enters only through its four counts ``c[p, k]`` (value ``p`` in ``(a, b)``, class ``k``; cell
-``2 p + k``), so :func:`audit.engine.allsizes.certify_all_sizes` bounds the loss over every dataset of any
+``2 p + k``), so :func:`audit.engine.exact_law.allsizes.certify_all_sizes` bounds the loss over every dataset of any
 size on this grid (add/remove pairs).
 
 The law (V003 Algorithm 1, FINDSPLIT; spec A6)
@@ -56,7 +56,7 @@ from functools import lru_cache
 import numpy as np
 
 from audit.diprime.exact_law import flip_grid, forest_setup, leaf_terms
-from audit.engine.allsizes import INF, CountLaw
+from audit.engine.exact_law.allsizes import INF, CountLaw
 from reference.mechanisms import PermuteAndFlip
 
 __all__ = ["DiPriMeFlipCountLaw"]

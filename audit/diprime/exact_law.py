@@ -30,7 +30,7 @@ nodes:
 * **a classification leaf**: every class count gets two-sided geometric noise (``eps_l``), clamped at 0; the
   leaf releases ``noisy / total``, or ``1 / C`` per class when every noisy count is 0. Its law is the clamped
   lattice law summed over the count vectors of each released value (atoms), as in
-  :func:`audit.engine.count_leaf_law.leaf_law` (clamp rule, whose all-zero mass is here the atom ``(1/2, 1/2)``);
+  :func:`audit.engine.exact_law.count_leaf_law.leaf_law` (clamp rule, whose all-zero mass is here the atom ``(1/2, 1/2)``);
 * **a regression leaf**: :mod:`audit.diprime.regression_leaf` (the strict noisy sum over noisy count, and the
   papers' count-scaled leaf, a published gap).
 
@@ -58,7 +58,7 @@ from typing import Callable
 import numpy as np
 
 from audit.diprime.regression_leaf import count_scaled_leaf_terms, strict_leaf_terms
-from audit.engine.count_leaf_law import grid_gaps as _gaps, leaf_law
+from audit.engine.exact_law.count_leaf_law import grid_gaps as _gaps, leaf_law
 from reference.baselines.dp_ert import RandomSplitGrower
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.grower import FLIP_GRID
@@ -333,7 +333,7 @@ def ie_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
 def _ert_node(s: _Setup, X0, y0, X1, y1, ranges: tuple, active: list) -> list:
     """A DP-ERT node (:class:`reference.baselines.dp_ert.RandomSplitGrower`): a uniform attribute and a uniform
     threshold of its range, the same law under both datasets (node term 0); one threshold per gap between the
-    two datasets' values (:func:`audit.engine.count_leaf_law.grid_gaps`) carries every routing."""
+    two datasets' values (:func:`audit.engine.exact_law.count_leaf_law.grid_gaps`) carries every routing."""
     out = []
     for j in active:
         values = set(X0[:, j].tolist()) | set(X1[:, j].tolist())

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from audit.engine.exact_oracle import CellLaw
+from audit.engine.comparison.exact_oracle import CellLaw
 from reference.validation import check_generator
 from reference.diprime.mechanisms import AuthorsFlipMedian, CountScaledLeafMean, IndexMedianV000
 from reference.papers import cite
@@ -82,13 +82,13 @@ class _LeafBatch(CountScaledLeafMean):
 
 
 def _gap_pairs():
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
 
     return [NeighbourPair([0.5], [0.5, 0.5 + GAP], f"a value added {GAP:g} above the only one")]
 
 
 def _leaf_pairs():
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
 
     return [NeighbourPair([], [1.0], "an empty leaf vs one record at the upper target bound")]
 

@@ -376,7 +376,7 @@ VARIANT_ROWS = ("DiPriMe", "DiPriMeExp", "DiPriMeFlip")
 
 def _draw_ratio(cells, path) -> None:
     """Ours (paper accounting) and strict as ratios to the paper's number, for the DiPriMe rows of V003."""
-    from audit.engine.figures import legend_below, pyplot, save
+    from audit.engine.presentation.figures import legend_below, pyplot, save
 
     plt = pyplot()
 

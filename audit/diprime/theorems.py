@@ -18,7 +18,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
+from audit.engine.presentation.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.diprime.mechanisms import IndexMedianV000
 from reference.mechanisms.grid import grid_searchsorted
 from reference.mechanisms import IntervalExponential

@@ -15,10 +15,10 @@ import time
 
 from audit.gate.inputs import CheckError
 from audit.gate.verdict import ALPHA
-from audit.engine import progress
-from audit.engine.budget import SAMPLES
-from audit.engine.estimate import audit_pairs
-from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
+from audit.engine.runs import progress
+from audit.engine.runs.budget import SAMPLES
+from audit.engine.estimation.estimate import audit_pairs
+from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, power_statement
 
 
 __all__ = ["GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",

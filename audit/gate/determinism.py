@@ -20,7 +20,7 @@ The test, per audited pair:
    budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
    first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all
    ``K`` fits of D and on none of D' gives the Clopper-Pearson lower bound
-   ``epsilon_lower_bound(K, K, 0, K)`` (:mod:`audit.engine.bounds`); above the claim it is a violation.
+   ``epsilon_lower_bound(K, K, 0, K)`` (:mod:`audit.engine.estimation.bounds`); above the claim it is a violation.
 
 The error level: ``alpha`` is split (Bonferroni) over the :data:`ROUNDS` pairs that may be confirmed, the
 :data:`MAX_PATHS` candidates of each and the :data:`LOOKS`, so a claim that holds is refuted by this
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine.bounds import epsilon_lower_bound
+from audit.engine.estimation.bounds import epsilon_lower_bound
 from audit.gate.observe import ABSENT, observe_fit, source_of
 
 __all__ = ["probe_determinism", "DeterminismReport", "LOOKS", "MAX_PATHS", "SCREEN_PAIRS", "ROUNDS",

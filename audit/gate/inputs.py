@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audit.engine.neighbours import NeighbourPair, query_pairs
+from audit.engine.estimation.neighbours import NeighbourPair, query_pairs
 
 __all__ = ["CheckError", "resolve", "load_dataset", "mechanism_pairs", "parse_params", "params_text",
            "parse_bounds", "parse_classes", "parse_release", "user_pairs", "BUILTIN_ROWS"]

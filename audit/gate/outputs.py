@@ -437,10 +437,10 @@ class EstimatorRelease:
 
     # ------------------------------------------------------------------ words for the events
     def coordinates(self):
-        """How the events name this release's coordinates (:class:`audit.engine.events.NamedCoordinates`):
+        """How the events name this release's coordinates (:class:`audit.engine.estimation.events.NamedCoordinates`):
         ``raised`` (the exception flag: "fit raised ValueError"), ``prediction at (0.125, 0.375)`` (a class
         among the public ones when the predictions are classes), the fitted structure's counts, ..."""
-        from audit.engine.events import NamedCoordinates
+        from audit.engine.estimation.events import NamedCoordinates
 
         return NamedCoordinates(self.names, self._words)
 
@@ -533,7 +533,7 @@ class EstimatorRelease:
     def outputs(self, data, seed: int, n: int = 3) -> list:
         """``n`` releases drawn with the generator of ``seed`` (for the pre-flight check)."""
         rng = np.random.default_rng(seed)
-        from audit.engine.sampling import reseed_globals
+        from audit.engine.estimation.sampling import reseed_globals
 
         reseed_globals(rng)
         return [self(data, rng).tolist() for _ in range(n)]

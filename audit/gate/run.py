@@ -22,13 +22,13 @@ The neighbouring inputs come from ``data``:
 * for estimators, a base dataset (``builtin:blobs`` by default, or
   ``builtin:iris|wine|breast_cancer``, or ``PATH.csv`` whose last column is
   the label) from which add/remove or substitute pairs are built
-  (:mod:`audit.engine.neighbours`);
+  (:mod:`audit.engine.estimation.neighbours`);
 * for mechanisms, ``scalar`` (answers 0 and 1, the default) or ``query:N``
   (the query-vector patterns of length N), or ``--pairs MODULE:FUNCTION``;
   scalar outputs (and the real-valued coordinates of vector outputs) also get the
-  floating-point events of :mod:`audit.engine.events`.
+  floating-point events of :mod:`audit.engine.estimation.events`.
 
-A pass carries a power statement (:mod:`audit.engine.power`).
+A pass carries a power statement (:mod:`audit.engine.estimation.power`).
 """
 from __future__ import annotations
 
@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import checkpoint, progress
-from audit.engine.budget import SAMPLES
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.events import coordinates, float_probe
+from audit.engine.runs import checkpoint, progress
+from audit.engine.runs.budget import SAMPLES
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.estimation.events import coordinates, float_probe
 from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.gate.inputs import user_pairs as _user_pairs
@@ -56,9 +56,9 @@ from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, 
 from audit.gate.verdict import ALPHA
 from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
                                 subject_error_row as _subject_error_row)
-from audit.engine.neighbours import add_remove_pairs, substitute_pairs
+from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pairs
 from audit.gate.outcome import SubjectExit
-from audit.engine.power import POWER_MARGIN, conclusive_n, power_statement
+from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, power_statement
 from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
@@ -309,7 +309,7 @@ FLOAT_REMEDY = ("remedy: add the noise on a public lattice with exact integer sa
 def power_reading(row: dict, extra: list, worst, epsilon: float, delta: float, strict_power: bool,
                   hint: str = "--strict-power fails the gate on it") -> None:
     """A pass's power statement joins its row: the loss it would have caught with probability 0.9 (``power``
-    ``"conclusive"`` when that is at most the claim plus :data:`audit.engine.power.POWER_MARGIN`), and for an
+    ``"conclusive"`` when that is at most the claim plus :data:`audit.engine.estimation.power.POWER_MARGIN`), and for an
     inconclusive pass the outputs per input that would make it conclusive; ``strict_power`` turns such a pass
     into the verdict ``"inconclusive"``. ``hint`` names the switch that does it (said when it is off)."""
     loss, text = power_statement(worst, claim=epsilon, delta=delta)

@@ -13,7 +13,7 @@ Each pattern here is a family of datasets ``D(n)`` (ties at one point, a 0/1 fea
 
 1. it samples ``D(n)`` at sizes ``n_lo = lo, ..., n_hi`` spaced by factors of about 2,
    ``n_pilot`` outputs each, and scores each consecutive interval by the pilot lower bound of
-   :func:`audit.engine.estimate.estimate_from_samples` between its ends;
+   :func:`audit.engine.estimation.estimate.estimate_from_samples` between its ends;
 2. it bisects the best interval, always keeping the half whose ends score higher, until the
    ends are neighbours;
 3. the pair found joins the screened candidates of
@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import progress, sampling
-from audit.engine.estimate import estimate_from_samples
-from audit.engine.neighbours import NeighbourPair
+from audit.engine.runs import progress
+
+from audit.engine.estimation import sampling
+from audit.engine.estimation.estimate import estimate_from_samples
+from audit.engine.estimation.neighbours import NeighbourPair
 
 __all__ = ["SCALE_PATTERNS", "SCALE_PILOT", "pattern_data", "scale_pairs", "ScaleResult", "confirm_samples"]
 

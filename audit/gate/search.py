@@ -7,11 +7,11 @@ pairs from the public domain alone (bounds and classes, never private data),
 family by family, plus random tiny datasets. :func:`search_and_confirm`
 
 1. screens every candidate on a small *pilot* budget, scoring it by the lower
-   bound of :func:`audit.engine.estimate.estimate_from_samples` at a loose level; each
+   bound of :func:`audit.engine.estimation.estimate.estimate_from_samples` at a loose level; each
    distinct dataset is sampled once (its own seed) and serves every candidate
    that contains it (40 datasets for the 27 default candidates on two features);
 2. confirms the ``confirm`` best on fresh samples (new seeds) with
-   :func:`audit.engine.estimate.audit_pairs`, ``alpha`` shared by Bonferroni over the
+   :func:`audit.engine.estimation.estimate.audit_pairs`, ``alpha`` shared by Bonferroni over the
    confirmed pairs only.
 
 The pilot's samples never enter the confirmation, so the pairs confirmed are
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.engine import checkpoint, progress
-from audit.engine import sampling
-from audit.engine.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
-from audit.engine.neighbours import NeighbourPair
+from audit.engine.runs import checkpoint, progress
+from audit.engine.estimation import sampling
+from audit.engine.estimation.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
+from audit.engine.estimation.neighbours import NeighbourPair
 from reference.validation import shown
 
 __all__ = ["FAMILIES", "candidate_pairs", "search_and_confirm", "SearchResult"]

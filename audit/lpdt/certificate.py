@@ -13,7 +13,7 @@ Laplace mechanism (on lattices, as implemented; :mod:`audit.baselines_law.phist_
 from __future__ import annotations
 
 from audit.baselines_law import phist_report
-from audit.engine.domain import Domain
+from audit.engine.exact_law.domain import Domain
 from audit.lpdt.exact_law import report_pair_loss
 
 __all__ = ["domains"]

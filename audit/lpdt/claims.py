@@ -4,7 +4,7 @@ pipeline in the central view, and Monte Carlo checks of Theorem 3.4 with the pap
 Claims (neighbouring: any two user records, i.e. substitution of the one record a report depends on):
 
 * ``randomizer@EPS/exact``: the exact privacy loss from the randomiser's law
-  (:func:`audit.engine.exact.exact_loss`) at the worst pair (different leaves, labels at the two bounds, where
+  (:func:`audit.engine.exact_law.exact.exact_loss`) at the worst pair (different leaves, labels at the two bounds, where
   the bound of Theorem 3.1 is attained) and the largest over random pairs;
 * ``randomizer@EPS/sampled``: black-box audit of the raw report ``[Y~, bits]``; the auditor chooses its
   events from a pilot batch;
@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from audit.engine import checkpoint
-from audit.engine.bounds import epsilon_lower_bound
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.exact import exact_loss
-from audit.engine.learner import learner_mechanism
+from audit.engine.runs import checkpoint
+from audit.engine.estimation.bounds import epsilon_lower_bound
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.exact_law.exact import exact_loss
+from audit.engine.estimation.learner import learner_mechanism
 from audit.report import Report
 from audit.lpdt import theorems
 from reference.lpdt import LPDTRegressor
@@ -210,7 +210,7 @@ def run(budget: str, seed: int) -> Report:
     report.notes += [
         f"Claims are per user report (local DP): neighbouring = any two user records (x, y), y in {TB}, on a "
         f"{2 ** DEPTH}-leaf regular partition of [0, 1] (Theorem 3.1 holds for any partition).",
-        f"Sampled rows: two-batch protocol (audit.engine.estimate), alpha = {ALPHA} per row shared over its pairs and "
+        f"Sampled rows: two-batch protocol (audit.engine.estimation.estimate), alpha = {ALPHA} per row shared over its pairs and "
         "directions. 'llr' rows audit the same randomiser through the worst pair's log-likelihood ratio, a fixed "
         "post-processing; their epsilon_lower / epsilon is the tightness of Theorem 3.1's bound.",
         "The label range is a public fact: reading it from the private labels (as the authors' code does) is "

@@ -300,7 +300,7 @@ def _synthetic_cells(synth, smoke) -> list[Cell]:
 
 
 def _draw_synthetic(cells, path) -> None:
-    from audit.engine.figures import legend_below, pyplot, save
+    from audit.engine.presentation.figures import legend_below, pyplot, save
 
     plt = pyplot()
 

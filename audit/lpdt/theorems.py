@@ -27,7 +27,7 @@ import textwrap
 
 import numpy as np
 
-from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
+from audit.engine.presentation.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.baselines.phist import PHISTRegressor
 from reference.lpdt import LPDTRegressor, PublicPartitionTreeRegressor
 from reference.papers import cite

@@ -1,7 +1,7 @@
 """Target ``mechanisms``: every mechanism of :mod:`reference.mechanisms`, audited.
 
 Exact part: at two or more epsilons, the exact privacy loss
-(:func:`audit.engine.exact.exact_loss`) at the worst-case neighbouring inputs, and
+(:func:`audit.engine.exact_law.exact.exact_loss`) at the worst-case neighbouring inputs, and
 the largest loss found over random neighbouring inputs, beside the claimed
 epsilon.
 """
@@ -11,13 +11,13 @@ import time
 
 import numpy as np
 
-from audit.engine import checkpoint
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.exact import exact_loss
-from audit.engine.figures import captioned, legend_below, mark_bars, pyplot, save
+from audit.engine.runs import checkpoint
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.exact_law.exact import exact_loss
+from audit.engine.presentation.figures import captioned, legend_below, mark_bars, pyplot, save
 from audit.mutants import correct_cases, mutant_cases
 from audit.report import Report
-from audit.engine.tightness import attainable
+from audit.engine.exact_law.tightness import attainable
 from reference.mechanisms import (
     BitRandomizedResponse,
     ExponentialMechanism,
@@ -187,11 +187,11 @@ def run(budget: str, seed: int) -> Report:
     report.claims += sampled
     report.mutants += mutant_rows(budget, seed)
     report.figures.append(("tightness", _tightness_figure(sampled)))
-    report.notes.append(f"Sampled rows: the two-batch protocol (audit.engine.estimate) with {N_SAMPLES[budget]:,} outputs "
+    report.notes.append(f"Sampled rows: the two-batch protocol (audit.engine.estimation.estimate) with {N_SAMPLES[budget]:,} outputs "
                         f"per input (20% pilot), alpha = {ALPHA} per row shared by Bonferroni over its pairs and "
                         "both directions: a correct mechanism is flagged with probability at most alpha.")
     report.notes.append("Exact rows compute max_o |ln P(o|D) - ln P(o|D')| from the mechanism's closed-form law "
-                        "(audit.engine.exact): no sampling error. The ratio column in the evidence shows how tight each "
+                        "(audit.engine.exact_law.exact): no sampling error. The ratio column in the evidence shows how tight each "
                         "claim is at its worst case.")
     report.notes.append("Floating-point attacks on the samplers (e.g. Mironov 2012) are outside what a statistical "
                         "or exact-law audit can see. Laplace releases on a public power-of-two lattice and both it "

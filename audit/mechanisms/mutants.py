@@ -2,7 +2,7 @@
 known-flawed variants ("mutants") it must catch, each with where its flaw comes from.
 
 Query mechanisms take a vector of query answers of per-coordinate sensitivity
-1 (see :func:`audit.engine.neighbours.query_pairs`). All are vectorised (``batch``) so
+1 (see :func:`audit.engine.estimation.neighbours.query_pairs`). All are vectorised (``batch``) so
 the self-validation runs at realistic sample sizes.
 
 References
@@ -153,19 +153,19 @@ class Case:
 
 
 def _scalar_pairs():
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
 
     return [NeighbourPair(0.0, 1.0, "query answers 0 and 1")]
 
 
 def _query_pairs(n=5):
-    from audit.engine.neighbours import query_pairs
+    from audit.engine.estimation.neighbours import query_pairs
 
     return query_pairs(n)
 
 
 def _utility_pairs():
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
 
     return [NeighbourPair(np.zeros(2), np.array([1.0, -1.0]), "utilities (0,0) vs (1,-1)"),
             NeighbourPair(np.zeros(6), np.r_[1.0, -np.ones(5)], "utilities 0 vs (1,-1,...,-1)")]
@@ -173,7 +173,7 @@ def _utility_pairs():
 
 def correct_cases(epsilon: float = 1.0) -> list[Case]:
     """Correct mechanisms at their claimed epsilon: the auditor must not flag them."""
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
     from reference.mechanisms import PermuteAndFlip, RandomizedResponse, TwoSidedGeometric
 
     return [

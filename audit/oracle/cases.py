@@ -1,4 +1,4 @@
-"""Candidates the oracle (:mod:`audit.engine.compare`) is validated on, and the references it knows by name.
+"""Candidates the oracle (:mod:`audit.engine.comparison.compare`) is validated on, and the references it knows by name.
 
 Correct candidates are independent second implementations of a reference
 (the step-by-step samplers against the vectorised ones); subtly wrong ones

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from audit.engine import checkpoint
-from audit.engine.compare import compare_distributions
+from audit.engine.runs import checkpoint
+from audit.engine.comparison.compare import compare_distributions
 from audit.oracle.cases import REFERENCES, OracleCase, oracle_cases
 from audit.oracle.learner_cases import learner_cases, learner_references
 from audit.report import Report

@@ -1,7 +1,7 @@
 """The references ``python -m audit compare CANDIDATE --reference NAME --exact`` tests against, with their laws.
 
 Each entry is a reference learner whose whole ``release()`` has an exact law on small public inputs
-(issue 29), given as a :class:`audit.engine.exact_oracle.CellLaw`, with default parameters and inputs within
+(issue 29), given as a :class:`audit.engine.comparison.exact_oracle.CellLaw`, with default parameters and inputs within
 the law's reach:
 
 * ``privatree``: :func:`audit.privatree.exact_law.release_law` (PrivaTree, Vos et al. 2023,
@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from audit.diprime.cell_law import ATOM_CELL, with_other as _with_other
-from audit.engine.exact_oracle import OTHER, CellLaw
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw
 from audit.learner_references import BINARY_INPUTS, LEARNERS
 from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
 from audit.privatree.cell_law import privatree_cell_law
@@ -70,7 +70,7 @@ class ExactReference:
 
 def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
     """``(lower, upper)`` per cell of one depth-0 tree's released leaf value (module docstring)."""
-    from audit.engine.count_leaf_law import UNIFORM_ON_ONE_VALUE, leaf_law
+    from audit.engine.exact_law.count_leaf_law import UNIFORM_ON_ONE_VALUE, leaf_law
 
     law = leaf_law(counts, rate, rule)
     lo_u, hi_u = UNIFORM_ON_ONE_VALUE

@@ -1,12 +1,12 @@
 """PrivaTree's release law as the exact oracle's cells (``compare --exact`` and the claims' law-based audit).
 
 :func:`privatree_cell_law` presents :func:`audit.privatree.exact_law.release_law` as a
-:class:`audit.engine.exact_oracle.CellLaw`: each tree is a cell, and the releases only the truncated noise
-tails reach share one cell, :data:`audit.engine.exact_oracle.OTHER`, of probability at most the truncated mass.
+:class:`audit.engine.comparison.exact_oracle.CellLaw`: each tree is a cell, and the releases only the truncated noise
+tails reach share one cell, :data:`audit.engine.comparison.exact_oracle.OTHER`, of probability at most the truncated mass.
 """
 from __future__ import annotations
 
-from audit.engine.exact_oracle import OTHER, CellLaw
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw
 from audit.privatree.exact_law import release_law
 
 __all__ = ["privatree_cell_law"]

@@ -23,9 +23,9 @@ from __future__ import annotations
 from functools import partial
 
 from audit.baselines_law import bdpt_tree, dpgdf_tree, random_tree_pf
-from audit.engine.allsizes import AllSizesDomain
-from audit.engine.domain import Domain
-from audit.engine.quoted import QuotedBoundLaw
+from audit.engine.exact_law.allsizes import AllSizesDomain
+from audit.engine.exact_law.domain import Domain
+from audit.engine.exact_law.quoted import QuotedBoundLaw
 from audit.privatree.count_law import PrivaTreeCountLaw
 from audit.privatree.exact_law import release_law
 
@@ -141,7 +141,7 @@ def baseline_domains() -> list[Domain]:
     ]
 
 
-#: the quoted upper end of the configurations without a count law (:mod:`audit.engine.quoted`)
+#: the quoted upper end of the configurations without a count law (:mod:`audit.engine.exact_law.quoted`)
 _PROOF = ("U is strict PrivaTree's privacy bound, quoted (Vos et al. 2023, Theorem 3 with the strict ledger: "
           "JointExp's quantile budget, one node budget per level, the leaf budget, composed along a record's path: "
           "epsilon on every add/remove pair); the search supplies the lower end from the listed-dataset law.")

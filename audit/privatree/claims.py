@@ -8,7 +8,7 @@ relation; the DP logistic-regression baseline is the one substitution claim):
   feature at depth 2 (epsilon 0.5, 1, 2) and two at depth 1 (epsilon 4, 8),
   whose whole release has an exact law: each row shows the exact loss of its
   pairs and the tightness of the sampled bound, the event chosen from the law
-  (:mod:`audit.engine.law_event`) [pass];
+  (:mod:`audit.engine.exact_law.law_event`) [pass];
 * strict PrivaTree with JointExp's private edges: one numerical feature of
   three bins at depth 2 (epsilon 6), three numerical features of two bins at
   depth 1 (epsilon 12), two binary categorical features (epsilon 4), and a
@@ -40,17 +40,17 @@ from functools import partial
 
 import numpy as np
 
-from audit.engine import checkpoint
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
-from audit.engine.learner import LearnerMechanism
-from audit.engine.laws import laws_pair_loss
+from audit.engine.runs import checkpoint
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
+from audit.engine.estimation.learner import LearnerMechanism
+from audit.engine.exact_law.laws import laws_pair_loss
 from audit.privatree.cell_law import privatree_cell_law
 from audit.privatree.exact_law import TAIL, release_law
 from audit.privatree.mutants import g1_pair, mutant_cases, pure_pair
 from audit.privatree.theorems import DPLR_LAMBDA, N_COROLLARY1  # noqa: F401 - N_COROLLARY1: the old path
-from audit.engine.neighbours import NeighbourPair, substitute_pairs
-from audit.engine.parts import Part, run_parts
+from audit.engine.estimation.neighbours import NeighbourPair, substitute_pairs
+from audit.engine.estimation.parts import Part, run_parts
 from audit.report import Report
 from audit.targets import residual_delta
 from reference.baselines.bdpt import BDPTClassifier
@@ -201,7 +201,7 @@ def _pair_laws(params: dict, pairs, variant=None, edges=None, tail=TAIL) -> list
 
 
 def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, tail=TAIL):
-    """:func:`audit.engine.law_event.audit_pairs_by_law` through the batched path of ``params`` and
+    """:func:`audit.engine.exact_law.law_event.audit_pairs_by_law` through the batched path of ``params`` and
     ``release(edges)``."""
     return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs,
                               _pair_laws(params, pairs, edges=edges, tail=tail), claim, n_samples=n, alpha=ALPHA,
@@ -210,7 +210,7 @@ def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, ta
 
 def law_claims(budget: str, seed: int) -> list[dict]:
     """Strict PrivaTree where the release's exact law is within reach: every row shows the exact loss of its
-    pairs beside the sampled bound, and the tightness (:mod:`audit.engine.law_event`)."""
+    pairs beside the sampled bound, and the tightness (:mod:`audit.engine.exact_law.law_event`)."""
     rows = []
     for k, (name, m, depth, epsilons) in enumerate(LAW_CONFIGS):
         X, y = _numerical(m)
@@ -267,7 +267,7 @@ def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     """Strict PrivaTree with JointExp's private edges, three bins or categorical features
     (:data:`EDGE_LAW_CONFIGS` ``[k]``; PrivaTree section IV-A and IV-B): the row shows the exact loss of its
     pairs (:func:`audit.privatree.exact_law.release_law` with ``edges``) beside the sampled bound, and the
-    tightness (:mod:`audit.engine.law_event`)."""
+    tightness (:mod:`audit.engine.exact_law.law_event`)."""
     params, pairs, subject = _edge_law_setup(k)
     eps = params["epsilon"]
     delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
@@ -421,7 +421,7 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
 
 
 def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
-    """The row of the ``k``-th mutant (a part of the run of its own: :mod:`audit.engine.parts`)."""
+    """The row of the ``k``-th mutant (a part of the run of its own: :mod:`audit.engine.estimation.parts`)."""
     case = mutant_cases(1.0)[k]
     with checkpoint.scope(f"mutant:{case.id}"):
         mech = PrivaTreeBatch(estimator=case.make.func, edges=case.edges, **case.make.keywords)
@@ -441,7 +441,7 @@ def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
 def sample_families() -> list:
     """What each family of this target's rows draws per input at each budget
     (:func:`audit.samples.samples_table`)."""
-    from audit.engine.budget import SampleFamily as F
+    from audit.engine.runs.budget import SampleFamily as F
 
     vectorised = {c.id: PrivaTreeBatch(estimator=c.make.func, edges=c.edges, **c.make.keywords).vectorised
                   for c in mutant_cases(1.0)}
@@ -489,7 +489,7 @@ def run(budget: str, seed: int) -> Report:
     report = Report("privatree", budget, seed,
                     title=f"PrivaTree ({cite('privatree')}): strict accounting keeps epsilon; the paper's "
                           "per-feature accounting (G1) and stopping rule (G2) do not.")
-    # independent parts, each from its own seeds: side by side under --jobs (audit.engine.parts), the costliest
+    # independent parts, each from its own seeds: side by side under --jobs (audit.engine.estimation.parts), the costliest
     # first (cost: CPU seconds at the quick budget); the report is the one a single process writes
     n_mutants = len(mutant_cases(1.0))
     mutant_cost = (0.1, 3.2, 2.5, 3.0, 3.0, 3.3, 0.1)  # measured, per mutant of mutant_cases (3 for a new one)

@@ -3,7 +3,7 @@
 One numerical feature of two public bins (``binning="uniform"``, ``max_bins=2``), two classes, strict
 accounting, ``min_samples_leaf <= 1``: every dataset enters Algorithm 1 of PrivaTree (Vos et al.) only
 through its four counts ``c[b, k]`` (bin ``b``, class ``k``; cell ``2 b + k``), so the law is a function
-of ``c`` and :func:`audit.engine.allsizes.certify_all_sizes` can bound the loss over every dataset of
+of ``c`` and :func:`audit.engine.exact_law.allsizes.certify_all_sizes` can bound the loss over every dataset of
 any size (any feature values: they enter only through their bin).
 
 The law (the same as :func:`audit.privatree.exact_law.release_law`, written as factors)
@@ -18,7 +18,7 @@ probability ``prod_k alpha^(c_k) / (1 + alpha)`` (Eq. 4). So ``P(r | c)`` is a p
 * ``S = s(n_L) s(n_R)`` at an inner node (it splits);
 * ``N = 1 - s(n_L) s(n_R)`` at a leaf above the maximum depth (it did not split);
 * ``g(d)`` at every leaf, the two-class monotone permute-and-flip's probability of its label, ``d`` the
-  label's count minus the other class's (:func:`audit.engine.allsizes.pf2_step`).
+  label's count minus the other class's (:func:`audit.engine.exact_law.allsizes.pf2_step`).
 
 Why the box intervals hold (every count in ``[lo, hi]``, ``hi`` possibly infinite)
 ------------------------------------------------------------------------------------
@@ -35,7 +35,7 @@ release's log-probability is the sum of the factors' changes, so the sum of thei
   ``d/dv`` has the sign of ``(1 - u)(alpha u + v (1 - alpha u)) - (1 - alpha u)(u + v (1 - u)) =
   -u (1 - alpha) <= 0``: ``f`` decreases with ``v``. The interval is ``[ln f(u_min, v_max), ln f(u_max, v_min)]``;
   it lies in ``[0, ln(1/alpha)]``, the upper end reached only as the other side grows without bound.
-* ``g``: :func:`audit.engine.allsizes.pf2_delta` (``ln g`` has non-increasing steps).
+* ``g``: :func:`audit.engine.exact_law.allsizes.pf2_delta` (``ln g`` has non-increasing steps).
 
 Limits (the supremum over all sizes)
 ------------------------------------
@@ -48,7 +48,7 @@ substitution, the class difference moving by 2). So the supremum is ``epsilon_le
 grow. :attr:`PrivaTreeCountLaw.limits` states it beside the search's bound at depths 1, 2 and 3, where the
 search meets it (depth 3, epsilon 1: 1/6 + 1/2, with ``ln(1/alpha)`` of the implementation's ``alpha``); the search
 does not use it. At depth 3 the search closes only when each box is cut on its best coordinate
-(``split="best"`` of :func:`audit.engine.allsizes.certify_all_sizes`): cut on an infinite coordinate first, a box
+(``split="best"`` of :func:`audit.engine.exact_law.allsizes.certify_all_sizes`): cut on an infinite coordinate first, a box
 whose bin-1 counts span 0 and 1 keeps a split factor at ``n = 0`` and a leaf at ``d = -1`` together, which no
 count vector has (bound 0.6853 against 2/3, for ever). Beyond depth 3 no limit is stated.
 
@@ -61,7 +61,7 @@ import math
 
 import numpy as np
 
-from audit.engine.allsizes import INF, CountLaw, pf2_delta
+from audit.engine.exact_law.allsizes import INF, CountLaw, pf2_delta
 from reference.mechanisms import TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 

@@ -105,14 +105,14 @@ from numbers import Integral
 
 import numpy as np
 
-from audit.engine.laws import ROUNDING, PairLoss, ReleaseLaw, add_interval, join_children, laws_pair_loss
+from audit.engine.exact_law.laws import ROUNDING, PairLoss, ReleaseLaw, add_interval, join_children, laws_pair_loss
 from audit.privatree.edge_law import EDGE_ROUNDING, category_bins, jointexp_edges, public_edges
 from audit.privatree.node_law import EXACT_FILTERS, MAX_CELLS_STATES, TAIL, choice_law
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier, budget_split
 from reference.tree import bin_split, leaf, nested
 
-#: the generic pieces (interval law, composition, pair loss) live in :mod:`audit.engine.laws`; their names stay
+#: the generic pieces (interval law, composition, pair loss) live in :mod:`audit.engine.exact_law.laws`; their names stay
 #: importable from here
 __all__ = ["ROUNDING", "ReleaseLaw", "release_law", "PairLoss", "pair_loss", "laws_pair_loss", "add_interval",
            "join_children", "MAX_CELLS_STATES", "TAIL", "VARIANTS"]

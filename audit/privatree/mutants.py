@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from audit.engine.neighbours import NeighbourPair
+from audit.engine.estimation.neighbours import NeighbourPair
 from reference.privatree import PrivaTreeClassifier
 
 __all__ = ["MutantCase", "mutant_cases", "ExactCandidateFilter", "ExactCategoryOrder", "BoundsFromData",

@@ -324,7 +324,7 @@ def _explain_poisoning(cell: Cell, name, method, eps, col, smoke) -> str:
 # ----------------------------------------------------------------------------- figure
 def _draw(cells, path) -> None:
     """Ours against the paper's PrivaTree / PrivaTree* accuracies, both accountings, one panel per epsilon."""
-    from audit.engine.figures import legend_below, pyplot, save
+    from audit.engine.presentation.figures import legend_below, pyplot, save
 
     plt = pyplot()
 

@@ -18,7 +18,7 @@ from reference.baselines.cart import HistogramCARTClassifier
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier
 from reference.privatree import PrivaTreeClassifier, leaf_epsilon_bound, phi_K
 
-from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
+from audit.engine.presentation.figures import captioned, integer_ticks, legend_below, pyplot, save
 
 #: regularisation lambda of the DP-LR baseline everywhere in this target: one fixed, data-independent value.
 #: Smaller lambda means less bias but noise of norm ~ dim * 2 / (n lambda eps); over {0.01, ..., 1} no value is

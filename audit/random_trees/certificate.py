@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from audit.engine.allsizes import AllSizesDomain
-from audit.engine.domain import Domain
+from audit.engine.exact_law.allsizes import AllSizesDomain
+from audit.engine.exact_law.domain import Domain
 from audit.random_trees.claims import OneTreeScaleForest
 from audit.random_trees.count_law import ForestCountLaw
 from audit.random_trees.exact_law import pair_loss

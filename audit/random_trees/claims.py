@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
-from audit.engine import checkpoint
-from audit.engine.estimate import Claim, audit_pairs
-from audit.engine.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
+from audit.engine.runs import checkpoint
+from audit.engine.estimation.estimate import Claim, audit_pairs
+from audit.engine.estimation.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
 from audit.report import Report
-from audit.engine.figures import captioned, integer_ticks, legend_below, pyplot, save
+from audit.engine.presentation.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.papers import cite
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
 
@@ -341,7 +341,7 @@ def run(budget: str, seed: int) -> Report:
     report.figures += figs
     report.notes += ledger_notes()
     report.notes.append(
-        f"Sampled rows: the two-batch protocol (audit.engine.estimate), {N_SAMPLES[budget]:,} outputs per input for correct "
+        f"Sampled rows: the two-batch protocol (audit.engine.estimation.estimate), {N_SAMPLES[budget]:,} outputs per input for correct "
         f"learners and {N_FLAWED[budget]:,} for the flawed variants (20% pilot), alpha = {ALPHA} per row shared by "
         "Bonferroni over its pairs and both directions: a correct learner is flagged with probability at most alpha.")
     report.notes.append(

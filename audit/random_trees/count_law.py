@@ -1,4 +1,4 @@
-"""The strict random forest over every dataset of any size on a public grid (audit.engine.allsizes).
+"""The strict random forest over every dataset of any size on a public grid (audit.engine.exact_law.allsizes).
 
 Bojarski et al.'s forest (:mod:`audit.random_trees.exact_law`): every tree's structure is drawn without the
 data, and every leaf's class counts get two-sided geometric noise of rate ``r`` (``epsilon / k`` under
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.engine.allsizes import CountLaw
+from audit.engine.exact_law.allsizes import CountLaw
 from audit.random_trees.exact_law import forest_setup, pair_loss
 
 __all__ = ["ForestCountLaw", "MAX_POINT_RECORDS"]

@@ -56,8 +56,8 @@ from functools import lru_cache
 import numpy as np
 
 # the leaf's law and the grid's gaps are shared with DiPriMe: they live in the engine
-from audit.engine.count_leaf_law import TAIL, UNIFORM_ON_ONE_VALUE, LeafLaw, grid_gaps as _gaps, leaf_cutoff, leaf_law
-from audit.engine.loss_histogram import PROFILE_STEP, LossHistogram as _Hist
+from audit.engine.exact_law.count_leaf_law import TAIL, UNIFORM_ON_ONE_VALUE, LeafLaw, grid_gaps as _gaps, leaf_cutoff, leaf_law
+from audit.engine.exact_law.loss_histogram import PROFILE_STEP, LossHistogram as _Hist
 from reference.mechanisms import TwoSidedGeometric
 from reference.random_trees import RandomDecisionForestClassifier
 

@@ -273,7 +273,7 @@ def _nearest_epsilon(results, epsilons) -> list[str]:
 
 def _draw_epsilon(results, epsilons, path) -> None:
     """Test error against epsilon for the private columns, with the paper's number as a band."""
-    from audit.engine.figures import legend_below, pyplot, save
+    from audit.engine.presentation.figures import legend_below, pyplot, save
 
     plt = pyplot()
 

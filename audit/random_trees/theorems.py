@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from reference.random_trees import draw_structure, leaf_counts, leaf_values, route, theory_n_estimators
-from audit.engine.figures import captioned, legend_below, pyplot, save
+from audit.engine.presentation.figures import captioned, legend_below, pyplot, save
 from reference.papers import cite
 
 PAPER = cite("random-trees")

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from audit.engine.figures import caption_of
+from audit.engine.presentation.figures import caption_of
 
 __all__ = ["Cell", "Reproduction", "mean_se", "write_reproduction"]
 

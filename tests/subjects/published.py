@@ -116,7 +116,7 @@ class FloatLaplaceCount:
 def count_pairs():
     """Add/remove pairs that move the count of class-1 records by one: no records versus one, and three
     records of class 0 at one point versus those plus one of class 1 there."""
-    from audit.engine.neighbours import NeighbourPair
+    from audit.engine.estimation.neighbours import NeighbourPair
 
     X3, y3 = np.full((3, 2), 0.25), np.zeros(3, dtype=int)
     return [NeighbourPair((np.zeros((0, 2)), np.zeros(0, dtype=int)), (np.array([[0.25, 0.25]]), np.array([1])),

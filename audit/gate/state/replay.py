@@ -23,7 +23,7 @@ module measures it.
   nothing (a noisy count alone is not a seed).
 * :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on
   ``D`` and counts exact reproductions: the event "the replay on D reproduces the published
-  model" gives an epsilon lower bound (:func:`audit.engine.bounds.epsilon_lower_bound`), with
+  model" gives an epsilon lower bound (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`), with
   alpha split (Bonferroni) over the candidates and the looks of the growing sample.
 * Kept generators (:func:`consumption`, :func:`rewound`, :func:`calibrate_rewind`): the probe's fit with a
   known seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from
@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit.gate.state import codec
-from audit.engine.bounds import epsilon_lower_bound, point_estimate
+from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.gate.state.walk import MAX_NODES, recognise, walk
 

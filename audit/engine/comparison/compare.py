@@ -29,8 +29,8 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from audit.engine import checkpoint, progress
-from audit.engine.sampling import MechanismOutputError, collect, draw
+from audit.engine.runs import checkpoint, progress
+from audit.engine.estimation.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
 __all__ = ["InputComparison", "Comparison", "CandidateRaised", "compare_distributions", "two_sample_test", "map_parameters",

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from audit.engine.bounds import epsilon_lower_bound
+from audit.engine.estimation.bounds import epsilon_lower_bound
 
 __all__ = ["POWER_MARGIN", "detection_probability", "detectable_loss", "power_statement", "pass_power",
            "conclusive_n"]
@@ -57,7 +57,7 @@ def detectable_loss(p1: float, n: int, *, claim: float, alpha: float, delta: flo
 
 
 def power_statement(result, *, claim: float, delta: float = 0.0, power: float = 0.9) -> tuple[float, str]:
-    """``(loss, sentence)`` for an :class:`audit.engine.estimate.EstimateResult` (the winning pair's)."""
+    """``(loss, sentence)`` for an :class:`audit.engine.estimation.estimate.EstimateResult` (the winning pair's)."""
     c = result.counts
     n = int(c["n1"])
     p1 = (c["k1"] + 0.5) / (n + 1)
@@ -80,7 +80,7 @@ def pass_power(result, *, claim: float, delta: float = 0.0) -> tuple[dict, str]:
     would have been caught with probability 0.9 at the row's sample size, else ``"inconclusive"`` (the pass
     says little: the claim is not refuted, but a loss somewhat above it would likely have passed too);
     ``detectable_loss`` is the smallest loss so caught (None: none). ``result`` is the winning pair's
-    :class:`audit.engine.estimate.EstimateResult`."""
+    :class:`audit.engine.estimation.estimate.EstimateResult`."""
     loss, text = power_statement(result, claim=claim, delta=delta)
     fields = {"power": "conclusive" if loss <= claim * (1.0 + POWER_MARGIN) else "inconclusive",
               "detectable_loss": None if math.isinf(loss) else loss}

@@ -2,7 +2,7 @@
 
 While a :class:`Console` is listening (``with progress.listening(console):``), every row a run finishes (a
 claim, mutant, theorem or comparison) is announced with :func:`finished`, from where it is made
-(:meth:`audit.engine.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.report.Report`. The
+(:meth:`audit.engine.estimation.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.report.Report`. The
 console prints one flushed line per row with its verdict and one per finished part of a run (:func:`part`, with
 the elapsed time), whether or not the output is a terminal,
 keeps an overall bar with the time left on a terminal (tqdm), and ends with :meth:`Console.summary`:
@@ -39,7 +39,7 @@ def step(text: str, *, done: int | None = None, total: int | None = None, since:
 
 
 def part(text: str) -> None:
-    """Announce a finished part of a run (:mod:`audit.engine.parts`) to the listening console: one line with the
+    """Announce a finished part of a run (:mod:`audit.engine.estimation.parts`) to the listening console: one line with the
     elapsed time, printed whether or not the output is a terminal (``--quiet`` silences it), so a run whose output
     goes to a file says what it has done while its rows wait for their turn."""
     console = _LISTENER.get()
@@ -159,7 +159,7 @@ def row_line(kind: str, row: dict) -> str:
         what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
                 f"measured ε ≥ {_num(row['epsilon_lower'])}")
     elif kind == "theorem":
-        from audit.engine.theorem_text import reading
+        from audit.engine.presentation.theorem_text import reading
 
         what = reading(row)
     else:

@@ -1,14 +1,14 @@
 """A run's independent parts, side by side in worker processes.
 
 A target's run is a list of parts (a family of claims, the mutants, a theorem check), each drawing from its
-own seeds. Under ``--jobs N`` (:func:`audit.engine.sampling.jobs`) with ``N > 1`` they are computed in ``N``
+own seeds. Under ``--jobs N`` (:func:`audit.engine.estimation.sampling.jobs`) with ``N > 1`` they are computed in ``N``
 forked worker processes, the costliest first, and their results are handed back in the order the parts are
 listed: the report is the one a single process writes, only sooner. Inside a worker the part runs with one
 sampling job and one BLAS thread (the cores are already shared out), and announces nothing: its rows are
-announced when they join the report in the parent (:mod:`audit.engine.progress`); each part is announced as it
-finishes, in the order the parts finish, with its time (:func:`audit.engine.progress.part`), so a run whose
+announced when they join the report in the parent (:mod:`audit.engine.runs.progress`); each part is announced as it
+finishes, in the order the parts finish, with its time (:func:`audit.engine.runs.progress.part`), so a run whose
 output goes to a file (CI) says what it has done while the listed order waits. Finished estimates still
-reach the run's checkpoint file (:mod:`audit.engine.checkpoint` merges what each process writes), so an
+reach the run's checkpoint file (:mod:`audit.engine.runs.checkpoint` merges what each process writes), so an
 interrupted run resumes as before.
 """
 from __future__ import annotations
@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from audit.engine import progress, sampling
+from audit.engine.runs import progress
+
+from audit.engine.estimation import sampling
 from reference.randomness import in_current_mode
 
 __all__ = ["Part", "run_parts", "single_thread"]
@@ -64,7 +66,7 @@ def run_parts(parts: list[Part], announce: bool = True):
     With one job, or a Dask scheduler drawing the samples, the parts run here one after another. Otherwise a
     fork pool of ``min(jobs, len(parts))`` workers computes them, the costliest first; a part's exception is
     raised here, where its turn comes. With ``announce``, each part is announced to the listening console as it
-    finishes (:func:`audit.engine.progress.part`: a line with its time, printed whether or not the output is a
+    finishes (:func:`audit.engine.runs.progress.part`: a line with its time, printed whether or not the output is a
     terminal; ``--quiet`` silences it).
     """
     n_jobs = sampling.current_jobs()

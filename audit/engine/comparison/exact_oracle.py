@@ -1,6 +1,6 @@
 """The one-sample oracle: a candidate's releases against the reference's *exact* law (issue 29, item 4).
 
-The two-sample oracle (:mod:`audit.engine.compare`) samples the reference as well as the candidate, so
+The two-sample oracle (:mod:`audit.engine.comparison.compare`) samples the reference as well as the candidate, so
 half of its noise is the reference's. Where the reference has an exact law
 (:mod:`audit.oracle.exact_laws`), the candidate alone is sampled and its outcome counts are tested against
 the known probabilities:
@@ -12,7 +12,7 @@ the known probabilities:
   5 grouped in order of probability (consecutive cells until a group expects 5 draws, the rarest remainder a
   group of its own: a candidate that moves mass between frequent and rare releases stays visible), with the
   p-value from the exact multinomial law under the null (sequential Monte Carlo, Besag and
-  Clifford 1991, as :func:`audit.engine.compare.g_test_exact`): valid at every sample size, on sparse cells
+  Clifford 1991, as :func:`audit.engine.comparison.compare.g_test_exact`): valid at every sample size, on sparse cells
   too;
 * the null probabilities are the intervals' midpoints, normalised. The true law differs from them by at most
   ``w = sum of the cells' widths / 2`` in total variation, hence the law of ``n`` draws' counts by at most
@@ -25,7 +25,7 @@ Power: with the probabilities known there is no reference noise, so a deviation 
 of one event is detected at level ``alpha / k`` with power 0.9 from ``n`` draws when ``delta >=
 (z_{1 - alpha / 2k} + z_0.9) sqrt(p (1 - p) / n)``, at most ``(z + z) / (2 sqrt n)`` (p = 1/2): the
 two-sample oracle needs ``2 n`` draws of the candidate (and as many of the reference) for the same
-``delta`` (:func:`audit.engine.compare.detectable_difference`).
+``delta`` (:func:`audit.engine.comparison.compare.detectable_difference`).
 """
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ from typing import Callable
 
 import numpy as np
 
-from audit.engine import checkpoint, progress
-from audit.engine.compare import EXCEEDANCES, MIN_EXPECTED, N_PERMUTATIONS, Comparison, InputComparison, \
+from audit.engine.runs import checkpoint, progress
+from audit.engine.comparison.compare import EXCEEDANCES, MIN_EXPECTED, N_PERMUTATIONS, Comparison, InputComparison, \
     detectable_difference, holm_adjust, sequential_pvalue
-from audit.engine.sampling import collect, draw
+from audit.engine.estimation.sampling import collect, draw
 from reference.validation import shown
 
 __all__ = ["OTHER", "CellLaw", "g_test_one_sample", "one_sample_test", "ExactComparison", "compare_exact",

@@ -1,6 +1,6 @@
 """Distinguishing events, and how the best one is chosen on a pilot batch.
 
-For each kind of output (see :mod:`audit.engine.sampling`) a family of candidate
+For each kind of output (see :mod:`audit.engine.estimation.sampling`) a family of candidate
 events is built from the pilot samples of both inputs, every candidate's
 epsilon bound is computed *on the pilot*, and the best one is returned. The
 counting batch that later bounds epsilon never sees this choice being made,
@@ -34,9 +34,9 @@ from typing import Callable
 
 import numpy as np
 
-from audit.engine.bounds import epsilon_lower_bound
-from audit.engine.render import compact
-from audit.engine.sampling import Samples
+from audit.engine.estimation.bounds import epsilon_lower_bound
+from audit.engine.presentation.render import compact
+from audit.engine.estimation.sampling import Samples
 
 __all__ = ["Event", "choose_event", "float_probe", "float_features", "FLOAT_MODULI", "Coordinates",
            "NamedCoordinates", "coordinates", "float_coordinates", "MAX_FLOAT_COORDS"]

@@ -5,8 +5,8 @@ take values on a small public grid and whose labels are public classes. For ever
 pair of the domain (add/remove: one record added; substitute: one record replaced) the exact
 laws of the learner's release on both datasets (``law(params, X, y)``, each probability an
 interval ``[lower, upper]`` that contains the implementation's true probability) give the exact
-loss ``max_r |ln P(r | D) - ln P(r | D')|`` as an interval (:func:`audit.engine.laws.pair_interval`),
-the release that attains it, and the privacy profile (:func:`audit.engine.laws.profile`).
+loss ``max_r |ln P(r | D) - ln P(r | D')|`` as an interval (:func:`audit.engine.exact_law.laws.pair_interval`),
+the release that attains it, and the privacy profile (:func:`audit.engine.exact_law.laws.profile`).
 
 The front end (:mod:`audit.certify`) chooses the domains of a target and writes the certificate; the
 papers' packages only describe their domains (:class:`Domain`) and their laws.
@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from audit.engine.laws import ROUNDING, pair_interval, profile
+from audit.engine.exact_law.laws import ROUNDING, pair_interval, profile
 from reference.randomness import in_current_mode
 
 __all__ = ["CLAIM_SLACK", "Domain", "enumerate_pairs", "certify_domain", "DomainResult", "PROFILE_EPSILONS",

@@ -4,9 +4,9 @@ Where a learner's release has an exact law on the audit's tiny inputs (issue 29 
 needs no pilot batch: the best distinguishing event is known. For each pair and each direction the cells of the
 two laws are ranked by their likelihood ratio ``P0(c) / P1(c)`` (optimal by the Neyman-Pearson lemma), and the
 event is the prefix of that ranking whose *expected* counts give the largest Clopper-Pearson bound at the row's
-``n`` and ``alpha``: that value is the bound *attainable* at this sample size (:mod:`audit.engine.tightness`
+``n`` and ``alpha``: that value is the bound *attainable* at this sample size (:mod:`audit.engine.exact_law.tightness`
 defines it the same way for single mechanisms). The event is then counted on ``n`` fresh draws of the
-implementation from each input, and the bound is the usual one (:func:`audit.engine.bounds.epsilon_lower_bound`),
+implementation from each input, and the bound is the usual one (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`),
 so it stays a valid lower bound for the code as it runs, whatever the law says: a wrong law can only choose a
 poor event, never an invalid bound. The choice uses no sample, so every draw counts and no pilot is spent.
 
@@ -23,12 +23,12 @@ from typing import Sequence
 
 import numpy as np
 
-from audit.engine import progress
-from audit.engine.bounds import epsilon_lower_bound, point_estimate
-from audit.engine.estimate import AuditResult, Claim, EstimateResult, confirm_pairs
-from audit.engine.exact_oracle import OTHER, CellLaw
-from audit.engine.render import compact
-from audit.engine.sampling import draw_many
+from audit.engine.runs import progress
+from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
+from audit.engine.estimation.estimate import AuditResult, Claim, EstimateResult, confirm_pairs
+from audit.engine.comparison.exact_oracle import OTHER, CellLaw
+from audit.engine.presentation.render import compact
+from audit.engine.estimation.sampling import draw_many
 from reference.validation import check_probability
 
 __all__ = ["LawEvent", "law_events", "PairLaw", "common_cells", "LawAuditResult", "audit_pairs_by_law", "beyond_law"]
@@ -72,7 +72,7 @@ def _describe(cells: list, total: int) -> str:
 def law_events(law0: CellLaw, law1: CellLaw, n: int, alpha: float, delta: float = 0.0) -> dict:
     """``{"d0 vs d1": LawEvent, "d1 vs d0": LawEvent}``: per direction, the likelihood-ratio prefix of the
     laws' midpoints (:meth:`CellLaw.midpoints`) whose expected counts at ``n`` draws per side give the largest
-    bound at level ``alpha`` (:func:`audit.engine.bounds.epsilon_lower_bound`), and that bound."""
+    bound at level ``alpha`` (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`), and that bound."""
     p0, p1 = law0.midpoints(), law1.midpoints()
     total = len(set(law0.upper) | set(law1.upper))
     out = {}
@@ -128,7 +128,7 @@ def common_cells(law0: CellLaw, law1: CellLaw) -> tuple[CellLaw, CellLaw]:
 
 @dataclass
 class LawAuditResult(AuditResult):
-    """:class:`audit.engine.estimate.AuditResult` with, per pair, the exact loss interval and the attainable
+    """:class:`audit.engine.estimation.estimate.AuditResult` with, per pair, the exact loss interval and the attainable
     bound; the row's exact loss and attainable bound are their maxima over the pairs."""
 
     exact_losses: list = field(default_factory=list)
@@ -195,7 +195,7 @@ def audit_pairs_by_law(mechanism, pairs: Sequence, laws: Sequence[PairLaw], clai
     ----------
     mechanism : callable ``m(data, rng)`` with optionally ``m.batch(data, n, rng)``; discrete releases that
         ``laws[i].law0.cell`` maps to cells
-    pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.neighbours.NeighbourPair`
+    pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.estimation.neighbours.NeighbourPair`
     laws : one :class:`PairLaw` per pair
     claim : Claim
     n_samples : int
@@ -207,7 +207,7 @@ def audit_pairs_by_law(mechanism, pairs: Sequence, laws: Sequence[PairLaw], clai
     Returns
     -------
     LawAuditResult
-        ``violation`` at confidence ``1 - alpha``, as :func:`audit.engine.estimate.audit_pairs`.
+        ``violation`` at confidence ``1 - alpha``, as :func:`audit.engine.estimation.estimate.audit_pairs`.
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audit.Claim, got {claim!r}")

@@ -3,9 +3,9 @@
 For inputs ``d0`` and ``d1`` and each direction (``d0`` against ``d1`` and back):
 
 1. draw a *pilot* batch from both inputs and choose the distinguishing event
-   on it (:func:`audit.engine.events.choose_event`);
+   on it (:func:`audit.engine.estimation.events.choose_event`);
 2. draw a fresh *counting* batch from both inputs, count the event, and turn
-   the counts into a Clopper-Pearson lower bound (:mod:`audit.engine.bounds`)::
+   the counts into a Clopper-Pearson lower bound (:mod:`audit.engine.estimation.bounds`)::
 
        epsilon_lower = ln((p0_lo - delta) / p1_hi)
 
@@ -17,7 +17,7 @@ epsilon``) with probability at most ``alpha``, whatever the pairs.
 ``n_samples`` counts the outputs drawn per input in total: a fraction
 ``pilot_fraction`` of them forms the pilot batch, the rest the counting batch.
 Samples come in fixed-size blocks of independent streams spawned from ``seed``
-(:mod:`audit.engine.sampling`), so the same seed gives the same result.
+(:mod:`audit.engine.estimation.sampling`), so the same seed gives the same result.
 """
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ import numpy as np
 
 from reference.validation import check_neighbouring, check_positive_finite, check_probability
 
-from audit.engine import checkpoint
-from audit.engine import progress
-from audit.engine.bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
-from audit.engine.events import choose_event
-from audit.engine.sampling import Samples, collect, draw_many, gather
+from audit.engine.runs import checkpoint
+from audit.engine.runs import progress
+from audit.engine.estimation.bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
+from audit.engine.estimation.events import choose_event
+from audit.engine.estimation.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
            "confirm_pairs", "check_sizes"]
@@ -234,7 +234,7 @@ class AuditResult:
                   **extra) -> dict:
         """A row for :attr:`audit.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
         (``audit check`` completes the row first: power, kept state, what decided it). A pass carries its power
-        (``power`` and ``detectable_loss``, :func:`audit.engine.power.pass_power`): an ``inconclusive`` pass
+        (``power`` and ``detectable_loss``, :func:`audit.engine.estimation.power.pass_power`): an ``inconclusive`` pass
         is one this sample size could not have turned into a violation at 1.25 times the claim, and its
         console line and report say so; ``power=False`` leaves it to the caller."""
         row = {"id": id, "subject": subject, "neighbouring": self.claim.neighbouring,
@@ -244,7 +244,7 @@ class AuditResult:
                "verdict": "violation" if self.violation else "pass", "expected": expected,
                "method": "sampled", "detail": self.evidence(), "evidence_data": self.evidence_fields()}
         if power and not self.violation:
-            from audit.engine.power import pass_power
+            from audit.engine.estimation.power import pass_power
 
             fields, text = pass_power(self.worst, claim=self.claim.epsilon, delta=self.claim.delta)
             row.update(fields)
@@ -291,7 +291,7 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
     ----------
     mechanism : callable
         ``m(data, rng)``, optionally with ``m.batch(data, n, rng)`` (as for :func:`estimate_epsilon`).
-    pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.neighbours.NeighbourPair`
+    pairs : sequence of ``(d0, d1)`` or :class:`audit.engine.estimation.neighbours.NeighbourPair`
         The neighbouring inputs to audit.
     claim : Claim
         The claimed ``(epsilon, delta)``.

@@ -18,7 +18,7 @@ so it is post-processing and the report's loss bounds it. The report's law is a 
 
 The loss of a pair is attained at the label centres and the users' own indicators (each factor's
 log-ratio is extreme there); its privacy profile is the composition of the label's and the bits'
-loss distributions (:class:`audit.engine.loss_histogram.LossHistogram`), the label's tails beyond
+loss distributions (:class:`audit.engine.exact_law.loss_histogram.LossHistogram`), the label's tails beyond
 ``TAIL`` at an infinite loss. Both are written from the laws above, not from the randomiser's sampler;
 tests hold them against :func:`audit.exact.privacy_loss` (the randomiser's own ``log_law``) and its
 samples.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audit.engine.loss_histogram import LossHistogram
+from audit.engine.exact_law.loss_histogram import LossHistogram
 from reference.lpdt.partition import GridPartition
 from reference.lpdt.randomizer import LPDTRandomizer, PerLeafNoiseRandomizer
 from reference.mechanisms import round_to_grid
@@ -142,7 +142,7 @@ def _profile_hists(r, x0, v0, x1, v1, n_labels) -> tuple:
 def report_pair_loss(params: dict, d0, d1, grid=None) -> ReportPairLoss:
     """:class:`ReportPairLoss` of the one-record datasets ``d0 = (X0, y0)`` and ``d1 = (X1, y1)`` (two users).
 
-    ``grid`` is accepted for :class:`audit.engine.domain.Domain` and unused (the law needs no enumeration).
+    ``grid`` is accepted for :class:`audit.engine.exact_law.domain.Domain` and unused (the law needs no enumeration).
     """
     (X0, y0), (X1, y1) = d0, d1
     if len(y0) != 1 or len(y1) != 1:

@@ -63,7 +63,7 @@ class Checkpoint:
         return self.data.get(key)
 
     def put(self, key: str, value) -> None:
-        """Store one value; what other processes of the run (:mod:`audit.engine.parts`) stored in the file
+        """Store one value; what other processes of the run (:mod:`audit.engine.estimation.parts`) stored in the file
         meanwhile is kept (read and rewritten under an exclusive lock)."""
         self.data[key] = value
         self.path.parent.mkdir(parents=True, exist_ok=True)

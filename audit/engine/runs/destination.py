@@ -31,7 +31,7 @@ def tracked(path: str | Path) -> bool:
 
 def larger_budget(report_json: str | Path, budget: str) -> str | None:
     """The budget of the report at ``report_json`` when it is larger than ``budget`` (else None)."""
-    from audit.engine.budget import BUDGETS
+    from audit.engine.runs.budget import BUDGETS
 
     try:
         old = json.loads(Path(report_json).read_text())["budget"]

@@ -15,7 +15,7 @@ whose points are the uniform bins' edges and the bounds; labels among the public
   first on an exact tie is listed as a note (the two-sample compare sees a systematic tie rule);
 * on up to :data:`TIE_INPUTS` generated datasets whose reference release has a leaf of several tied classes (and
   where the candidate took the reference's splits), the split within the tie set is tested two-sample
-  (:func:`audit.engine.compare.compare_distributions`, :data:`TIE_DRAWS` fits a side, Holm-corrected at ``alpha``:
+  (:func:`audit.engine.comparison.compare.compare_distributions`, :data:`TIE_DRAWS` fits a side, Holm-corrected at ``alpha``:
   a candidate with the reference's law is called different with probability at most ``alpha``).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from audit.engine.render import compact
+from audit.engine.presentation.render import compact
 
 __all__ = ["NoiseOffMismatch", "ReferenceRaised", "check_noise_off", "make_estimator", "privatree_tie_set",
            "TIE_INPUTS", "TIE_DRAWS"]
@@ -231,7 +231,7 @@ def check_noise_off(candidate_cls, cand_params: dict, ref, params: dict, *, max_
     same()
     if not tied or mechanism is None:
         return len(seen), None, conventions
-    from audit.engine.compare import compare_distributions
+    from audit.engine.comparison.compare import compare_distributions
 
     cand, refm = mechanism(candidate_cls, cand_params), mechanism(ref_cls, params)
     inputs = [(f"generated dataset with ties X = {X.tolist()}, y = {y.tolist()}", (X, y)) for X, y in tied]

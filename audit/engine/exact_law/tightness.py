@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from audit.engine.bounds import epsilon_lower_bound
+from audit.engine.estimation.bounds import epsilon_lower_bound
 
 __all__ = ["attainable_from_pmf", "attainable_laplace", "attainable_lattice", "attainable"]
 

@@ -1,10 +1,10 @@
 """All-sizes entries whose upper end is a paper's bound and whose lower end comes from the listed-dataset law.
 
 Some strict configurations have an exact law on listed datasets (``law(params, X, y)``, the laws of
-:mod:`audit.engine.domain`'s domains) but no count law bounded on boxes of unbounded counts: the release depends on
+:mod:`audit.engine.exact_law.domain`'s domains) but no count law bounded on boxes of unbounded counts: the release depends on
 the counts through a comparison or an order statistic that no monotone factor bound covers yet (JointExp's private
 edge, the order of a binary categorical feature's categories by noisy class share). For these,
-:class:`QuotedBoundLaw` gives :func:`audit.engine.allsizes.certify_all_sizes` the privacy proof's bound on every
+:class:`QuotedBoundLaw` gives :func:`audit.engine.exact_law.allsizes.certify_all_sizes` the privacy proof's bound on every
 box (the entry's ``upper_method`` is ``"proof"``, its ``upper_note`` says which proof and why no law bound) and the
 exact loss of the listed law at every count vector of at most ``max_point_records`` records (the lower end). The
 search then states the best bounds it has: ``U`` the proof's, ``L`` the worst pair of the listed law found; it
@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from audit.engine.allsizes import CountLaw
-from audit.engine.laws import pair_interval
+from audit.engine.exact_law.allsizes import CountLaw
+from audit.engine.exact_law.laws import pair_interval
 
 __all__ = ["QuotedBoundLaw"]
 

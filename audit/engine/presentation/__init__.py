@@ -1,0 +1,1 @@
+"""Presentation: outcomes, figures and theorem rows written for a reader."""

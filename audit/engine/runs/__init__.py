@@ -1,0 +1,1 @@
+"""Running a command: budgets, where results are written, resumable checkpoints and progress lines."""
