@@ -80,7 +80,7 @@ _CHUNK_ELEMENTS = 1 << 21
 #: methods (and the quantile mechanism) of the reference whose override by a subclass makes
 #: :meth:`PrivaTreeBatch.batch` fall back
 _ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
-              "_bounds_for_fit", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
+              "_bounds_for_fit", "_bin_codes", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
 
 
 def _row_ids(codes: np.ndarray):

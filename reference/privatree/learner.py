@@ -382,13 +382,13 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         for j in range(m):  # Algorithm 1 lines 3-5 (edges drawn in feature order), then the bins
             if j in cats:
                 n_bins.append(len(cats[j]))
-                codes.append(bin_codes(Z[:, j], None, yk, K, n_bins[-1]))
+                codes.append(self._bin_codes(Z[:, j], None, yk, K, n_bins[-1]))
                 continue
             col = Z[:, j] if Z is not None else np.clip(np.asarray(X[:, j], dtype=float), *bounds[j])
             edges[j] = self._edges(col, bounds[j], budget["quantile"], rng, ledger, j, d) if d > 0 else \
                 np.array([bounds[j][1]])
             n_bins.append(edges[j].size)
-            codes.append(bin_codes(col, edges[j], yk, K, n_bins[-1]))  # E[b-1] < x <= E[b]
+            codes.append(self._bin_codes(col, edges[j], yk, K, n_bins[-1]))  # E[b-1] < x <= E[b]
         del Z
         if d > 0 and num and self.binning == "quantile" and not self.use_private_quantiles:
             leaks.append("PrivaTree*: bin edges are exact quantiles of the data (not DP)")
@@ -507,6 +507,11 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
     def _bounds_for_fit(self, bounds, Z):
         """The public bounds, unchanged (never moved by the data)."""
         return bounds
+
+    def _bin_codes(self, col, edges, labels, K, n_bins):
+        """``bin * K + label`` of every record (:func:`reference.privatree.codes.bin_codes`): bin ``b`` holds
+        ``E[b-1] < x <= E[b]``; a categorical feature (``edges`` None) is binned by its codes."""
+        return bin_codes(col, edges, labels, K, n_bins)
 
     def _leaf_mechanism_epsilon(self, eps_leaf):
         """Epsilon given to each leaf's permute-and-flip: the charged ``eps_leaf``."""
