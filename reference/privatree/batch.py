@@ -70,65 +70,16 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, resolve_rows, share_order, weighted_gini
 from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
     edge_cells
+from reference.privatree.trees import _LEAF, _SPLIT, Trees, row_ids, tree_tuples
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
-#: node kinds in :class:`Trees`
-_NONE, _SPLIT, _LEAF = 0, 1, 2
 #: cap on the elements of the largest per-chunk array (runs x records x features or bins)
 _CHUNK_ELEMENTS = 1 << 21
 #: methods (and the quantile mechanism) of the reference whose override by a subclass makes
 #: :meth:`PrivaTreeBatch.batch` fall back
 _ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
               "_bounds_for_fit", "_bin_codes", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
-
-
-def _row_ids(codes: np.ndarray):
-    """``(id of every row, first row of every id)``: equal integer rows get equal ids (the rows are
-    compared as raw bytes, much faster than ``np.unique(axis=0)``)."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    rows = codes.view(np.dtype((np.void, 8 * codes.shape[1]))).ravel()
-    _, first, ids = np.unique(rows, return_index=True, return_inverse=True)
-    return ids.ravel(), first
-
-
-# --------------------------------------------------------------------------- fitted trees as arrays
-@dataclass
-class Trees:
-    """``n`` fitted PrivaTrees as heap-ordered arrays (node ``h`` has children ``2h + 1`` and
-    ``2h + 2``; ``H = 2^(d + 1) - 1`` slots per tree).
-
-    Attributes
-    ----------
-    kind : int8 array (n, H)
-        0 no node, 1 a split, 2 a leaf.
-    feature : int array (n, H)
-        The split feature (-1 elsewhere).
-    cut : int array (n, H)
-        The split boundary ``s`` (bins ``0..s`` of the candidate order go left).
-    left : bool array (n, H, B)
-        Bins that go left at a split (``B`` the largest bin count).
-    label : int array (n, H)
-        The leaf's class index.
-    measured : bool array (n, H)
-        Nodes whose noisy histograms were drawn (the nodes :meth:`PrivaTreeBatch.ledger` charges).
-    edges : dict
-        Numerical feature -> float array (n, B_j) of bin edges, ``+inf`` after the ``n_bins`` used.
-    n_bins : int array (n, m)
-        Bins of every feature in every run.
-    """
-
-    kind: np.ndarray
-    feature: np.ndarray
-    cut: np.ndarray
-    left: np.ndarray
-    label: np.ndarray
-    measured: np.ndarray
-    edges: dict
-    n_bins: np.ndarray
-
-    def __len__(self) -> int:
-        return self.kind.shape[0]
 
 
 @dataclass
@@ -488,7 +439,8 @@ class PrivaTreeBatch:
         built once."""
         p = prepared
         n = len(trees)
-        tree_id, built_trees = self._tree_tuples(trees, p)
+        binary = [j in p.cats and p.K == 2 for j in range(trees.n_bins.shape[1])]
+        tree_id, built_trees = tree_tuples(trees, binary)
         if self.edges is None:
             return [built_trees[k] for k in tree_id]
         if self.edges == "exact":
@@ -496,7 +448,7 @@ class PrivaTreeBatch:
                            for j in p.num), built_trees[tree_id[r]]) for r in range(n)]
         cells = {j: self._edge_cells(trees.edges[j], p.bounds[j]) for j in p.num}
         if p.num:
-            edge_id, edge_first = _row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
+            edge_id, edge_first = row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
         else:
             edge_id, edge_first = np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64)
         built_edges = [tuple((j, tuple(int(v) for v in cells[j][r, : trees.n_bins[r, j]])) for j in p.num)
@@ -505,48 +457,6 @@ class PrivaTreeBatch:
                                            return_inverse=True)
         built = [(built_edges[edge_id[r]], built_trees[tree_id[r]]) for r in pair_first]
         return [built[k] for k in pair_id.ravel()]
-
-    @staticmethod
-    def _tree_tuples(trees: Trees, p: _Prepared):
-        """``(id of every run's tree, the distinct trees as nested tuples)``, built bottom-up: at each
-        depth the distinct subtrees (node code, left categories, children's ids) are found with
-        :func:`_row_ids` and each is built once from its children's tuples."""
-        n, H = trees.kind.shape
-        m = trees.n_bins.shape[1]
-        split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
-        code = np.where(split, 1 + 2 * ((trees.feature + 1) + (m + 1) * trees.cut), 0)
-        code = np.where(leaf, 2 + 2 * trees.label, code)
-        binary = np.array([j in p.cats and p.K == 2 for j in range(m)] + [False])
-        bits = (split & binary[trees.feature])[:, :, None] & trees.left  # left categories of binary splits
-        d = int(np.log2(H + 1)) - 1
-        child_ids = None
-        below: list = []
-        for depth in range(d, -1, -1):
-            lo, hi = 2 ** depth - 1, 2 ** (depth + 1) - 1
-            P = hi - lo
-            parts = [code[:, lo:hi, None]]
-            if binary.any():
-                parts.append(bits[:, lo:hi])
-            if child_ids is not None:
-                parts.append(child_ids.reshape(n, P, 2))
-            rows = np.concatenate(parts, axis=2).reshape(n * P, -1)
-            ids, first = _row_ids(rows)
-            built = []
-            for f in first.tolist():
-                r, h = divmod(f, P)
-                h += lo
-                if leaf[r, h]:
-                    built.append(("leaf", int(trees.label[r, h])))
-                elif split[r, h]:
-                    j = int(trees.feature[r, h])
-                    key = tuple(int(b) for b in np.flatnonzero(trees.left[r, h])) if binary[j] \
-                        else int(trees.cut[r, h])
-                    children = child_ids[r, 2 * (h - lo): 2 * (h - lo) + 2]
-                    built.append(("node", j, key, below[children[0]], below[children[1]]))
-                else:
-                    built.append(None)
-            child_ids, below = ids.reshape(n, P), built
-        return child_ids[:, 0], below
 
     def _edge_cells(self, e, bound):
         """Which of ``G`` equal cells of ``[lo, hi]`` every edge lies in (``-1`` after the run's edges),
