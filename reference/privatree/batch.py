@@ -70,7 +70,7 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, resolve_rows, share_order, weighted_gini
 from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
     edge_cells
-from reference.privatree.trees import _LEAF, _SPLIT, Trees, row_ids, tree_tuples
+from reference.privatree.trees import LEAF, SPLIT, Trees, row_ids, tree_tuples
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
@@ -333,7 +333,7 @@ class PrivaTreeBatch:
                 h = base + gs
                 measured[gr, h] = True
                 sr, sh = gr[split], h[split]
-                kind[sr, sh] = _SPLIT
+                kind[sr, sh] = SPLIT
                 feature[sr, sh] = best_j[split]
                 cut[sr, sh] = best_s[split]
                 left[sr, sh] = best_left[split]
@@ -345,11 +345,11 @@ class PrivaTreeBatch:
             lr, ls = np.nonzero(leaf)
             if lr.size:
                 noisy = rate * counts[lr, ls].astype(float) + rng.exponential(1.0, size=(lr.size, K))
-                kind[lr, base + ls] = _LEAF
+                kind[lr, base + ls] = LEAF
                 label[lr, base + ls] = np.argmax(noisy, axis=1)
             if depth < d and m:  # records of split nodes move to a child
                 h = node
-                moving = here & (kind[runs, h] == _SPLIT)
+                moving = here & (kind[runs, h] == SPLIT)
                 j = np.maximum(feature[runs, h], 0)
                 b = np.take_along_axis(bins, j[:, :, None], axis=2)[:, :, 0]
                 go_left = left[runs, h, b]
@@ -492,7 +492,7 @@ class PrivaTreeBatch:
                     ledger.charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric",
                                   p.budget["node_cat" if j in p.cats else "node_num"], scope=scope,
                                   note="Eq. 4; one record changes one count of each feature's histogram")
-            if trees.kind[r, h] == _SPLIT:
+            if trees.kind[r, h] == SPLIT:
                 part = f"split{path or '^'}"
                 walk(2 * h + 1, scope.child(part, "L"), path + "L")
                 walk(2 * h + 2, scope.child(part, "R"), path + "R")

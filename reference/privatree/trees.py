@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Trees", "row_ids", "tree_tuples"]
+__all__ = ["Trees", "row_ids", "tree_tuples", "NONE", "SPLIT", "LEAF"]
 
 #: node kinds in :class:`Trees`
-_NONE, _SPLIT, _LEAF = 0, 1, 2
+NONE, SPLIT, LEAF = 0, 1, 2
 
 
 def row_ids(codes: np.ndarray):
@@ -72,7 +72,7 @@ def tree_tuples(trees: Trees, binary):
     categorical with two classes (its split key is the tuple of left categories, else the boundary)."""
     n, H = trees.kind.shape
     m = trees.n_bins.shape[1]
-    split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
+    split, leaf = trees.kind == SPLIT, trees.kind == LEAF
     code = np.where(split, 1 + 2 * ((trees.feature + 1) + (m + 1) * trees.cut), 0)
     code = np.where(leaf, 2 + 2 * trees.label, code)
     binary = np.array([bool(b) for b in binary] + [False])
