@@ -99,6 +99,58 @@ class _Prepared:
     leaf_epsilon: float
 
 
+class _Records:
+    """The records of ``n`` runs in row chunks (``spans``): each record's node (heap index) in every run,
+    and its bins, computed per chunk, or once when all the records of the ``n`` runs fit one chunk (so an
+    input under the limit is fitted as before row chunks existed; summed over chunks, the counts are the same)."""
+
+    def __init__(self, p: _Prepared, edges: dict, n: int):
+        N, m = p.Z.shape
+        B = max([1] + [len(v) for v in p.cats.values()] + [e.shape[1] for e in edges.values()])
+        rows = N if n * N * (m + 4) <= _CHUNK_ELEMENTS else _CHUNK_ELEMENTS // (n * (m + 4 + B))
+        self.spans = [(r, min(r + max(rows, 1), N)) for r in range(0, N, max(rows, 1))] or [(0, 0)]
+        self.p, self.edges, self.n, self._all = p, edges, n, None
+        self.node = np.zeros((n, N), dtype=np.int64)
+        if len(self.spans) == 1:
+            self._all = self.bins(0, N)
+
+    def bins(self, r0, r1, j=None) -> np.ndarray:
+        """Bin ids of records ``r0 .. r1 - 1`` in every run, ``(n, r1 - r0, m)``, or of feature ``j`` only."""
+        if self._all is not None:
+            return self._all if j is None else self._all[:, :, j]
+        features = range(self.p.Z.shape[1]) if j is None else (j,)
+        out = np.empty((self.n, r1 - r0, len(features)), dtype=np.int64)
+        for k, f in enumerate(features):
+            z = self.p.Z[r0:r1, f]
+            if f in self.p.cats:
+                out[:, :, k] = z.astype(np.int64)[None, :]
+            else:
+                out[:, :, k] = np.count_nonzero(self.edges[f][:, None, :] < z[None, :, None], axis=2)  # E[b-1] < x <= E[b]
+        return out if j is None else out[:, :, 0]
+
+    def at(self, base, P, r0, r1):
+        """``(here, slot)`` of records ``r0 .. r1 - 1``: whether each is at a node of the level whose slots
+        start at heap index ``base`` (``P`` of them), and its slot there (0 elsewhere)."""
+        slot = self.node[:, r0:r1] - base
+        here = (slot >= 0) & (slot < P)
+        return here, np.where(here, slot, 0)
+
+    def histogram(self, base, P):
+        """``histogram(j, Bj)``: the exact class counts of feature ``j`` (``Bj`` bins) at every node of the
+        level, class-major ``(K, n, P, Bj)``."""
+        n, K, y = self.n, self.p.K, self.p.y
+        runs = np.arange(n)[:, None]
+
+        def counts(j, Bj):
+            out = np.zeros(K * n * P * Bj, dtype=np.int64)
+            for r0, r1 in self.spans:
+                here, slot = self.at(base, P, r0, r1)
+                cell = (y[None, r0:r1] * (n * P) + runs * P + slot) * Bj + self.bins(r0, r1, j)
+                out += np.bincount(cell[here], minlength=K * n * P * Bj)
+            return out.reshape(K, n, P, Bj)
+        return counts
+
+
 @register(PrivaTreeClassifier)
 class PrivaTreeBatch:
     """The release of a PrivaTree fitted on ``data = (X, y)``, many at once.
@@ -179,7 +231,7 @@ class PrivaTreeBatch:
         if not self.vectorised:
             return [self._reference_release(data, rng) for _ in range(n)]
         p = self._prepare(data)
-        if self._per_run_elements(p) > _CHUNK_ELEMENTS:  # a very deep tree: the reference grows only its nodes
+        if self._heap_elements(p) > _CHUNK_ELEMENTS:  # a very deep tree: the reference grows only its nodes
             return [self._reference_release(data, rng) for _ in range(n)]
         out = []
         for size in self._chunks(p, n):
@@ -196,11 +248,16 @@ class PrivaTreeBatch:
         return est.release() if self.edges is None else est.release(self.edges)
 
     def _per_run_elements(self, p: _Prepared) -> int:
-        """A bound on the array elements one run takes: its records' bins and nodes, and the heap
-        arrays and histograms of a depth-``d`` tree (``2^(d+1) - 1`` slots, up to ``B`` bins, ``K`` classes)."""
+        """A bound on the array elements one run takes: its records' bins and nodes (``N (m + 4)``), and
+        :meth:`_heap_elements`. Above ``_CHUNK_ELEMENTS``, runs are fitted one at a time in row chunks."""
         N, m = p.Z.shape
+        return N * (m + 4) + self._heap_elements(p)
+
+    def _heap_elements(self, p: _Prepared) -> int:
+        """The heap arrays and histograms of one depth-``d`` tree (``2^(d+1) - 1`` slots, up to ``B`` bins,
+        ``K`` classes): the part of a run that row chunks do not divide."""
         B = max([self._estimator().max_bins] + [len(v) for v in p.cats.values()])
-        return N * (m + 4) + (2 ** (p.d + 1)) * (B * p.K + 8)
+        return (2 ** (p.d + 1)) * (B * p.K + 8)
 
     def _chunks(self, p: _Prepared, n: int):
         size = max(1, _CHUNK_ELEMENTS // self._per_run_elements(p))
@@ -289,16 +346,10 @@ class PrivaTreeBatch:
         N, m = p.Z.shape
         K, d = p.K, p.d
         edges = self._edges(p, n, rng)
-        bins = np.empty((n, N, m), dtype=np.int64)
         n_bins = np.empty((n, m), dtype=np.int64)
         for j in range(m):
-            if j in p.cats:
-                bins[:, :, j] = p.Z[:, j].astype(np.int64)[None, :]
-                n_bins[:, j] = len(p.cats[j])
-            else:
-                e = edges[j]
-                bins[:, :, j] = np.count_nonzero(e[:, None, :] < p.Z[None, :, j, None], axis=2)  # E[b-1] < x <= E[b]
-                n_bins[:, j] = np.count_nonzero(np.isfinite(e), axis=1)
+            n_bins[:, j] = len(p.cats[j]) if j in p.cats else np.count_nonzero(np.isfinite(edges[j]), axis=1)
+        rec = _Records(p, edges, n)
         B_max = int(n_bins.max()) if m else 1
         B_feat = n_bins.max(axis=0) if m else np.zeros(0, dtype=np.int64)
         H = 2 ** (d + 1) - 1
@@ -310,16 +361,16 @@ class PrivaTreeBatch:
         measured = np.zeros((n, H), dtype=bool)
         alive = np.zeros((n, H), dtype=bool)
         alive[:, 0] = True
-        node = np.zeros((n, N), dtype=np.int64)  # heap index of every record's node
         runs = np.arange(n)[:, None]
         rate = PermuteAndFlip(p.leaf_epsilon, 1.0, monotonic=True).rate  # section IV-C
         floor = max(self._estimator().min_samples_leaf, 1e-12)  # spec A6: on noisy side totals
         for depth in range(d + 1):
             P, base = 2 ** depth, 2 ** depth - 1
-            slot = node - base
-            here = (slot >= 0) & (slot < P)
-            cell = (runs * P + np.where(here, slot, 0)) * K + p.y[None, :]
-            counts = np.bincount(cell[here], minlength=n * P * K).reshape(n, P, K)
+            counts = np.zeros(n * P * K, dtype=np.int64)
+            for r0, r1 in rec.spans:
+                here, slot = rec.at(base, P, r0, r1)
+                counts += np.bincount(((runs * P + slot) * K + p.y[None, r0:r1])[here], minlength=n * P * K)
+            counts = counts.reshape(n, P, K)
             live = alive[:, base:base + P]
             stop = np.full((n, P), depth == d)
             if p.stopping == "paper":  # Algorithm 1 line 7: data-dependent, not DP (spec 4.3, G2)
@@ -327,7 +378,7 @@ class PrivaTreeBatch:
             gr, gs = np.nonzero(live & ~stop)
             split = np.zeros(gr.size, dtype=bool)
             if gr.size:
-                best_j, best_s, best_left = self._best_splits(p, bins, n_bins, B_feat, B_max, here, slot, P,
+                best_j, best_s, best_left = self._best_splits(p, rec.histogram(base, P), n_bins, B_feat, B_max,
                                                               gr, gs, floor, rng)
                 split = best_j >= 0
                 h = base + gs
@@ -347,38 +398,33 @@ class PrivaTreeBatch:
                 noisy = rate * counts[lr, ls].astype(float) + rng.exponential(1.0, size=(lr.size, K))
                 kind[lr, base + ls] = LEAF
                 label[lr, base + ls] = np.argmax(noisy, axis=1)
-            if depth < d and m:  # records of split nodes move to a child
-                h = node
-                moving = here & (kind[runs, h] == SPLIT)
+            for r0, r1 in rec.spans if depth < d and m else ():  # records of split nodes move to a child
+                h = rec.node[:, r0:r1]
+                moving = rec.at(base, P, r0, r1)[0] & (kind[runs, h] == SPLIT)
                 j = np.maximum(feature[runs, h], 0)
-                b = np.take_along_axis(bins, j[:, :, None], axis=2)[:, :, 0]
+                b = np.take_along_axis(rec.bins(r0, r1), j[:, :, None], axis=2)[:, :, 0]
                 go_left = left[runs, h, b]
-                node = np.where(moving, 2 * h + 1 + ~go_left, h)
+                rec.node[:, r0:r1] = np.where(moving, 2 * h + 1 + ~go_left, h)
         return Trees(kind=kind, feature=feature, cut=cut, left=left, label=label, measured=measured,
                      edges=edges, n_bins=n_bins)
 
-    def _best_splits(self, p, bins, n_bins, B_feat, B_max, here, slot, P, gr, gs, floor, rng):
+    def _best_splits(self, p, histogram, n_bins, B_feat, B_max, gr, gs, floor, rng):
         """Noisy histograms of every feature at the growing nodes ``(gr, gs)`` and their least-Gini
         candidate (Algorithm 1 lines 11-12; Eq. 4; section IV-A): ``(feature, boundary, left bins)``
-        per node, feature -1 when no candidate passes the noisy-side-total filter."""
-        n = bins.shape[0]
+        per node, feature -1 when no candidate passes the noisy-side-total filter. ``histogram(j, Bj)``:
+        the exact class counts of feature ``j`` at every node of the level, class-major ``(K, n, P, Bj)``."""
         K = p.K
         G = gr.size
-        runs = np.arange(n)[:, None]
         best_g = np.full(G, np.inf)
         best_j = np.full(G, -1, dtype=np.int64)
         best_s = np.zeros(G, dtype=np.int64)
         best_left = np.zeros((G, B_max), dtype=bool)
         best_sides = np.zeros((2, K, G))  # the best candidate's (left, right) class counts, for exact ties
-        where_slot = np.where(here, slot, 0)
-        cls = p.y[None, :] * (n * P)
-        for j in range(bins.shape[2]):
+        for j in range(n_bins.shape[1]):
             Bj = int(B_feat[j])
             cat = j in p.cats
             eps_j = p.budget["node_cat" if cat else "node_num"]
-            # exact class counts, class-major: (K, G, Bj)
-            cell = ((cls + runs * P + where_slot) * Bj + bins[:, :, j])[here]
-            exact = np.bincount(cell, minlength=K * n * P * Bj).reshape(K, n, P, Bj)[:, gr, gs]
+            exact = histogram(j, Bj)[:, gr, gs]  # exact class counts, class-major: (K, G, Bj)
             noisy = TwoSidedGeometric(eps_j, 1.0).batch(exact, 1, rng)[0]  # Eq. 4
             nb = n_bins[gr, j]
             valid = np.arange(Bj)[None, :] < nb[:, None]  # bins a run does not have are never drawn
