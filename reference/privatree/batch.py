@@ -41,7 +41,10 @@ given as ``estimator`` that overrides any method of the algorithm other than
 :meth:`PrivaTreeBatch.batch` then fits that estimator once per run
 (``vectorised`` is False), with the same law and format at the reference's
 speed. So is a tree whose heap arrays would not fit one chunk (very deep
-trees; see :attr:`PrivaTreeBatch.vectorised`).
+trees; see :attr:`PrivaTreeBatch.vectorised`). Records that do not fit one
+chunk (100,000 x 20 and more) are visited in row chunks, one run at a time:
+each level's counts are summed over the chunks, so the trees are those of
+one chunk.
 
 The budget a batched fit spends is the reference's: :meth:`PrivaTreeBatch.ledger`
 rebuilds, for one run, the :class:`reference.ledger.PrivacyLedger` the

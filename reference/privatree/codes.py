@@ -13,7 +13,7 @@ import numpy as np
 
 from reference.validation import shown
 
-__all__ = ["bin_codes", "class_indices", "code_dtype"]
+__all__ = ["bin_codes", "class_indices", "code_dtype", "node_rows"]
 
 #: above this many edges one ``np.searchsorted`` is faster than one comparison pass per edge
 _COMPARE_EDGES = 32
@@ -59,6 +59,12 @@ def bin_codes(col, edges, labels, K: int, n_bins: int) -> np.ndarray:
     codes *= dtype.type(K)
     codes += labels.astype(dtype, copy=False)
     return codes
+
+
+def node_rows(a, idx) -> np.ndarray:
+    """``a[idx]`` for a node's row indices ``idx``: increasing, so as many as ``a`` has means all of them
+    (the root, or a side that kept every record), and ``a`` itself is returned without a copy."""
+    return a if idx.size == a.size else a[idx]
 
 
 def class_indices(y, classes) -> np.ndarray:

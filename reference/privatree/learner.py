@@ -60,7 +60,7 @@ from reference.mechanisms.jointexp import JointExp
 from reference.ledger import PrivacyLedger, Scope
 from reference.tree import bin_split, leaf, nested, predict_values
 from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
-from reference.privatree.codes import bin_codes, class_indices
+from reference.privatree.codes import bin_codes, class_indices, node_rows
 from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, first_minimum, share_order, weighted_gini
 
 __all__ = ["PrivaTreeClassifier", "edge_cells", "phi_K", "leaf_epsilon_bound", "budget_split", "charge_exact_quantiles",
@@ -433,7 +433,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
 
     def _grow(self, idx, depth, scope, path):
         c = self._ctx
-        y = c["y"][idx]
+        y = node_rows(c["y"], idx)
         K, d = c["K"], c["d"]
         stop = depth == d
         if c["stopping"] == "paper" and (idx.size <= 1 or np.unique(y).size == 1):
@@ -444,7 +444,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
                 j, key, left_bins = split
                 left = np.zeros(c["n_bins"][j], dtype=bool)
                 left[left_bins] = True
-                go_left = np.repeat(left, K)[c["codes"][j][idx]]  # a code's bin is code // K
+                go_left = np.repeat(left, K)[node_rows(c["codes"][j], idx)]  # a code's bin is code // K
                 part = f"split{path or '^'}"
                 left = self._grow(idx[go_left], depth + 1, scope.child(part, "L"), path + "L")
                 right = self._grow(idx[~go_left], depth + 1, scope.child(part, "R"), path + "R")
@@ -466,7 +466,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
         for j, B in enumerate(c["n_bins"]):
             cat = j in c["cats"]
             eps_j = c["budget"]["node_cat" if cat else "node_num"]
-            exact = np.bincount(c["codes"][j][idx], minlength=B * K)  # bin * K + class of every record
+            exact = np.bincount(node_rows(c["codes"][j], idx), minlength=B * K)  # bin * K + class of every record
             H = np.maximum(TwoSidedGeometric(eps_j, 1.0).sample(exact, rng), 0).reshape(B, K).astype(float)
             c["ledger"].charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric", eps_j, scope=scope,
                                note="Eq. 4; one record changes one count of each feature's histogram")
