@@ -354,8 +354,8 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
 
         The records are binned once, feature by feature, into small integer codes ``bin * K + class``
         (one byte for up to 256 codes); the nodes hold row indices, and each histogram is one
-        ``np.bincount`` of the node's codes. Numerical data is read column by column: no copy of ``X``
-        (the peak new memory is about half of ``X`` for 10 features)."""
+        ``np.bincount`` of the node's codes. Numerical data is read column by column, never copied whole
+        (on 1,000,000 x 10 the fit's peak new memory is below the size of ``X``)."""
         eps, d = self._check_params()
         y = check_y(self, y)
         X = check_X(self, X, reset=True, numeric=not self.categories)  # names, counts, 2-D, finite
@@ -442,9 +442,9 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             split = self._best_split(idx, y, scope, path)
             if split is not None:
                 j, key, left_bins = split
-                left = np.zeros(c["n_bins"][j], dtype=bool)
-                left[left_bins] = True
-                go_left = np.repeat(left, K)[node_rows(c["codes"][j], idx)]  # a code's bin is code // K
+                to_left = np.zeros(c["n_bins"][j], dtype=bool)
+                to_left[left_bins] = True
+                go_left = np.repeat(to_left, K)[node_rows(c["codes"][j], idx)]  # a code's bin is code // K
                 part = f"split{path or '^'}"
                 left = self._grow(idx[go_left], depth + 1, scope.child(part, "L"), path + "L")
                 right = self._grow(idx[~go_left], depth + 1, scope.child(part, "R"), path + "R")
