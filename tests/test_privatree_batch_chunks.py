@@ -53,7 +53,7 @@ def test_row_chunks_give_the_trees_of_one_chunk(name, monkeypatch):
     data = _data(K=len(kw.get("classes", (0, 1))))
     mech = _mech(**kw)
     whole = mech.fit_trees(data, 12, np.random.default_rng(5))
-    monkeypatch.setattr(batch_module, "_CHUNK_ELEMENTS", 2_000)
+    monkeypatch.setattr(batch_module, "_CHUNK_ELEMENTS", 1_000)
     p = mech.prepare(data)
     spans = batch_module._Records(p, mech._edges(p, 12, np.random.default_rng(0)), 12).spans
     assert len(spans) > 3 and spans[0] == (0, spans[0][1]) and spans[-1][1] == 60  # really in chunks

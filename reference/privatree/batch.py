@@ -73,6 +73,7 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, resolve_rows, share_order, weighted_gini
 from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
     edge_cells
+from reference.privatree.codes import code_dtype
 from reference.privatree.trees import LEAF, SPLIT, Trees, row_ids, tree_tuples
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
@@ -104,32 +105,32 @@ class _Prepared:
 
 class _Records:
     """The records of ``n`` runs in row chunks (``spans``): each record's node (heap index) in every run,
-    and its bins, computed per chunk, or once when all the records of the ``n`` runs fit one chunk (so an
-    input under the limit is fitted as before row chunks existed; summed over chunks, the counts are the same)."""
+    and its bins. When all the records of the ``n`` runs fit one chunk, the bins are computed as they were
+    before row chunks existed (so such an input is fitted exactly as before); otherwise they are computed
+    once, run by run, in the smallest integer dtype, and each level visits the records chunk by chunk
+    (the counts summed over the chunks are the same)."""
 
     def __init__(self, p: _Prepared, edges: dict, n: int):
         N, m = p.Z.shape
-        B = max([1] + [len(v) for v in p.cats.values()] + [e.shape[1] for e in edges.values()])
-        rows = N if n * N * (m + 4) <= _CHUNK_ELEMENTS else _CHUNK_ELEMENTS // (n * (m + 4 + B))
-        self.spans = [(r, min(r + max(rows, 1), N)) for r in range(0, N, max(rows, 1))] or [(0, 0)]
-        self.p, self.edges, self.n, self._all = p, edges, n, None
+        rows = max(1, N if n * N * (m + 4) <= _CHUNK_ELEMENTS else _CHUNK_ELEMENTS // (n * (m + 4)))
+        self.spans = [(r, min(r + rows, N)) for r in range(0, N, rows)] or [(0, 0)]
+        self.p, self.n = p, n
         self.node = np.zeros((n, N), dtype=np.int64)
         if len(self.spans) == 1:
-            self._all = self.bins(0, N)
+            self._all = np.empty((n, N, m), dtype=np.int64)
+            for j in range(m):
+                self._all[:, :, j] = p.Z[:, j].astype(np.int64)[None, :] if j in p.cats else \
+                    np.count_nonzero(edges[j][:, None, :] < p.Z[None, :, j, None], axis=2)  # E[b-1] < x <= E[b]
+            return
+        B = max([1] + [len(v) for v in p.cats.values()] + [e.shape[1] for e in edges.values()])
+        self._all = np.empty((n, N, m), dtype=code_dtype(B))
+        for j in range(m):
+            for r in range(n):  # a run's edges are sorted (+inf after its last): the edges below x, as above
+                self._all[r, :, j] = p.Z[:, j] if j in p.cats else np.searchsorted(edges[j][r], p.Z[:, j])
 
     def bins(self, r0, r1, j=None) -> np.ndarray:
         """Bin ids of records ``r0 .. r1 - 1`` in every run, ``(n, r1 - r0, m)``, or of feature ``j`` only."""
-        if self._all is not None:
-            return self._all if j is None else self._all[:, :, j]
-        features = range(self.p.Z.shape[1]) if j is None else (j,)
-        out = np.empty((self.n, r1 - r0, len(features)), dtype=np.int64)
-        for k, f in enumerate(features):
-            z = self.p.Z[r0:r1, f]
-            if f in self.p.cats:
-                out[:, :, k] = z.astype(np.int64)[None, :]
-            else:
-                out[:, :, k] = np.count_nonzero(self.edges[f][:, None, :] < z[None, :, None], axis=2)  # E[b-1] < x <= E[b]
-        return out if j is None else out[:, :, 0]
+        return self._all[:, r0:r1] if j is None else self._all[:, r0:r1, j]
 
     def at(self, base, P, r0, r1):
         """``(here, slot)`` of records ``r0 .. r1 - 1``: whether each is at a node of the level whose slots
@@ -143,13 +144,15 @@ class _Records:
         level, class-major ``(K, n, P, Bj)``."""
         n, K, y = self.n, self.p.K, self.p.y
         runs = np.arange(n)[:, None]
+        cells = []  # per chunk: where the records of the level are, and their (class, run, slot) cell
+        for r0, r1 in self.spans:
+            here, slot = self.at(base, P, r0, r1)
+            cells.append((here, (y[None, r0:r1] * (n * P) + runs * P + slot)[here]))
 
         def counts(j, Bj):
             out = np.zeros(K * n * P * Bj, dtype=np.int64)
-            for r0, r1 in self.spans:
-                here, slot = self.at(base, P, r0, r1)
-                cell = (y[None, r0:r1] * (n * P) + runs * P + slot) * Bj + self.bins(r0, r1, j)
-                out += np.bincount(cell[here], minlength=K * n * P * Bj)
+            for (r0, r1), (here, cell) in zip(self.spans, cells):
+                out += np.bincount(cell * Bj + self.bins(r0, r1, j)[here], minlength=K * n * P * Bj)
             return out.reshape(K, n, P, Bj)
         return counts
 
