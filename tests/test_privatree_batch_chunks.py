@@ -45,19 +45,20 @@ def _same_trees(a, b):
         np.testing.assert_array_equal(a.edges[j], b.edges[j])
 
 
+@pytest.mark.parametrize("runs", [12, 40])  # bins found run by run (few runs), or for all runs at once
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_row_chunks_give_the_trees_of_one_chunk(name, monkeypatch):
-    """``fit_trees`` of 12 runs, seeded alike, in one chunk and in row chunks of a few records: the same
-    trees, edges and measured nodes (the histograms are sums over the chunks)."""
+def test_row_chunks_give_the_trees_of_one_chunk(name, runs, monkeypatch):
+    """``fit_trees`` of ``runs`` runs, seeded alike, in one chunk and in row chunks of a few records: the
+    same trees, edges and measured nodes (the histograms are sums over the chunks)."""
     kw = CONFIGS[name]
     data = _data(K=len(kw.get("classes", (0, 1))))
     mech = _mech(**kw)
-    whole = mech.fit_trees(data, 12, np.random.default_rng(5))
-    monkeypatch.setattr(batch_module, "_CHUNK_ELEMENTS", 1_000)
+    whole = mech.fit_trees(data, runs, np.random.default_rng(5))
+    monkeypatch.setattr(batch_module, "_CHUNK_ELEMENTS", 1_000 * runs // 12)
     p = mech.prepare(data)
-    spans = batch_module._Records(p, mech._edges(p, 12, np.random.default_rng(0)), 12).spans
+    spans = batch_module._Records(p, mech._edges(p, runs, np.random.default_rng(0)), runs).spans
     assert len(spans) > 3 and spans[0] == (0, spans[0][1]) and spans[-1][1] == 60  # really in chunks
-    chunked = mech.fit_trees(data, 12, np.random.default_rng(5))
+    chunked = mech.fit_trees(data, runs, np.random.default_rng(5))
     _same_trees(whole, chunked)
     assert len({repr(r) for r in mech.releases(chunked, prepared=p)}) > 1  # the runs differ: the noise is on
 

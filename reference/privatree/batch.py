@@ -125,8 +125,14 @@ class _Records:
         B = max([1] + [len(v) for v in p.cats.values()] + [e.shape[1] for e in edges.values()])
         self._all = np.empty((n, N, m), dtype=code_dtype(B))
         for j in range(m):
-            for r in range(n):  # a run's edges are sorted (+inf after its last): the edges below x, as above
-                self._all[r, :, j] = p.Z[:, j] if j in p.cats else np.searchsorted(edges[j][r], p.Z[:, j])
+            if j in p.cats:
+                self._all[:, :, j] = p.Z[None, :, j]
+            elif n <= 16:  # a run's edges are sorted (+inf after its last): the edges below x, as above
+                for r in range(n):
+                    self._all[r, :, j] = np.searchsorted(edges[j][r], p.Z[:, j])
+            else:
+                for r0, r1 in self.spans:
+                    self._all[:, r0:r1, j] = np.count_nonzero(edges[j][:, None, :] < p.Z[None, r0:r1, j, None], axis=2)
 
     def bins(self, r0, r1, j=None) -> np.ndarray:
         """Bin ids of records ``r0 .. r1 - 1`` in every run, ``(n, r1 - r0, m)``, or of feature ``j`` only."""
