@@ -259,6 +259,8 @@ def facts_by_index(estimator, name: str, value, n_features: int, *, sequence: bo
 def _check_finite(estimator, arr: np.ndarray, allow_nan: bool) -> None:
     """NaN (unless allowed) or infinity in ``X`` is a ``ValueError`` naming the first such cell."""
     if arr.dtype.kind == "f":
+        if np.isfinite(arr.sum()):  # a sum is finite only when every term is (one pass, no temporary array)
+            return
         nan, inf = np.isnan(arr), np.isinf(arr)
     elif arr.dtype == object:
         nan = np.vectorize(lambda v: isinstance(v, (float, np.floating)) and math.isnan(v), otypes=[bool])(arr) \
@@ -364,12 +366,18 @@ def warn_outside_bounds(estimator, X, bounds, action: str = CLIPPED, *, stacklev
     """
     items = bounds.items() if isinstance(bounds, dict) else enumerate(bounds)
     X = np.asarray(X)
+    ranges = [(int(j), float(b[0]), float(b[1])) for j, b in items if b is not None]
+    if X.dtype.kind in "biuf" and X.ndim == 2 and ranges:  # two comparisons of the whole array screen every column
+        low, high = np.full(X.shape[1], -np.inf), np.full(X.shape[1], np.inf)
+        for j, lo, hi in ranges:
+            low[j], high[j] = lo, hi
+        screen = X < low
+        screen |= X > high
+        ranges = [r for r in ranges if screen[:, r[0]].any()] if screen.any() else []
+        del screen
     outside = np.zeros(X.shape[0], dtype=bool)
     parts = []
-    for j, b in items:
-        if b is None:
-            continue
-        lo, hi = float(b[0]), float(b[1])
+    for j, lo, hi in ranges:
         col = X[:, int(j)].astype(float)
         out = (col < lo) | (col > hi)
         if out.any():

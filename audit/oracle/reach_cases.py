@@ -15,11 +15,9 @@ reads "different" and that the reference against itself reads "same".
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 
 import numpy as np
 
-import reference.privatree.learner as privatree_module
 from reference.mechanisms import TwoSidedGeometric
 from reference.privatree import PrivaTreeClassifier
 from reference.ties import first_minimum, weighted_gini
@@ -27,34 +25,14 @@ from reference.ties import first_minimum, weighted_gini
 __all__ = ["EdgeOffByOne", "LabelsAsIndices"]
 
 
-class _RightNumpy:
-    """NumPy, but ``searchsorted`` counts the edges ``<= x`` (``np.digitize(x, e, right=False)``), clipped to the
-    last bin."""
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    @staticmethod
-    def searchsorted(a, v, side="left", sorter=None):
-        return np.minimum(np.searchsorted(a, v, side="right"), np.size(a) - 1)
-
-
-@contextmanager
-def _digitize_right_false():
-    original = privatree_module.np
-    privatree_module.np = _RightNumpy()
-    try:
-        yield
-    finally:
-        privatree_module.np = original
-
-
 class EdgeOffByOne(PrivaTreeClassifier):
     """Wrong on purpose: a record on a bin edge goes to the bin above (``np.digitize(..., right=False)``)."""
 
-    def fit(self, X, y):
-        with _digitize_right_false():
-            return super().fit(X, y)
+    def _bin_codes(self, col, edges, labels, K, n_bins):
+        if edges is None:
+            return super()._bin_codes(col, edges, labels, K, n_bins)
+        bins = np.minimum(np.searchsorted(edges, col, side="right"), np.size(edges) - 1)  # edges <= x
+        return bins * K + labels
 
     def batched_release_sampler(self, edges=None):
         return None  # fitted one draw at a time (the batch would not run the patched binning)
@@ -88,7 +66,7 @@ class LabelsAsIndices(PrivaTreeClassifier):
         best, best_gini = None, math.inf
         for j, B in enumerate(c["n_bins"]):
             eps_j = c["budget"]["node_cat" if j in c["cats"] else "node_num"]
-            flat = c["bins"][idx, j] * K + raw  # the bug: a label is not its index
+            flat = self._node_bins(idx, j) * K + raw  # the bug: a label is not its index
             exact = np.bincount(flat, minlength=B * K)[: B * K]
             H = np.maximum(TwoSidedGeometric(eps_j, 1.0).sample(exact, rng), 0).reshape(B, K).astype(float)
             L = np.cumsum(H, axis=0)[:-1]

@@ -41,7 +41,10 @@ given as ``estimator`` that overrides any method of the algorithm other than
 :meth:`PrivaTreeBatch.batch` then fits that estimator once per run
 (``vectorised`` is False), with the same law and format at the reference's
 speed. So is a tree whose heap arrays would not fit one chunk (very deep
-trees; see :attr:`PrivaTreeBatch.vectorised`).
+trees; see :attr:`PrivaTreeBatch.vectorised`). Records that do not fit one
+chunk (100,000 x 20 and more) are visited in row chunks, one run at a time:
+each level's counts are summed over the chunks, so the trees are those of
+one chunk.
 
 The budget a batched fit spends is the reference's: :meth:`PrivaTreeBatch.ledger`
 rebuilds, for one run, the :class:`reference.ledger.PrivacyLedger` the
@@ -70,65 +73,17 @@ from reference.mechanisms import PermuteAndFlip, TwoSidedGeometric
 from reference.ties import EXACT_COUNT, TIE_WINDOW, exact_shares_safe, resolve_rows, share_order, weighted_gini
 from reference.privatree.learner import PrivaTreeClassifier, budget_split, charge_exact_quantiles, charge_stopping, \
     edge_cells
+from reference.privatree.codes import code_dtype
+from reference.privatree.trees import LEAF, SPLIT, Trees, row_ids, tree_tuples
 
 __all__ = ["PrivaTreeBatch", "Trees", "joint_exp_batch"]
 
-#: node kinds in :class:`Trees`
-_NONE, _SPLIT, _LEAF = 0, 1, 2
 #: cap on the elements of the largest per-chunk array (runs x records x features or bins)
 _CHUNK_ELEMENTS = 1 << 21
 #: methods (and the quantile mechanism) of the reference whose override by a subclass makes
 #: :meth:`PrivaTreeBatch.batch` fall back
 _ALGORITHM = ("fit", "_check_params", "_check_schema", "_encode", "_edges", "_grow", "_best_split",
-              "_bounds_for_fit", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
-
-
-def _row_ids(codes: np.ndarray):
-    """``(id of every row, first row of every id)``: equal integer rows get equal ids (the rows are
-    compared as raw bytes, much faster than ``np.unique(axis=0)``)."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    rows = codes.view(np.dtype((np.void, 8 * codes.shape[1]))).ravel()
-    _, first, ids = np.unique(rows, return_index=True, return_inverse=True)
-    return ids.ravel(), first
-
-
-# --------------------------------------------------------------------------- fitted trees as arrays
-@dataclass
-class Trees:
-    """``n`` fitted PrivaTrees as heap-ordered arrays (node ``h`` has children ``2h + 1`` and
-    ``2h + 2``; ``H = 2^(d + 1) - 1`` slots per tree).
-
-    Attributes
-    ----------
-    kind : int8 array (n, H)
-        0 no node, 1 a split, 2 a leaf.
-    feature : int array (n, H)
-        The split feature (-1 elsewhere).
-    cut : int array (n, H)
-        The split boundary ``s`` (bins ``0..s`` of the candidate order go left).
-    left : bool array (n, H, B)
-        Bins that go left at a split (``B`` the largest bin count).
-    label : int array (n, H)
-        The leaf's class index.
-    measured : bool array (n, H)
-        Nodes whose noisy histograms were drawn (the nodes :meth:`PrivaTreeBatch.ledger` charges).
-    edges : dict
-        Numerical feature -> float array (n, B_j) of bin edges, ``+inf`` after the ``n_bins`` used.
-    n_bins : int array (n, m)
-        Bins of every feature in every run.
-    """
-
-    kind: np.ndarray
-    feature: np.ndarray
-    cut: np.ndarray
-    left: np.ndarray
-    label: np.ndarray
-    measured: np.ndarray
-    edges: dict
-    n_bins: np.ndarray
-
-    def __len__(self) -> int:
-        return self.kind.shape[0]
+              "_bounds_for_fit", "_bin_codes", "_category_order", "_candidates_ok", "release", "_quantile_mechanism")
 
 
 @dataclass
@@ -146,6 +101,66 @@ class _Prepared:
     stopping: str
     private_q: bool
     leaf_epsilon: float
+
+
+class _Records:
+    """The records of ``n`` runs in row chunks (``spans``): each record's node (heap index) in every run,
+    and its bins. When all the records of the ``n`` runs fit one chunk, the bins are computed as they were
+    before row chunks existed (so such an input is fitted exactly as before); otherwise they are computed
+    once, run by run, in the smallest integer dtype, and each level visits the records chunk by chunk
+    (the counts summed over the chunks are the same)."""
+
+    def __init__(self, p: _Prepared, edges: dict, n: int):
+        N, m = p.Z.shape
+        rows = max(1, N if n * N * (m + 4) <= _CHUNK_ELEMENTS else _CHUNK_ELEMENTS // (n * (m + 4)))
+        self.spans = [(r, min(r + rows, N)) for r in range(0, N, rows)] or [(0, 0)]
+        self.p, self.n = p, n
+        self.node = np.zeros((n, N), dtype=np.int64)
+        if len(self.spans) == 1:
+            self._all = np.empty((n, N, m), dtype=np.int64)
+            for j in range(m):
+                self._all[:, :, j] = p.Z[:, j].astype(np.int64)[None, :] if j in p.cats else \
+                    np.count_nonzero(edges[j][:, None, :] < p.Z[None, :, j, None], axis=2)  # E[b-1] < x <= E[b]
+            return
+        B = max([1] + [len(v) for v in p.cats.values()] + [e.shape[1] for e in edges.values()])
+        self._all = np.empty((n, N, m), dtype=code_dtype(B))
+        for j in range(m):
+            if j in p.cats:
+                self._all[:, :, j] = p.Z[None, :, j]
+            elif n <= 16:  # a run's edges are sorted (+inf after its last): the edges below x, as above
+                for r in range(n):
+                    self._all[r, :, j] = np.searchsorted(edges[j][r], p.Z[:, j])
+            else:
+                for r0, r1 in self.spans:
+                    self._all[:, r0:r1, j] = np.count_nonzero(edges[j][:, None, :] < p.Z[None, r0:r1, j, None], axis=2)
+
+    def bins(self, r0, r1, j=None) -> np.ndarray:
+        """Bin ids of records ``r0 .. r1 - 1`` in every run, ``(n, r1 - r0, m)``, or of feature ``j`` only."""
+        return self._all[:, r0:r1] if j is None else self._all[:, r0:r1, j]
+
+    def at(self, base, P, r0, r1):
+        """``(here, slot)`` of records ``r0 .. r1 - 1``: whether each is at a node of the level whose slots
+        start at heap index ``base`` (``P`` of them), and its slot there (0 elsewhere)."""
+        slot = self.node[:, r0:r1] - base
+        here = (slot >= 0) & (slot < P)
+        return here, np.where(here, slot, 0)
+
+    def histogram(self, base, P):
+        """``histogram(j, Bj)``: the exact class counts of feature ``j`` (``Bj`` bins) at every node of the
+        level, class-major ``(K, n, P, Bj)``."""
+        n, K, y = self.n, self.p.K, self.p.y
+        runs = np.arange(n)[:, None]
+        cells = []  # per chunk: where the records of the level are, and their (class, run, slot) cell
+        for r0, r1 in self.spans:
+            here, slot = self.at(base, P, r0, r1)
+            cells.append((here, (y[None, r0:r1] * (n * P) + runs * P + slot)[here]))
+
+        def counts(j, Bj):
+            out = np.zeros(K * n * P * Bj, dtype=np.int64)
+            for (r0, r1), (here, cell) in zip(self.spans, cells):
+                out += np.bincount(cell * Bj + self.bins(r0, r1, j)[here], minlength=K * n * P * Bj)
+            return out.reshape(K, n, P, Bj)
+        return counts
 
 
 @register(PrivaTreeClassifier)
@@ -228,7 +243,7 @@ class PrivaTreeBatch:
         if not self.vectorised:
             return [self._reference_release(data, rng) for _ in range(n)]
         p = self._prepare(data)
-        if self._per_run_elements(p) > _CHUNK_ELEMENTS:  # a very deep tree: the reference grows only its nodes
+        if self._heap_elements(p) > _CHUNK_ELEMENTS:  # a very deep tree: the reference grows only its nodes
             return [self._reference_release(data, rng) for _ in range(n)]
         out = []
         for size in self._chunks(p, n):
@@ -245,11 +260,16 @@ class PrivaTreeBatch:
         return est.release() if self.edges is None else est.release(self.edges)
 
     def _per_run_elements(self, p: _Prepared) -> int:
-        """A bound on the array elements one run takes: its records' bins and nodes, and the heap
-        arrays and histograms of a depth-``d`` tree (``2^(d+1) - 1`` slots, up to ``B`` bins, ``K`` classes)."""
+        """A bound on the array elements one run takes: its records' bins and nodes (``N (m + 4)``), and
+        :meth:`_heap_elements`. Above ``_CHUNK_ELEMENTS``, runs are fitted one at a time in row chunks."""
         N, m = p.Z.shape
+        return N * (m + 4) + self._heap_elements(p)
+
+    def _heap_elements(self, p: _Prepared) -> int:
+        """The heap arrays and histograms of one depth-``d`` tree (``2^(d+1) - 1`` slots, up to ``B`` bins,
+        ``K`` classes): the part of a run that row chunks do not divide."""
         B = max([self._estimator().max_bins] + [len(v) for v in p.cats.values()])
-        return N * (m + 4) + (2 ** (p.d + 1)) * (B * p.K + 8)
+        return (2 ** (p.d + 1)) * (B * p.K + 8)
 
     def _chunks(self, p: _Prepared, n: int):
         size = max(1, _CHUNK_ELEMENTS // self._per_run_elements(p))
@@ -338,16 +358,10 @@ class PrivaTreeBatch:
         N, m = p.Z.shape
         K, d = p.K, p.d
         edges = self._edges(p, n, rng)
-        bins = np.empty((n, N, m), dtype=np.int64)
         n_bins = np.empty((n, m), dtype=np.int64)
         for j in range(m):
-            if j in p.cats:
-                bins[:, :, j] = p.Z[:, j].astype(np.int64)[None, :]
-                n_bins[:, j] = len(p.cats[j])
-            else:
-                e = edges[j]
-                bins[:, :, j] = np.count_nonzero(e[:, None, :] < p.Z[None, :, j, None], axis=2)  # E[b-1] < x <= E[b]
-                n_bins[:, j] = np.count_nonzero(np.isfinite(e), axis=1)
+            n_bins[:, j] = len(p.cats[j]) if j in p.cats else np.count_nonzero(np.isfinite(edges[j]), axis=1)
+        rec = _Records(p, edges, n)
         B_max = int(n_bins.max()) if m else 1
         B_feat = n_bins.max(axis=0) if m else np.zeros(0, dtype=np.int64)
         H = 2 ** (d + 1) - 1
@@ -359,16 +373,16 @@ class PrivaTreeBatch:
         measured = np.zeros((n, H), dtype=bool)
         alive = np.zeros((n, H), dtype=bool)
         alive[:, 0] = True
-        node = np.zeros((n, N), dtype=np.int64)  # heap index of every record's node
         runs = np.arange(n)[:, None]
         rate = PermuteAndFlip(p.leaf_epsilon, 1.0, monotonic=True).rate  # section IV-C
         floor = max(self._estimator().min_samples_leaf, 1e-12)  # spec A6: on noisy side totals
         for depth in range(d + 1):
             P, base = 2 ** depth, 2 ** depth - 1
-            slot = node - base
-            here = (slot >= 0) & (slot < P)
-            cell = (runs * P + np.where(here, slot, 0)) * K + p.y[None, :]
-            counts = np.bincount(cell[here], minlength=n * P * K).reshape(n, P, K)
+            counts = np.zeros(n * P * K, dtype=np.int64)
+            for r0, r1 in rec.spans:
+                here, slot = rec.at(base, P, r0, r1)
+                counts += np.bincount(((runs * P + slot) * K + p.y[None, r0:r1])[here], minlength=n * P * K)
+            counts = counts.reshape(n, P, K)
             live = alive[:, base:base + P]
             stop = np.full((n, P), depth == d)
             if p.stopping == "paper":  # Algorithm 1 line 7: data-dependent, not DP (spec 4.3, G2)
@@ -376,13 +390,13 @@ class PrivaTreeBatch:
             gr, gs = np.nonzero(live & ~stop)
             split = np.zeros(gr.size, dtype=bool)
             if gr.size:
-                best_j, best_s, best_left = self._best_splits(p, bins, n_bins, B_feat, B_max, here, slot, P,
+                best_j, best_s, best_left = self._best_splits(p, rec.histogram(base, P), n_bins, B_feat, B_max,
                                                               gr, gs, floor, rng)
                 split = best_j >= 0
                 h = base + gs
                 measured[gr, h] = True
                 sr, sh = gr[split], h[split]
-                kind[sr, sh] = _SPLIT
+                kind[sr, sh] = SPLIT
                 feature[sr, sh] = best_j[split]
                 cut[sr, sh] = best_s[split]
                 left[sr, sh] = best_left[split]
@@ -394,40 +408,35 @@ class PrivaTreeBatch:
             lr, ls = np.nonzero(leaf)
             if lr.size:
                 noisy = rate * counts[lr, ls].astype(float) + rng.exponential(1.0, size=(lr.size, K))
-                kind[lr, base + ls] = _LEAF
+                kind[lr, base + ls] = LEAF
                 label[lr, base + ls] = np.argmax(noisy, axis=1)
-            if depth < d and m:  # records of split nodes move to a child
-                h = node
-                moving = here & (kind[runs, h] == _SPLIT)
+            for r0, r1 in rec.spans if depth < d and m else ():  # records of split nodes move to a child
+                h = rec.node[:, r0:r1]
+                moving = rec.at(base, P, r0, r1)[0] & (kind[runs, h] == SPLIT)
                 j = np.maximum(feature[runs, h], 0)
-                b = np.take_along_axis(bins, j[:, :, None], axis=2)[:, :, 0]
+                b = np.take_along_axis(rec.bins(r0, r1), j[:, :, None], axis=2)[:, :, 0]
                 go_left = left[runs, h, b]
-                node = np.where(moving, 2 * h + 1 + ~go_left, h)
+                rec.node[:, r0:r1] = np.where(moving, 2 * h + 1 + ~go_left, h)
         return Trees(kind=kind, feature=feature, cut=cut, left=left, label=label, measured=measured,
                      edges=edges, n_bins=n_bins)
 
-    def _best_splits(self, p, bins, n_bins, B_feat, B_max, here, slot, P, gr, gs, floor, rng):
+    def _best_splits(self, p, histogram, n_bins, B_feat, B_max, gr, gs, floor, rng):
         """Noisy histograms of every feature at the growing nodes ``(gr, gs)`` and their least-Gini
         candidate (Algorithm 1 lines 11-12; Eq. 4; section IV-A): ``(feature, boundary, left bins)``
-        per node, feature -1 when no candidate passes the noisy-side-total filter."""
-        n = bins.shape[0]
+        per node, feature -1 when no candidate passes the noisy-side-total filter. ``histogram(j, Bj)``:
+        the exact class counts of feature ``j`` at every node of the level, class-major ``(K, n, P, Bj)``."""
         K = p.K
         G = gr.size
-        runs = np.arange(n)[:, None]
         best_g = np.full(G, np.inf)
         best_j = np.full(G, -1, dtype=np.int64)
         best_s = np.zeros(G, dtype=np.int64)
         best_left = np.zeros((G, B_max), dtype=bool)
         best_sides = np.zeros((2, K, G))  # the best candidate's (left, right) class counts, for exact ties
-        where_slot = np.where(here, slot, 0)
-        cls = p.y[None, :] * (n * P)
-        for j in range(bins.shape[2]):
+        for j in range(n_bins.shape[1]):
             Bj = int(B_feat[j])
             cat = j in p.cats
             eps_j = p.budget["node_cat" if cat else "node_num"]
-            # exact class counts, class-major: (K, G, Bj)
-            cell = ((cls + runs * P + where_slot) * Bj + bins[:, :, j])[here]
-            exact = np.bincount(cell, minlength=K * n * P * Bj).reshape(K, n, P, Bj)[:, gr, gs]
+            exact = histogram(j, Bj)[:, gr, gs]  # exact class counts, class-major: (K, G, Bj)
             noisy = TwoSidedGeometric(eps_j, 1.0).batch(exact, 1, rng)[0]  # Eq. 4
             nb = n_bins[gr, j]
             valid = np.arange(Bj)[None, :] < nb[:, None]  # bins a run does not have are never drawn
@@ -488,7 +497,8 @@ class PrivaTreeBatch:
         built once."""
         p = prepared
         n = len(trees)
-        tree_id, built_trees = self._tree_tuples(trees, p)
+        binary = [j in p.cats and p.K == 2 for j in range(trees.n_bins.shape[1])]
+        tree_id, built_trees = tree_tuples(trees, binary)
         if self.edges is None:
             return [built_trees[k] for k in tree_id]
         if self.edges == "exact":
@@ -496,7 +506,7 @@ class PrivaTreeBatch:
                            for j in p.num), built_trees[tree_id[r]]) for r in range(n)]
         cells = {j: self._edge_cells(trees.edges[j], p.bounds[j]) for j in p.num}
         if p.num:
-            edge_id, edge_first = _row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
+            edge_id, edge_first = row_ids(np.concatenate([cells[j] for j in p.num], axis=1))
         else:
             edge_id, edge_first = np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64)
         built_edges = [tuple((j, tuple(int(v) for v in cells[j][r, : trees.n_bins[r, j]])) for j in p.num)
@@ -505,48 +515,6 @@ class PrivaTreeBatch:
                                            return_inverse=True)
         built = [(built_edges[edge_id[r]], built_trees[tree_id[r]]) for r in pair_first]
         return [built[k] for k in pair_id.ravel()]
-
-    @staticmethod
-    def _tree_tuples(trees: Trees, p: _Prepared):
-        """``(id of every run's tree, the distinct trees as nested tuples)``, built bottom-up: at each
-        depth the distinct subtrees (node code, left categories, children's ids) are found with
-        :func:`_row_ids` and each is built once from its children's tuples."""
-        n, H = trees.kind.shape
-        m = trees.n_bins.shape[1]
-        split, leaf = trees.kind == _SPLIT, trees.kind == _LEAF
-        code = np.where(split, 1 + 2 * ((trees.feature + 1) + (m + 1) * trees.cut), 0)
-        code = np.where(leaf, 2 + 2 * trees.label, code)
-        binary = np.array([j in p.cats and p.K == 2 for j in range(m)] + [False])
-        bits = (split & binary[trees.feature])[:, :, None] & trees.left  # left categories of binary splits
-        d = int(np.log2(H + 1)) - 1
-        child_ids = None
-        below: list = []
-        for depth in range(d, -1, -1):
-            lo, hi = 2 ** depth - 1, 2 ** (depth + 1) - 1
-            P = hi - lo
-            parts = [code[:, lo:hi, None]]
-            if binary.any():
-                parts.append(bits[:, lo:hi])
-            if child_ids is not None:
-                parts.append(child_ids.reshape(n, P, 2))
-            rows = np.concatenate(parts, axis=2).reshape(n * P, -1)
-            ids, first = _row_ids(rows)
-            built = []
-            for f in first.tolist():
-                r, h = divmod(f, P)
-                h += lo
-                if leaf[r, h]:
-                    built.append(("leaf", int(trees.label[r, h])))
-                elif split[r, h]:
-                    j = int(trees.feature[r, h])
-                    key = tuple(int(b) for b in np.flatnonzero(trees.left[r, h])) if binary[j] \
-                        else int(trees.cut[r, h])
-                    children = child_ids[r, 2 * (h - lo): 2 * (h - lo) + 2]
-                    built.append(("node", j, key, below[children[0]], below[children[1]]))
-                else:
-                    built.append(None)
-            child_ids, below = ids.reshape(n, P), built
-        return child_ids[:, 0], below
 
     def _edge_cells(self, e, bound):
         """Which of ``G`` equal cells of ``[lo, hi]`` every edge lies in (``-1`` after the run's edges),
@@ -582,7 +550,7 @@ class PrivaTreeBatch:
                     ledger.charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric",
                                   p.budget["node_cat" if j in p.cats else "node_num"], scope=scope,
                                   note="Eq. 4; one record changes one count of each feature's histogram")
-            if trees.kind[r, h] == _SPLIT:
+            if trees.kind[r, h] == SPLIT:
                 part = f"split{path or '^'}"
                 walk(2 * h + 1, scope.child(part, "L"), path + "L")
                 walk(2 * h + 2, scope.child(part, "R"), path + "R")
