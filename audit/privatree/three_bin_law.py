@@ -34,10 +34,23 @@ ratios get different keys in the same order.
 Truncation
 ----------
 Each noisy cell is summed up to ``Hmax`` with tail ``P(H > Hmax) <= TAIL`` (as in :mod:`audit.privatree.node_law`,
-which keeps the truncated mass and puts it into the width of every interval it touches).
+which keeps the truncated mass and puts it into the width of every interval it touches). With ``drop > 0`` each bin's
+least likely noisy pairs are left out too, from the least up while their mass stays within ``drop`` (the joint mass
+of a bin decays with the distance from its counts, so about half of the square grid carries less than the cells'
+own tails): every probability returned is then the mass of its event among the pairs kept, at most the true one
+and at least it minus the mass left out (reported as ``"dropped"``, at most ``3 drop``, a union over the bins).
+:mod:`audit.privatree.node_law` does so at a tail coarser than its default, with ``drop`` the tail, and adds the
+dropped mass to the truncated mass.
 
-Cost: ``(Hmax_y0 + 1)(Hmax_y1 + 1)`` sorts of ``(Hmax + 1)^2`` values; at node epsilon 1/3 (``Hmax`` about 90) about
-8,000 sorts of 8,000 values (seconds), memory ``O(Hmax^2)``.
+Ties
+----
+A run of equal values of ``A_y`` counts once: for each ``x`` the mass of ``z`` at or above it is the total less the
+mass strictly before its run, carried along the run by a running maximum of the cumulated masses at the runs'
+starts (non-decreasing), so no position is gathered and any sort (not a stable one) will do.
+
+Cost: ``(Hmax_y0 + 1)(Hmax_y1 + 1)`` sorts of ``(Hmax + 1)^2`` values; at node epsilon 1/3 with the cells' tail 1e-9
+(``Hmax`` about 65) about 4,300 sorts of 4,300 values, 1.5 s, or about 0.6 s with ``drop = 1e-9`` (about 2,500 of
+each); memory ``O(Hmax^2)``.
 """
 from __future__ import annotations
 
