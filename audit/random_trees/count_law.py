@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit.engine.exact_law.allsizes import CountLaw
-from audit.random_trees.exact_law import _leaf_of, forest_setup, pair_loss, structure_classes
+from audit.random_trees.exact_law import leaf_of, forest_setup, pair_loss, structure_classes
 
 __all__ = ["ForestCountLaw", "MAX_POINT_RECORDS", "leaf_moves", "leaf_supremum"]
 
@@ -113,7 +113,7 @@ class ForestCountLaw(CountLaw):
         # count vector meets; the values are clipped into the feature's range as the learner does)
         lo, hi = float(bounds[0][0]), float(bounds[0][1])
         xs = [[min(max(v, lo), hi)] for v in self.grid]
-        self.routes = sorted({tuple(_leaf_of(x, nodes, h) for x in xs)
+        self.routes = sorted({tuple(leaf_of(x, nodes, h) for x in xs)
                               for nodes, w in structure_classes(bounds.tolist(), [self.grid], h) if w > 0})
 
     def law_bound(self, move: tuple) -> float:
