@@ -81,7 +81,7 @@ Costs (measured on the certificate's domains, one core)
   (the report's row at epsilon 2): 273 three-bin node laws over the four datasets, 179 of them distinct (kept
   by their counts), about 0.6 s each with ``tail=1e-9`` (each bin's least likely noisy pairs of mass at most
   the tail left out, :func:`audit.privatree.three_bin_law.choice_law`'s ``drop``): about 110 s in all, intervals
-  about 2e-7 wide; with ``tail=1e-5`` (the quick budget) about 13 s, about 2e-3 wide.
+  about 2e-7 wide; with ``tail=2e-5`` (the quick budget) about 10 s, about 3.5e-3 wide.
 
 Mutants
 -------
