@@ -56,7 +56,8 @@ def lines(results: list, first_figure: int) -> list[str]:
            "U - L | limit | boxes | ms per box | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for d, res, _, verdict in results:
         lim = "—" if res.limit is None else f"{res.limit:g}"
-        out.append(f"| {d.name} | {d.relation} | {d.epsilon_claimed:g} | {res.upper:.12g} | {res.lower:.12g} | "
+        out.append(f"| {d.name} | {d.relation} | {d.epsilon_claimed:g} | {res.upper:.12g} | {d.upper_method} | "
+                   f"{res.lower:.12g} | "
                    f"{res.worst['records']} | {res.gap:.1e} | {lim} | {res.boxes} | "
                    f"{1e3 * res.seconds_per_box:.2f} | **{verdict}** |")
     out.append("")

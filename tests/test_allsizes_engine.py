@@ -46,6 +46,23 @@ def test_an_entry_names_where_its_upper_end_comes_from():
     assert AllSizesDomain(*base, upper_method="proof", upper_note="quoted").upper_note == "quoted"
 
 
+def test_the_certificates_table_gives_each_entry_its_upper_ends_source_in_its_column():
+    """Every row of the all-sizes table has the header's cells, the column "U from" holding the entry's method."""
+    from audit.certify_allsizes import lines
+
+    base = ("x", "a learner", PrivaTreeCountLaw, dict(ONE, max_depth=1), "add-remove", 1.0)
+    results = []
+    for d in (AllSizesDomain(*base), AllSizesDomain(*base, upper_method="proof", upper_note="quoted")):
+        res = certify_all_sizes(d.law(d.params), tol=1e-6, max_boxes=50)
+        results.append((d, res, [], d.verdict(res)))
+    table = [row for row in lines(results, 1) if row.startswith("| ")]
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    col = header.index("U from")
+    rows = [[c.strip() for c in row.strip("|").split("|")] for row in table[1:] if row.startswith("| x |")]
+    assert [len(r) for r in rows] == [len(header)] * 2
+    assert [r[col] for r in rows] == ["law", "proof"]
+
+
 def test_a_quoted_bound_entry_takes_its_lower_end_from_the_listed_law():
     """The binary categorical feature at depth 2: the proof's epsilon above on every box, the listed law's exact
     loss below; capped at the listed domain's six records the search finds the listed domain's worst pair, and the

@@ -109,8 +109,8 @@ def test_the_readme_shows_the_generated_exact_epsilon_table():
     rows = exact_eps_rows()
     assert {r["learner"] for r in rows} == {"strict PrivaTree", "strict DiPriMeFlip", "strict random decision forest"}
     assert all(float(r["exact"]) <= float(r["claim"]) * (1 + 1e-6) for r in rows)
-    # where each upper end comes from: the forest's is its proof's bound, quoted; every other one its law's
-    assert {r["method"] for r in rows if r["learner"] == "strict random decision forest"} == {"proof"}
+    # where each upper end comes from: the forest's is its law's (leaf suprema on every box), as are DiPriMe's
+    assert {r["method"] for r in rows if r["learner"] != "strict PrivaTree"} == {"law"}
     # a law's upper end closes; a quoted one with bounds only says so (no row claims an exact value it lacks)
     assert all(r["closed"] for r in rows if r["method"] == "law")
     assert all(float(r["lower"]) <= float(r["exact"]) for r in rows)

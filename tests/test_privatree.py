@@ -322,7 +322,7 @@ def test_strict_rows_within_the_law_show_the_exact_loss_and_a_tight_bound():
         assert r["epsilon_lower"] <= hi and r["tightness"] >= 0.8, (r["id"], r["epsilon_lower"], r["tightness"])
 
 
-#: the rows of JointExp's edges, three bins and categorical features: about 19, 13, 2 and 6 s of CPU, so the
+#: the rows of JointExp's edges, three bins and categorical features: about 12, 13, 2 and 6 s of CPU, so the
 #: default suite runs the two cheapest and the slow suite all four
 EDGE_LAW_CASES = [pytest.param(k, marks=() if k in (2, 3) else pytest.mark.slow, id=str(k)) for k in range(4)]
 
@@ -333,14 +333,16 @@ def test_strict_rows_of_private_edges_and_categories_show_the_exact_loss(k):
     edges, three bins or categorical features carry their exact loss (released edge cells included) and
     pass, with the sampled bound below the exact loss and at least 0.8 of the attainable bound. Deterministic
     for the seed."""
-    from audit.privatree.claims import EDGE_LAW_CONFIGS, edge_law_claim, edge_law_row_id
+    from audit.privatree.claims import EDGE_LAW_CONFIGS, EDGE_LAW_QUICK_TAIL, edge_law_claim, edge_law_row_id
 
     (r,) = edge_law_claim("quick", 0, k)
     lo, hi = r["exact_loss"]
     assert r["id"] == edge_law_row_id(k) and r["epsilon_claimed"] == EDGE_LAW_CONFIGS[k][-1]
     assert r["verdict"] == "pass" and r["method"] == "sampled, law event", r["id"]
-    # the laws truncate each noisy count at mass EDGE_LAW_TAIL = 1e-9: intervals up to about 2e-5 wide
-    assert 0 < lo <= hi <= r["epsilon_claimed"] and hi - lo < 1e-4, (r["id"], lo, hi)
+    # the laws truncate each noisy count at mass EDGE_LAW_TAIL = 1e-9: intervals up to about 2e-5 wide; at the quick
+    # budget three bins at epsilon 2 truncate at EDGE_LAW_QUICK_TAIL = 2e-5: about 3.5e-3 wide
+    width = 5e-3 if k in EDGE_LAW_QUICK_TAIL else 1e-4
+    assert 0 < lo <= hi <= r["epsilon_claimed"] and hi - lo < width, (r["id"], lo, hi)
     assert r["epsilon_lower"] <= hi and r["tightness"] >= 0.8, (r["id"], r["epsilon_lower"], r["tightness"])
 
 

@@ -96,3 +96,35 @@ def test_the_three_bin_certificate_domain_is_within_its_claim_on_two_records():
     res = certify_domain(dataclasses.replace(three, max_records=2))
     assert res.verdict == "certified" and res.width < 1e-9
     assert 2.0 < res.worst["lower"] <= res.worst["upper"] <= 4.0
+
+
+@settings(max_examples=15, deadline=None)
+@given(counts=st.lists(st.integers(0, 4), min_size=6, max_size=6), drop=st.sampled_from([1e-12, 1e-9, 1e-6, 1e-3]))
+def test_leaving_out_the_least_likely_pairs_loses_at_most_the_mass_it_reports(counts, drop):
+    """Each bin's least likely noisy pairs of mass at most ``drop`` left out (node epsilon 1, about 30 values per
+    cell): every choice's probability falls by at least 0 and at most the reported dropped mass, itself at most
+    three times ``drop``, and the comparisons of the states kept are unchanged (the difference is the dropped
+    states' share only)."""
+    pm = _pmfs(counts, math.exp(-1.0))
+    full, kept = choice_law(pm), choice_law(pm, drop)
+    assert 0.0 <= kept["dropped"] <= 3 * drop * (1 + 1e-9)
+    for k in (0, 1, None):
+        assert -1e-15 <= full[k] - kept[k] <= kept["dropped"] + 1e-15, (counts, k, full, kept)
+    assert "dropped" not in full
+    with pytest.raises(ValueError, match="drop"):
+        choice_law(pm, -1.0)
+
+
+@settings(max_examples=8, deadline=None)
+@given(counts=st.lists(st.integers(0, 3), min_size=6, max_size=6))
+def test_a_coarse_tail_gives_intervals_that_hold_the_fine_law(counts):
+    """node_law.feature_law of one feature of three bins at a coarse tail (1e-6 per noisy count: the cut-offs and each
+    bin's least likely pairs of mass 1e-6 left out) against the default tail (1e-13, nothing left out): each
+    choice's fine probability lies in ``[coarse, coarse + truncated]``."""
+    alpha = math.exp(-1.0)
+    H = np.asarray(counts).reshape(3, 2)
+    fine, fine_t = node_law.feature_law(H, alpha, 1.0, False)
+    coarse, coarse_t = node_law.feature_law(H, alpha, 1.0, False, tail=1e-6)
+    assert fine_t < 1e-11 and coarse_t < 1e-5
+    for key, p in fine.items():
+        assert coarse[key] - 1e-15 <= p <= coarse[key] + coarse_t + fine_t, (counts, key, p, coarse[key], coarse_t)

@@ -64,7 +64,7 @@ from reference.random_trees import RandomDecisionForestClassifier
 #: most structure classes enumerated for one tree
 MAX_STRUCTURES = 200_000
 
-__all__ = ["LeafLaw", "leaf_law", "structure_classes", "PairLoss", "pair_loss", "TAIL", "MAX_STRUCTURES",
+__all__ = ["LeafLaw", "leaf_law", "structure_classes", "leaf_of", "PairLoss", "pair_loss", "TAIL", "MAX_STRUCTURES",
            "PROFILE_STEP", "UNIFORM_ON_ONE_VALUE"]
 
 
@@ -112,7 +112,9 @@ def structure_classes(bounds, grid, max_depth: int) -> list[tuple[tuple, float]]
     return out
 
 
-def _leaf_of(x, nodes, max_depth: int) -> int:
+def leaf_of(x, nodes, max_depth: int) -> int:
+    """The leaf (0 to ``2^max_depth - 1``, left to right) a record ``x`` reaches in the structure ``nodes`` (inner
+    nodes ``(attribute, threshold)`` in heap order): right iff ``x[attribute] > threshold``."""
     v = 0
     for _ in range(max_depth):
         j, t = nodes[v]
@@ -123,7 +125,7 @@ def _leaf_of(x, nodes, max_depth: int) -> int:
 def _counts(X, y_index, nodes, max_depth: int) -> list:
     c = [[0, 0] for _ in range(2 ** max_depth)]
     for x, k in zip(X, y_index):
-        c[_leaf_of(x, nodes, max_depth)][k] += 1
+        c[leaf_of(x, nodes, max_depth)][k] += 1
     return [tuple(v) for v in c]
 
 
