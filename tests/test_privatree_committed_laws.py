@@ -12,9 +12,13 @@ import pytest
 from audit.privatree import claims
 from audit.privatree import committed_laws as cl
 
-#: the two cheapest configurations (about 2 and 6 CPU-s) in the default suite, the other two (about 19 and 13)
-#: under -m slow
-CASES = [pytest.param(k, marks=() if k in (2, 3) else pytest.mark.slow, id=str(k)) for k in range(4)]
+ROWS = claims.committed_law_rows()
+#: the three cheapest rows (two features at epsilon 8, two categorical features, about 0.3 and 2 CPU-s; a
+#: numerical beside a categorical feature, about 6) in the default suite, the other three (two features at
+#: epsilon 4, about 5; three bins, 19; three features, 13) under -m slow
+CHEAP = ("privatree/strict/two-numerical-depth1@8", "privatree/strict/two-categorical-depth1@4",
+         "privatree/strict/numerical+categorical-private-edges-depth1@8")
+CASES = [pytest.param(r, marks=() if r[0] in CHEAP else pytest.mark.slow, id=r[0]) for r in ROWS]
 
 
 def _same(a, b):
@@ -22,29 +26,30 @@ def _same(a, b):
     assert a.lower == b.lower and a.upper == b.upper  # the same floats: JSON floats round-trip exactly
 
 
-@pytest.mark.parametrize("k", CASES)
-def test_the_committed_laws_are_the_laws_the_run_computes(k):
-    params, pairs, _ = claims._edge_law_setup(k)
-    committed = cl.committed_pair_laws(params, pairs, claims.RELEASE_EDGE_CELLS, claims.EDGE_LAW_TAIL)
-    assert committed is not None, "edge_laws.json holds no entry of this configuration: python -m audit.privatree.write_laws"
-    computed = claims._pair_laws(params, pairs, edges=claims.RELEASE_EDGE_CELLS, tail=claims.EDGE_LAW_TAIL)
+@pytest.mark.parametrize("row", CASES)
+def test_the_committed_laws_are_the_laws_the_run_computes(row):
+    _, params, pairs, edges, tail = row
+    committed = cl.committed_pair_laws(params, pairs, edges, tail)
+    assert committed is not None, "edge_laws.json holds no entry of this row: python -m audit.privatree.write_laws"
+    computed = claims._pair_laws(params, pairs, edges=edges, tail=tail)
     assert len(committed) == len(computed) == len(pairs)
-    for c, f, p in zip(committed, computed, pairs):
+    for c, f in zip(committed, computed):
         assert c.exact_loss == tuple(f.exact_loss)
         _same(c.law0, f.law0)
         _same(c.law1, f.law1)
         # the same cell for every release the law names, and OTHER for one it does not
-        for r in list(f.law0.upper)[:50]:
-            assert c.law0.cell(r) == f.law0.cell(r)
+        for r in f.law0.upper:
+            assert c.law0.cell(r) == f.law0.cell(r) and c.law1.cell(r) == f.law1.cell(r)
         assert c.law0.cell(("no", "such", "release")) == f.law0.cell(("no", "such", "release")) == cl.OTHER
 
 
-def test_every_row_of_the_run_has_its_entry_in_the_file():
-    rows = [json.loads(json.dumps(e))["row"] for e in cl._entries(str(cl.LAW_FILE))]
-    assert rows == [claims.edge_law_row_id(k) for k in range(len(claims.EDGE_LAW_CONFIGS))]
-    for k in range(len(claims.EDGE_LAW_CONFIGS)):
-        params, pairs, _ = claims._edge_law_setup(k)
-        assert cl.committed_pair_laws(params, pairs, claims.RELEASE_EDGE_CELLS, claims.EDGE_LAW_TAIL) is not None
+def test_every_committed_row_has_its_entry_in_the_file():
+    assert [e["row"] for e in cl._entries(str(cl.LAW_FILE))] == [r[0] for r in ROWS]
+    for _, params, pairs, edges, tail in ROWS:
+        assert cl.committed_pair_laws(params, pairs, edges, tail) is not None
+    # every row with private edges, three bins or categorical features, and the two-feature rows
+    assert {claims.edge_law_row_id(k) for k in range(len(claims.EDGE_LAW_CONFIGS))} < {r[0] for r in ROWS}
+    assert {"privatree/strict/two-numerical-depth1@4", "privatree/strict/two-numerical-depth1@8"} < {r[0] for r in ROWS}
 
 
 def test_another_configuration_finds_no_committed_law():
@@ -65,13 +70,24 @@ def test_a_file_without_the_entry_or_no_file_finds_nothing(tmp_path):
     assert cl.committed_pair_laws(params, pairs, 2, 1e-9, path=tmp_path / "absent.json") is None
 
 
-def test_the_quick_row_from_the_committed_laws_is_the_computed_row_and_says_so(monkeypatch):
+def _law_rows(monkeypatch):
+    """law_claims at one feature, epsilon 0.5, and two features, epsilon 8 (the cheap rows)."""
+    (one, *a, _), (two, *b, _) = claims.LAW_CONFIGS
+    monkeypatch.setattr(claims, "LAW_CONFIGS", ((one, *a, (0.5,)), (two, *b, (8.0,))))
+
+
+@pytest.mark.parametrize("which", ["edge", "law"])
+def test_the_quick_row_from_the_committed_laws_is_the_computed_row_and_says_so(monkeypatch, which):
     """Same seed, same draws: the row read from the file and the row whose laws are computed in the run agree
     on everything but the sentence naming the file (and its law_source field)."""
-    k = 2
-    (read,) = claims.edge_law_claim("quick", 0, k)
+    if which == "law":
+        _law_rows(monkeypatch)
+        one, read = claims.law_claims("quick", 0)
+        assert "law_source" not in one  # one feature: a finite sum, computed in every run
+    else:
+        (read,) = claims.edge_law_claim("quick", 0, 2)
     monkeypatch.setattr(claims, "committed_pair_laws", lambda *a, **kw: None)
-    (computed,) = claims.edge_law_claim("quick", 0, k)
+    computed = claims.law_claims("quick", 0)[1] if which == "law" else claims.edge_law_claim("quick", 0, 2)[0]
     assert read["law_source"] == cl.LAW_FILE_NAME == "audit/privatree/edge_laws.json"
     assert "law_source" not in computed
     assert read["detail"] == f"{computed['detail']}; {cl.source_note()}"

@@ -207,12 +207,28 @@ def _pair_laws(params: dict, pairs, variant=None, edges=None, tail=TAIL) -> list
     return [_pair_law(params, p, variant, known, edges, tail) for p in pairs]
 
 
-def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, tail=TAIL):
+def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, tail=TAIL, laws=None):
     """:func:`audit.engine.exact_law.law_event.audit_pairs_by_law` through the batched path of ``params`` and
-    ``release(edges)``."""
-    return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs,
-                              _pair_laws(params, pairs, edges=edges, tail=tail), claim, n_samples=n, alpha=ALPHA,
+    ``release(edges)`` (``laws``: the pairs' laws when they are known, else computed here)."""
+    laws = _pair_laws(params, pairs, edges=edges, tail=tail) if laws is None else laws
+    return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs, laws, claim, n_samples=n, alpha=ALPHA,
                               seed=seed)
+
+
+def _quick_laws(budget: str, params: dict, pairs, edges=None, tail=TAIL):
+    """At the quick budget, the pairs' laws from the committed law certificate when it holds exactly this
+    configuration (:mod:`audit.privatree.committed_laws`); else ``None`` (the run computes them)."""
+    return committed_pair_laws(params, pairs, edges, tail) if budget == "quick" else None
+
+
+def _law_row(res, committed, **kw) -> dict:
+    """The claim row of ``res``; when its laws were ``committed``, it names the file they came from."""
+    row = res.claim_row(announce=committed is None, **kw)
+    if committed is not None:
+        row.update(law_source=LAW_FILE_NAME)
+        row["detail"] = f"{row['detail']}; {source_note()}"
+        progress.finished("claim", row)
+    return row
 
 
 def law_claims(budget: str, seed: int) -> list[dict]:
@@ -225,10 +241,12 @@ def law_claims(budget: str, seed: int) -> list[dict]:
         for i, eps in enumerate(epsilons):
             params = _law_params(m, depth, eps)
             delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
+            committed = _quick_laws(budget, params, pairs)
             with checkpoint.scope(f"strict-law:{name}@{eps:g}"):
-                res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 700 + 10 * k + i)
-            rows.append(res.claim_row(
-                id=f"privatree/strict/{name}-depth{depth}@{eps:g}", expected="pass",
+                res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 700 + 10 * k + i,
+                              laws=committed)
+            rows.append(_law_row(
+                res, committed, id=f"privatree/strict/{name}-depth{depth}@{eps:g}", expected="pass",
                 subject=(f"PrivaTreeClassifier(accounting='strict', max_depth={depth}, binning='uniform', max_bins=2, "
                          f"n_public=6), {name}, release = the tree over bin ids (the edges are public)")))
     return rows
@@ -270,19 +288,39 @@ def edge_law_row_id(k: int) -> str:
     return f"privatree/strict/{name}{'-private-edges' if _has_numerical(name) else ''}-depth{depth}@{eps:g}"
 
 
-def write_committed_laws(path=None):
-    """Compute the laws of every row of :data:`EDGE_LAW_CONFIGS` and write them to the committed law certificate
-    (:mod:`audit.privatree.committed_laws`; ``path``: another file). About 40 CPU seconds, 0.9 GB."""
-    configs = []
+#: the strict rows of :func:`law_claims` whose laws a quick run reads from the committed law certificate: two
+#: features (a node's two noisy histograms summed out: about 5 CPU-s at epsilon 4); one feature's law is a finite
+#: sum of milliseconds, computed in every run
+COMMITTED_LAW_CONFIGS = ("two-numerical",)
+
+
+def committed_law_rows() -> list[tuple]:
+    """``(row id, params, pairs, edges, tail)`` of every row whose laws a quick run reads from the committed law
+    certificate (:mod:`audit.privatree.committed_laws`): the rows of :data:`COMMITTED_LAW_CONFIGS` and of
+    :data:`EDGE_LAW_CONFIGS`."""
+    out = []
+    for name, m, depth, epsilons in LAW_CONFIGS:
+        if name in COMMITTED_LAW_CONFIGS:
+            X, y = _numerical(m)
+            pairs = _pairs(X, y, np.array(_LAW_CORNER[:m]))
+            out += [(f"privatree/strict/{name}-depth{depth}@{eps:g}", _law_params(m, depth, eps), pairs, None, TAIL)
+                    for eps in epsilons]
     for k in range(len(EDGE_LAW_CONFIGS)):
         params, pairs, _ = _edge_law_setup(k)
+        out.append((edge_law_row_id(k), params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL))
+    return out
+
+
+def write_committed_laws(path=None):
+    """Compute the laws of every row of :func:`committed_law_rows` and write them to the committed law
+    certificate (:mod:`audit.privatree.committed_laws`; ``path``: another file). About 45 CPU seconds, 0.9 GB."""
+    configs = []
+    for row, params, pairs, edges, tail in committed_law_rows():
         known: dict = {}  # each distinct dataset's (law, cell law), in the order the pairs name them
-        losses = [_pair_law(params, p, None, known, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL).exact_loss for p in pairs]
+        losses = [_pair_law(params, p, None, known, edges, tail).exact_loss for p in pairs]
         keys = list(known)
-        index = [[keys.index(_dataset_key(params, None, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL, *d)) for d in (p.d0, p.d1)]
-                 for p in pairs]
-        configs.append((edge_law_row_id(k), config_key(params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL),
-                        [cells for _, cells in known.values()],
+        index = [[keys.index(_dataset_key(params, None, edges, tail, *d)) for d in (p.d0, p.d1)] for p in pairs]
+        configs.append((row, config_key(params, pairs, edges, tail), [cells for _, cells in known.values()],
                         [(i0, i1, loss) for (i0, i1), loss in zip(index, losses)]))
     return write_laws(configs, path)
 
@@ -295,22 +333,11 @@ def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     params, pairs, subject = _edge_law_setup(k)
     eps = params["epsilon"]
     delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
-    # at the quick budget the laws come from the committed law certificate when it holds this configuration
-    committed = committed_pair_laws(params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL) if budget == "quick" else None
+    committed = _quick_laws(budget, params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL)
     with checkpoint.scope(f"strict:{EDGE_LAW_CONFIGS[k][0]}@{eps:g}"):
-        if committed is None:
-            res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 10 * k + 2,
-                          edges=RELEASE_EDGE_CELLS, tail=EDGE_LAW_TAIL)
-        else:
-            res = audit_pairs_by_law(PrivaTreeBatch(edges=RELEASE_EDGE_CELLS, **params), pairs, committed,
-                                     Claim(eps, delta), n_samples=N_STRICT[budget], alpha=ALPHA,
-                                     seed=seed * 1000 + 10 * k + 2)
-    row = res.claim_row(id=edge_law_row_id(k), expected="pass", subject=subject, announce=committed is None)
-    if committed is not None:
-        row.update(law_source=LAW_FILE_NAME)
-        row["detail"] = f"{row['detail']}; {source_note()}"
-        progress.finished("claim", row)
-    return [row]
+        res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 10 * k + 2,
+                      edges=RELEASE_EDGE_CELLS, tail=EDGE_LAW_TAIL, laws=committed)
+    return [_law_row(res, committed, id=edge_law_row_id(k), expected="pass", subject=subject)]
 
 
 def leak_claims(budget: str, seed: int) -> list[dict]:

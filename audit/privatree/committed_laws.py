@@ -1,20 +1,23 @@
-"""The committed exact laws of PrivaTree's four strict rows with private edges, three bins or categorical features.
+"""The committed exact laws of PrivaTree's strict rows whose laws take seconds to compute.
 
-The report's rows of :data:`audit.privatree.claims.EDGE_LAW_CONFIGS` take their event and their exact loss
-from the exact law of every pair's two releases (:func:`audit.privatree.exact_law.release_law`), and those
-laws are the costliest step of a quick run: about 40 of its CPU seconds, for the same numbers every time
-(a law is a pure function of the learner's parameters, the pair's datasets, the release and the truncation;
-the budget and the seed do not enter). The laws are written once to :data:`LAW_FILE`, a law certificate
-committed beside this module, by ``python -m audit.privatree.write_laws``; a quick run reads each row's
-laws from it when its entry was computed for exactly the row's configuration (:func:`config_key`: the
-parameters, both datasets of every pair, the release's edge cells and the truncated mass), and the row says
-so, naming the file (:func:`source_note`). The standard and full budgets compute every law in the run. A law
-read from the file chooses the same event as the law computed in the run (the same floats, so the same
-report for the same seed), and a wrong law can only choose a poor event, never an invalid bound
+The report's strict rows with two features (:data:`audit.privatree.claims.COMMITTED_LAW_CONFIGS`) and with
+private edges, three bins or categorical features (:data:`audit.privatree.claims.EDGE_LAW_CONFIGS`) take
+their event and their exact loss from the exact law of every pair's two releases
+(:func:`audit.privatree.exact_law.release_law`), and those laws were the costliest step of a quick run: about
+45 of its CPU seconds, for the same numbers every time (a law is a pure function of the learner's parameters,
+the pair's datasets, the release and the truncation; the budget and the seed do not enter). The laws are
+written once to :data:`LAW_FILE`, a law certificate committed beside this module, by ``python -m
+audit.privatree.write_laws`` (:func:`audit.privatree.claims.committed_law_rows` lists the rows); a quick run
+reads each row's laws from it when its entry was computed for exactly the row's configuration
+(:func:`config_key`: the parameters, both datasets of every pair, the release's edge cells and the truncated
+mass), and the row says so, naming the file (:func:`source_note`; the report marks its exact loss
+``(committed)``). The standard and full budgets compute every law in the run. A law read from the file
+chooses the same event as the law computed in the run (the same floats, so the same report for the same
+seed), and a wrong law can only choose a poor event, never an invalid bound
 (:mod:`audit.engine.exact_law.law_event`).
 
-The file's laws are held against the laws computed afresh in tests/test_privatree_committed_laws.py (the two
-cheapest configurations in the default suite, all four under ``-m slow``), so a change to the law's code
+The file's laws are held against the laws computed afresh in tests/test_privatree_committed_laws.py (the three
+cheapest rows in the default suite, all six under ``-m slow``), so a change to the law's code
 that changes a law fails there until the file is written again.
 
 Format: ``{"configs": [{"row": id, "key": config_key, "datasets": [[[cell, lower, upper], ...], ...],
@@ -125,7 +128,7 @@ def write(configs, path: Path | None = None) -> Path:
             "pairs": [{"d0": i, "d1": j, "exact_loss": [float(v) for v in loss]} for i, j, loss in pairs]}
            for row, key, laws, pairs in configs]
     path = Path(path or LAW_FILE)
-    text = json.dumps({"about": "exact laws of the rows of audit.privatree.claims.EDGE_LAW_CONFIGS "
+    text = json.dumps({"about": "exact laws of the rows of audit.privatree.claims.committed_law_rows() "
                                 "(audit/privatree/committed_laws.py); written by `python -m audit.privatree.write_laws`",
                        "configs": out}, separators=(",", ":"))
     path.write_text(text.replace('},{"row"', '},\n{"row"') + "\n", encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ["REPORTS", "tracked", "larger_budget", "kept_aside"]
 
 #: the committed reports, beside the package in a source checkout
-REPORTS = Path(__file__).resolve().parents[2] / "reports"
+REPORTS = Path(__file__).resolve().parents[3] / "reports"
 
 
 def tracked(path: str | Path) -> bool:
