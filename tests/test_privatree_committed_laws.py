@@ -86,7 +86,7 @@ def test_the_quick_row_from_the_committed_laws_is_the_computed_row_and_says_so(m
         assert "law_source" not in one  # one feature: a finite sum, computed in every run
     else:
         (read,) = claims.edge_law_claim("quick", 0, 2)
-    monkeypatch.setattr(claims, "committed_pair_laws", lambda *a, **kw: None)
+    monkeypatch.setattr(claims, "quick_laws", lambda *a, **kw: None)
     computed = claims.law_claims("quick", 0)[1] if which == "law" else claims.edge_law_claim("quick", 0, 2)[0]
     assert read["law_source"] == cl.LAW_FILE_NAME == "audit/privatree/edge_laws.json"
     assert "law_source" not in computed
@@ -98,7 +98,7 @@ def test_the_quick_row_from_the_committed_laws_is_the_computed_row_and_says_so(m
 
 def test_the_other_budgets_compute_the_laws(monkeypatch):
     seen = []
-    monkeypatch.setattr(claims, "committed_pair_laws", lambda *a, **kw: seen.append(a))
+    monkeypatch.setattr(cl, "committed_pair_laws", lambda *a, **kw: seen.append(a))
     monkeypatch.setattr(claims, "N_STRICT", dict(claims.N_STRICT, standard=200))  # the draws do not matter here
     (row,) = claims.edge_law_claim("standard", 0, 2)
     assert seen == [] and "law_source" not in row and "committed" not in row["detail"]
@@ -117,3 +117,21 @@ def test_the_report_marks_a_committed_exact_loss():
     rep.claims[:] = [row]
     md = rep.to_markdown([])
     assert "(committed)" not in md
+
+
+def test_the_writer_writes_what_the_committed_file_holds(monkeypatch, tmp_path):
+    """python -m audit.privatree.write_laws, on the two cheapest rows, into a file of its own: the same laws,
+    exactly, as the committed file's."""
+    from audit.privatree import write_laws
+
+    cheap = [r for r in ROWS if r[0] in CHEAP[:2]]
+    monkeypatch.setattr(write_laws, "committed_law_rows", lambda: cheap)
+    path = write_laws.write_committed_laws(tmp_path / "laws.json")
+    for _, params, pairs, edges, tail in cheap:
+        mine = cl.committed_pair_laws(params, pairs, edges, tail, path=path)
+        theirs = cl.committed_pair_laws(params, pairs, edges, tail)
+        assert mine is not None and theirs is not None
+        for a, b in zip(mine, theirs):
+            assert a.exact_loss == b.exact_loss
+            _same(a.law0, b.law0)
+            _same(a.law1, b.law1)

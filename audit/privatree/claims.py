@@ -46,8 +46,7 @@ from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, beyond
 from audit.engine.estimation.learner import LearnerMechanism
 from audit.engine.exact_law.laws import laws_pair_loss
 from audit.privatree.cell_law import privatree_cell_law
-from audit.privatree.committed_laws import LAW_FILE_NAME, committed_pair_laws, config_key, source_note
-from audit.privatree.committed_laws import write as write_laws
+from audit.privatree.committed_laws import LAW_FILE_NAME, law_row, quick_laws
 from audit.privatree.exact_law import TAIL, release_law
 from audit.privatree.mutants import g1_pair, mutant_cases, pure_pair
 from audit.privatree.theorems import DPLR_LAMBDA, N_COROLLARY1  # noqa: F401 - N_COROLLARY1: the old path
@@ -177,12 +176,6 @@ def _shared_laws():
         _SHARED_LAWS.reset(token)
 
 
-def _dataset_key(params: dict, variant, edges, tail, X, y) -> tuple:
-    """What one dataset's release law is a function of (:func:`_pair_law` keeps each law under it)."""
-    return (repr(sorted(params.items())), variant, edges, tail, np.asarray(X).shape, np.asarray(X).tobytes(),
-            np.asarray(y).tobytes())
-
-
 def _pair_law(params: dict, pair, variant=None, known: dict | None = None, edges=None, tail=TAIL) -> PairLaw:
     """The exact laws of a pair's two releases on common cells, with the pair's exact loss (``variant``: a
     mutant's law, :data:`audit.privatree.exact_law.VARIANTS`; ``edges``: the law of ``release(edges)``;
@@ -192,7 +185,8 @@ def _pair_law(params: dict, pair, variant=None, known: dict | None = None, edges
     known = {} if known is None else known
     laws, cells = [], []
     for X, y in (pair.d0, pair.d1):
-        key = _dataset_key(params, variant, edges, tail, X, y)
+        key = (repr(sorted(params.items())), variant, edges, tail, np.asarray(X).shape, np.asarray(X).tobytes(),
+               np.asarray(y).tobytes())
         if key not in known:
             law = release_law(params, X, y, variant=variant, edges=edges, tail=tail)
             known[key] = (law, privatree_cell_law(params, X, y, law=law))
@@ -218,22 +212,6 @@ def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, ta
                               seed=seed)
 
 
-def _quick_laws(budget: str, params: dict, pairs, edges=None, tail=TAIL):
-    """At the quick budget, the pairs' laws from the committed law certificate when it holds exactly this
-    configuration (:mod:`audit.privatree.committed_laws`); else ``None`` (the run computes them)."""
-    return committed_pair_laws(params, pairs, edges, tail) if budget == "quick" else None
-
-
-def _law_row(res, committed, **kw) -> dict:
-    """The claim row of ``res``; when its laws were ``committed``, it names the file they came from."""
-    row = res.claim_row(announce=committed is None, **kw)
-    if committed is not None:
-        row.update(law_source=LAW_FILE_NAME)
-        row["detail"] = f"{row['detail']}; {source_note()}"
-        progress.finished("claim", row)
-    return row
-
-
 def law_claims(budget: str, seed: int) -> list[dict]:
     """Strict PrivaTree where the release's exact law is within reach: every row shows the exact loss of its
     pairs beside the sampled bound, and the tightness (:mod:`audit.engine.exact_law.law_event`)."""
@@ -244,11 +222,11 @@ def law_claims(budget: str, seed: int) -> list[dict]:
         for i, eps in enumerate(epsilons):
             params = _law_params(m, depth, eps)
             delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
-            committed = _quick_laws(budget, params, pairs)
+            committed = quick_laws(budget, params, pairs, None, TAIL)
             with checkpoint.scope(f"strict-law:{name}@{eps:g}"):
                 res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 700 + 10 * k + i,
                               laws=committed)
-            rows.append(_law_row(
+            rows.append(law_row(
                 res, committed, id=f"privatree/strict/{name}-depth{depth}@{eps:g}", expected="pass",
                 subject=(f"PrivaTreeClassifier(accounting='strict', max_depth={depth}, binning='uniform', max_bins=2, "
                          f"n_public=6), {name}, release = the tree over bin ids (the edges are public)")))
@@ -314,20 +292,6 @@ def committed_law_rows() -> list[tuple]:
     return out
 
 
-def write_committed_laws(path=None):
-    """Compute the laws of every row of :func:`committed_law_rows` and write them to the committed law
-    certificate (:mod:`audit.privatree.committed_laws`; ``path``: another file). About 45 CPU seconds, 0.9 GB."""
-    configs = []
-    for row, params, pairs, edges, tail in committed_law_rows():
-        known: dict = {}  # each distinct dataset's (law, cell law), in the order the pairs name them
-        losses = [_pair_law(params, p, None, known, edges, tail).exact_loss for p in pairs]
-        keys = list(known)
-        index = [[keys.index(_dataset_key(params, None, edges, tail, *d)) for d in (p.d0, p.d1)] for p in pairs]
-        configs.append((row, config_key(params, pairs, edges, tail), [cells for _, cells in known.values()],
-                        [(i0, i1, loss) for (i0, i1), loss in zip(index, losses)]))
-    return write_laws(configs, path)
-
-
 def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     """Strict PrivaTree with JointExp's private edges, three bins or categorical features
     (:data:`EDGE_LAW_CONFIGS` ``[k]``; PrivaTree section IV-A and IV-B): the row shows the exact loss of its
@@ -336,11 +300,11 @@ def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     params, pairs, subject = _edge_law_setup(k)
     eps = params["epsilon"]
     delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
-    committed = _quick_laws(budget, params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL)
+    committed = quick_laws(budget, params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL)
     with checkpoint.scope(f"strict:{EDGE_LAW_CONFIGS[k][0]}@{eps:g}"):
         res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 10 * k + 2,
                       edges=RELEASE_EDGE_CELLS, tail=EDGE_LAW_TAIL, laws=committed)
-    return [_law_row(res, committed, id=edge_law_row_id(k), expected="pass", subject=subject)]
+    return [law_row(res, committed, id=edge_law_row_id(k), expected="pass", subject=subject)]
 
 
 def leak_claims(budget: str, seed: int) -> list[dict]:

@@ -37,9 +37,11 @@ from pathlib import Path
 import numpy as np
 
 from audit.engine.comparison.exact_oracle import OTHER, CellLaw
+from audit.engine.runs import progress
 from audit.engine.exact_law.law_event import PairLaw, common_cells
 
-__all__ = ["LAW_FILE", "LAW_FILE_NAME", "config_key", "committed_pair_laws", "source_note", "write"]
+__all__ = ["LAW_FILE", "LAW_FILE_NAME", "config_key", "committed_pair_laws", "quick_laws", "law_row", "source_note",
+           "write"]
 
 #: the committed law certificate (package data)
 LAW_FILE = Path(__file__).with_name("edge_laws.json")
@@ -112,6 +114,24 @@ def committed_pair_laws(params: dict, pairs, edges, tail: float, path: Path | No
     return None
 
 
+def quick_laws(budget: str, params: dict, pairs, edges, tail: float) -> list[PairLaw] | None:
+    """At the quick budget, :func:`committed_pair_laws` (``None`` when the file lacks the configuration); at the
+    other budgets ``None``: the run computes the laws."""
+    return committed_pair_laws(params, pairs, edges, tail) if budget == "quick" else None
+
+
+def law_row(res, committed, **kw) -> dict:
+    """``res.claim_row(**kw)`` (a :class:`audit.engine.exact_law.law_event.LawAuditResult`); when its laws were
+    ``committed`` (read from the file), the row names the file (``law_source``, and :func:`source_note` in its
+    detail) before it is announced."""
+    row = res.claim_row(announce=committed is None, **kw)
+    if committed is not None:
+        row.update(law_source=LAW_FILE_NAME)
+        row["detail"] = f"{row['detail']}; {source_note()}"
+        progress.finished("claim", row)
+    return row
+
+
 def source_note(name: str = LAW_FILE_NAME) -> str:
     """The sentence a row appends when its laws (so its event and its exact loss) come from the committed file."""
     return (f"the pairs' exact laws (the event and the exact loss) were taken from the committed law certificate "
@@ -122,7 +142,7 @@ def source_note(name: str = LAW_FILE_NAME) -> str:
 def write(configs, path: Path | None = None) -> Path:
     """Write ``configs`` to ``path`` (default :data:`LAW_FILE`): per row ``(row id, config_key, cell laws,
     pairs)``, the cell laws those of its distinct datasets (:func:`audit.privatree.cell_law.privatree_cell_law`)
-    and each pair ``(index of d0, index of d1, exact loss)``; :func:`audit.privatree.claims.write_committed_laws`
+    and each pair ``(index of d0, index of d1, exact loss)``; :func:`audit.privatree.write_laws.write_committed_laws`
     computes them."""
     out = [{"row": row, "key": key, "datasets": [_dump_law(law) for law in laws],
             "pairs": [{"d0": i, "d1": j, "exact_loss": [float(v) for v in loss]} for i, j, loss in pairs]}

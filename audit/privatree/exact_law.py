@@ -77,7 +77,8 @@ Costs (measured on the certificate's domains, one core)
   feature of three bins to depth 2 at node epsilon 1, about 65 s (50 three-bin node laws a dataset, about
   0.25 s each); three numerical features, about 45 s; two binary categorical features, 10 s; a numerical
   beside a binary categorical feature, about 20 s; with ``tail=1e-9``, as the report computes them, about
-  19, 13, 2 and 6 s (peak memory 0.9 GB), intervals up to about 2e-5 wide.
+  19, 13, 2 and 6 s (peak memory 0.9 GB), intervals up to about 2e-5 wide. The standard and full budgets compute
+  them in the run; a quick run reads them from the committed law certificate (:mod:`audit.privatree.committed_laws`).
 
 Mutants
 -------
