@@ -164,6 +164,12 @@ class Report:
                           "law's truncation leaves one) and the tightness: the sampled bound over the best bound "
                           "any event attains at the same n and α (1: as good as the sample size allows). `out of "
                           "reach`: the row's law is beyond what can be summed out, and its detail says why.", ""]
+                committed = sorted({c["law_source"] for c in self.claims if c.get("law_source")})
+                if committed:
+                    lines[-1:-1] = ["", f"`(committed)`: the row's exact laws, so its event and its exact loss, were "
+                                    f"taken from the committed law certificate {', '.join(committed)} (computed for "
+                                    "exactly the row's configuration), not computed in this run; the sample was "
+                                    "drawn in this run."]
             law_head = ["exact loss", "tightness"] if with_law else []
             lines += _table(
                 ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", *law_head, "ε point", "method",
@@ -276,8 +282,9 @@ def _loss_cell(c: dict) -> str:
     if loss is None:
         return "out of reach" if c.get("law") else "–"
     lo, hi = (float(v) for v in loss)
-    return _num(lo) if lo == hi or (math.isfinite(hi) and hi - lo < 5e-5 * max(1.0, hi)) else \
+    cell = _num(lo) if lo == hi or (math.isfinite(hi) and hi - lo < 5e-5 * max(1.0, hi)) else \
         f"[{_num(lo)}, {_num(hi)}]"
+    return f"{cell} (committed)" if c.get("law_source") else cell
 
 
 def _tightness_cell(c: dict) -> str:

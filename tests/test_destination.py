@@ -2,6 +2,7 @@
 certificate that git tracks and writes beside it, as ``run`` keeps a report of a larger budget; ``--replace``
 replaces it; an untracked certificate is simply rewritten. Deterministic."""
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,12 @@ def test_certify_replace_and_untracked(repo, one_domain, tmp_path):
     (loose / "lpdt" / "certificate.md").write_text("old\n")
     assert main(["certify", "lpdt", "--out", str(loose), "--quiet"]) == 0
     assert (loose / "lpdt" / "certificate.md").read_text() != "old\n"
+
+
+def test_the_committed_reports_are_found_beside_the_package():
+    """REPORTS is the source checkout's reports/ (it moved with the engine to audit/engine/runs/: one level
+    deeper); a wrong level sends `run` to a folder that does not exist and the run fails at its last part."""
+    from audit.engine.runs.destination import REPORTS
+
+    assert REPORTS == Path(__file__).resolve().parents[1] / "reports"
+    assert (REPORTS / "privatree" / "certificate.json").is_file()

@@ -40,12 +40,13 @@ from functools import partial
 
 import numpy as np
 
-from audit.engine.runs import checkpoint
+from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, beyond_law, common_cells
 from audit.engine.estimation.learner import LearnerMechanism
 from audit.engine.exact_law.laws import laws_pair_loss
 from audit.privatree.cell_law import privatree_cell_law
+from audit.privatree.committed_laws import LAW_FILE_NAME, law_row, quick_laws
 from audit.privatree.exact_law import TAIL, release_law
 from audit.privatree.mutants import g1_pair, mutant_cases, pure_pair
 from audit.privatree.theorems import DPLR_LAMBDA, N_COROLLARY1  # noqa: F401 - N_COROLLARY1: the old path
@@ -73,7 +74,9 @@ N_LEAK = {"quick": 20_000, "standard": 50_000, "full": 400_000}
 N_G1_20 = {"quick": 200_000, "standard": 400_000, "full": 2_000_000}
 #: the baselines run through the reference learners (no batched path)
 N_BASELINE = {"quick": 600, "standard": 2000, "full": 40_000}
-N_MUTANT = {"quick": 3000, "standard": 6000, "full": 40_000}
+#: (quick: 1,500 detect every such mutant, DPGDF and BDPT at a bound about 5 against their claim of 1; 3,000 gave
+#: about 5.4 to 6, twice the CPU time for the same verdicts)
+N_MUTANT = {"quick": 1500, "standard": 6000, "full": 40_000}
 #: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
 ALPHA = 0.01
 
@@ -134,25 +137,20 @@ CONFIGS = {
 #: edges, two bins per feature; (name, features, depth, epsilons). Two features at depth 1 only from epsilon 4:
 #: below it a node's noisy histograms have too many states to sum out on 2 cores (2.3e8 at epsilon 1)
 LAW_CONFIGS = (("one-numerical", 1, 2, EPSILONS), ("two-numerical", 2, 1, (4.0, 8.0)))
-#: :data:`CONFIGS` where their whole release has an exact law (issue 36): (name, depth, max_bins, binary
-#: categories, epsilon). JointExp's edges with one feature of three bins at epsilon 2 (node epsilon 1/3: 179 distinct
-#: three-bin node laws of about 0.6 s, :mod:`audit.privatree.three_bin_law`, about 110 CPU-s in all); the others at
-#: the least epsilon of the automatic budget split (Eqs. 7-10, strict) whose node histograms the law sums out in
-#: seconds (audit.privatree.exact_law, "Costs"): node epsilon 1 for three numerical features (their Gini values
-#: compared across features: 1/9 at epsilon 2 is out of reach) and beside a categorical feature; two categories per
-#: categorical feature (code 2 read as 1: three categories by two classes at node epsilon 1/4 are about 6e11 noisy
-#: histograms)
+#: :data:`CONFIGS` where their whole release has an exact law: (name, depth, max_bins, binary categories, epsilon).
+#: JointExp's edges with one feature of three bins at epsilon 2 (179 distinct three-bin node laws of about 0.6 s,
+#: :mod:`audit.privatree.three_bin_law`); the others at the least epsilon of the automatic budget split (Eqs. 7-10,
+#: strict) whose node histograms the law sums out in seconds (audit.privatree.exact_law, "Costs"): node epsilon 1
+#: for three numerical features and beside a categorical feature; two categories per categorical feature
 EDGE_LAW_CONFIGS = (("one-numerical", 2, 3, False, 2.0), ("three-numerical", 1, 2, False, 12.0),
                     ("two-categorical", 1, 2, True, 4.0), ("numerical+categorical", 1, 2, True, 8.0))
-#: CPU seconds of each at the quick budget (mostly their laws), for the parts' order
-EDGE_LAW_COST = (12.3, 13.4, 2.4, 6.2)
-#: the truncated mass per noisy count of their laws (the default TAIL is 1e-13): a quarter of the noisy
-#: histograms, four times faster (about 40 CPU-s in all instead of 150), intervals up to about 2e-5 wide
+#: CPU seconds of each at the quick budget (its sample; the laws come from :mod:`audit.privatree.committed_laws`)
+EDGE_LAW_COST = (1.0, 1.0, 0.8, 0.8)
+#: the truncated mass per noisy count of their laws (the default TAIL is 1e-13): intervals up to about 2e-5 wide
 EDGE_LAW_TAIL = 1e-9
-#: the same at the quick budget, for the rows whose law at :data:`EDGE_LAW_TAIL` costs more than a quick run affords
-#: (index in :data:`EDGE_LAW_CONFIGS`: tail): three bins at epsilon 2 in about 12 CPU-s instead of 290 (at epsilon 6
-#: it took 14.7), its exact loss an interval about 3.5e-3 wide (sound: the truncated mass is in the width); the event chosen from a coarser law
-#: is still an event, so the sampled bound stays a bound
+#: the same for a quick run that cannot read the committed laws, per row of :data:`EDGE_LAW_CONFIGS`: three bins
+#: at epsilon 2 in about 12 CPU-s instead of 290, an interval about 3.5e-3 wide (sound: the truncated mass is in
+#: the width; an event chosen from a coarser law is still an event, so the sampled bound stays a bound)
 EDGE_LAW_QUICK_TAIL = {0: 2e-5}
 #: release(edges): each numerical edge's cell among this many equal cells of its public range
 RELEASE_EDGE_CELLS = 2
@@ -206,11 +204,11 @@ def _pair_laws(params: dict, pairs, variant=None, edges=None, tail=TAIL) -> list
     return [_pair_law(params, p, variant, known, edges, tail) for p in pairs]
 
 
-def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, tail=TAIL):
+def _by_law(params: dict, pairs, claim: Claim, n: int, seed: int, edges=None, tail=TAIL, laws=None):
     """:func:`audit.engine.exact_law.law_event.audit_pairs_by_law` through the batched path of ``params`` and
-    ``release(edges)``."""
-    return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs,
-                              _pair_laws(params, pairs, edges=edges, tail=tail), claim, n_samples=n, alpha=ALPHA,
+    ``release(edges)`` (``laws``: the pairs' laws when they are known, else computed here)."""
+    laws = _pair_laws(params, pairs, edges=edges, tail=tail) if laws is None else laws
+    return audit_pairs_by_law(PrivaTreeBatch(edges=edges, **params), pairs, laws, claim, n_samples=n, alpha=ALPHA,
                               seed=seed)
 
 
@@ -224,10 +222,12 @@ def law_claims(budget: str, seed: int) -> list[dict]:
         for i, eps in enumerate(epsilons):
             params = _law_params(m, depth, eps)
             delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
+            committed = quick_laws(budget, params, pairs, None, TAIL)
             with checkpoint.scope(f"strict-law:{name}@{eps:g}"):
-                res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 700 + 10 * k + i)
-            rows.append(res.claim_row(
-                id=f"privatree/strict/{name}-depth{depth}@{eps:g}", expected="pass",
+                res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 700 + 10 * k + i,
+                              laws=committed)
+            rows.append(law_row(
+                res, committed, id=f"privatree/strict/{name}-depth{depth}@{eps:g}", expected="pass",
                 subject=(f"PrivaTreeClassifier(accounting='strict', max_depth={depth}, binning='uniform', max_bins=2, "
                          f"n_public=6), {name}, release = the tree over bin ids (the edges are public)")))
     return rows
@@ -269,6 +269,29 @@ def edge_law_row_id(k: int) -> str:
     return f"privatree/strict/{name}{'-private-edges' if _has_numerical(name) else ''}-depth{depth}@{eps:g}"
 
 
+#: the strict rows of :func:`law_claims` whose laws a quick run reads from the committed law certificate: two
+#: features (a node's two noisy histograms summed out: about 5 CPU-s at epsilon 4); one feature's law is a finite
+#: sum of milliseconds, computed in every run
+COMMITTED_LAW_CONFIGS = ("two-numerical",)
+
+
+def committed_law_rows() -> list[tuple]:
+    """``(row id, params, pairs, edges, tail)`` of every row whose laws a quick run reads from the committed law
+    certificate (:mod:`audit.privatree.committed_laws`): the rows of :data:`COMMITTED_LAW_CONFIGS` and of
+    :data:`EDGE_LAW_CONFIGS`."""
+    out = []
+    for name, m, depth, epsilons in LAW_CONFIGS:
+        if name in COMMITTED_LAW_CONFIGS:
+            X, y = _numerical(m)
+            pairs = _pairs(X, y, np.array(_LAW_CORNER[:m]))
+            out += [(f"privatree/strict/{name}-depth{depth}@{eps:g}", _law_params(m, depth, eps), pairs, None, TAIL)
+                    for eps in epsilons]
+    for k in range(len(EDGE_LAW_CONFIGS)):
+        params, pairs, _ = _edge_law_setup(k)
+        out.append((edge_law_row_id(k), params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL))
+    return out
+
+
 def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     """Strict PrivaTree with JointExp's private edges, three bins or categorical features
     (:data:`EDGE_LAW_CONFIGS` ``[k]``; PrivaTree section IV-A and IV-B): the row shows the exact loss of its
@@ -277,11 +300,13 @@ def edge_law_claim(budget: str, seed: int, k: int) -> list[dict]:
     params, pairs, subject = _edge_law_setup(k)
     eps = params["epsilon"]
     delta = residual_delta(partial(PrivaTreeClassifier, random_state=0, **params), pairs)
+    committed = quick_laws(budget, params, pairs, RELEASE_EDGE_CELLS, EDGE_LAW_TAIL)
     with checkpoint.scope(f"strict:{EDGE_LAW_CONFIGS[k][0]}@{eps:g}"):
-        tail = EDGE_LAW_QUICK_TAIL.get(k, EDGE_LAW_TAIL) if budget == "quick" else EDGE_LAW_TAIL
+        quick_tail = budget == "quick" and committed is None
+        tail = EDGE_LAW_QUICK_TAIL.get(k, EDGE_LAW_TAIL) if quick_tail else EDGE_LAW_TAIL
         res = _by_law(params, pairs, Claim(eps, delta), N_STRICT[budget], seed * 1000 + 10 * k + 2,
-                      edges=RELEASE_EDGE_CELLS, tail=tail)
-    return [res.claim_row(id=edge_law_row_id(k), expected="pass", subject=subject)]
+                      edges=RELEASE_EDGE_CELLS, tail=tail, laws=committed)
+    return [law_row(res, committed, id=edge_law_row_id(k), expected="pass", subject=subject)]
 
 
 def leak_claims(budget: str, seed: int) -> list[dict]:
@@ -499,10 +524,10 @@ def run(budget: str, seed: int) -> Report:
     # independent parts, each from its own seeds: side by side under --jobs (audit.engine.estimation.parts), the costliest
     # first (cost: CPU seconds at the quick budget); the report is the one a single process writes
     n_mutants = len(mutant_cases(1.0))
-    mutant_cost = (0.1, 3.2, 2.5, 3.0, 3.0, 3.3, 0.1)  # measured, per mutant of mutant_cases (3 for a new one)
+    mutant_cost = (0.1, 1.6, 2.5, 1.5, 1.5, 1.7, 0.1)  # measured, per mutant of mutant_cases (3 for a new one)
     g1 = [c.id for c in mutant_cases(1.0)].index(G1_MUTANT)
     parts = [Part(name, partial(f, budget, seed), cost) for name, f, cost in (
-        ("law", law_claims, 7.6),
+        ("law", law_claims, 2.5),
         *((f"strict {c[0]}", partial(edge_law_claim, k=k), cost) for k, (c, cost) in
           enumerate(zip(EDGE_LAW_CONFIGS, EDGE_LAW_COST))),
         ("leak and G1 mutant", _leak_part, 4.1),
@@ -553,9 +578,13 @@ def run(budget: str, seed: int) -> Report:
         "least epsilon of the automatic budget split whose node histograms the law sums out in about a minute "
         "(node epsilon 1 for three features and beside a categorical feature; two categories per categorical "
         "feature), and one feature of three bins at epsilon 2 (node epsilon 1/3: its noisy histograms number about "
-        "6e11 per node, summed as a separable sum, 179 distinct node laws of about 0.6 s; at the quick budget its "
-        "law is truncated at 2e-5 per noisy count, so its exact loss is an interval about 3.5e-3 wide). Three "
-        "features' Gini values at node epsilon 1/9 are too many to compare.")
+        "6e11 per node, summed as a separable sum, 179 distinct node laws of about 0.6 s; a quick run that cannot read it from "
+        "the committed law certificate truncates it at 2e-5 per noisy count, an interval about 3.5e-3 wide). Three "
+        "features' Gini values at node epsilon 1/9 are too many to compare."
+        + (f" At the quick budget the laws of the two-feature rows and of these rows (about 45 CPU seconds) are "
+           f"read from the committed law certificate {LAW_FILE_NAME}, computed for exactly their configurations "
+           "(their exact loss is marked `(committed)`); the standard and full budgets compute them in the run."
+           if any(c.get("law_source") for c in report.claims) else ""))
     report.notes.append(
         "Neighbouring: add/remove one record. n_public (Eq. 7) is a fixed parameter of the learner, identical for "
         "both datasets of a pair, so the budget split never reads the data. Exception: the DP-LR baseline rows "

@@ -82,6 +82,8 @@ Costs (measured on the certificate's domains, one core)
   by their counts), about 0.6 s each with ``tail=1e-9`` (each bin's least likely noisy pairs of mass at most
   the tail left out, :func:`audit.privatree.three_bin_law.choice_law`'s ``drop``): about 110 s in all, intervals
   about 2e-7 wide; with ``tail=2e-5`` (the quick budget) about 10 s, about 3.5e-3 wide.
+  The standard and full budgets compute them in the run; a quick run reads them from the committed law
+  certificate (:mod:`audit.privatree.committed_laws`).
 
 Mutants
 -------

@@ -86,7 +86,10 @@ def corollary1_rows(budget: str, seed: int) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- Corollaries 2 and 3 (poisoning)
-N_POISON = {"quick": 30, "standard": 60, "full": 500}
+#: PrivaTree fits per poison level (quick: 20, each row's interval still far from its bound at seed 0: the
+#: accuracies' intervals above 0.67 against Corollary 2's bounds of at most 0.26, the attack success rates' below
+#: 0.49 against Corollary 3's of at least 0.81)
+N_POISON = {"quick": 20, "standard": 60, "full": 500}
 POISON_EPS = 0.5
 POISON_X = (0, 1, 2, 4)
 TRIGGER = (63, 47, 61, 54)  # bottom-right pixels of the 8x8 digits (the MNIST trigger of section VI-C, scaled)
@@ -134,8 +137,11 @@ def poisoning(budget: str, seed: int):
         Xb, yb = np.vstack((Xtr, src)), np.append(ytr, np.ones(x, dtype=int))
         acc[x], asr[x] = [], []
         for r in range(R):
-            acc[x].append(np.mean(_poison_learner(seed * 7919 + r).fit(Xtr, yf).predict(Xte) == yte))
-            asr[x].append(np.mean(_poison_learner(seed * 7919 + R + r).fit(Xb, yb).predict(zeros_te) == 1))
+            flipped = _poison_learner(seed * 7919 + r).fit(Xtr, yf)
+            acc[x].append(np.mean(flipped.predict(Xte) == yte))
+            # x = 0: no flip and no added record, the same training set: the clean fit gives the clean ASR too
+            added = flipped if x == 0 else _poison_learner(seed * 7919 + R + r).fit(Xb, yb)
+            asr[x].append(np.mean(added.predict(zeros_te) == 1))
     rows = []
     a0, a0_lo, _ = _ci(acc[0])
     s0, _, s0_hi = _ci(asr[0])
@@ -361,7 +367,8 @@ def comparison_figure(acc, curves):
 
 
 # ----------------------------------------------------------------------------- utility figure
-UTILITY_EPS = {"quick": (0.1, 1.0, 10.0), "standard": (0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+#: the utility figure's epsilons (no verdict rides on it; quick: the two ends of the standard range)
+UTILITY_EPS = {"quick": (0.1, 10.0), "standard": (0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
                "full": tuple(np.logspace(-2, 1, 9))}
 
 
