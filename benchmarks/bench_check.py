@@ -6,12 +6,13 @@ Run: ``PYTHONPATH=. python benchmarks/bench_check.py [--subjects NAME,...] [--bu
 Each subject is checked with ``--jobs 1`` in this process; the table gives the CPU seconds of the whole check
 (``time.process_time`` of this process plus the CPU of its children, ``resource.getrusage(RUSAGE_CHILDREN)``),
 the verdict and power, and the CPU seconds of each stage as the report's ``stage_cpu_s`` gives them. CPU seconds,
-not wall: the machine may be shared. ``--small`` checks only the fast subjects at ``--n-samples 2000`` (seconds;
-``benchmarks/run.py --small`` calls it; no timing is asserted).
+not wall: the machine may be shared. ``--small`` checks only the lattice-noise classifier at ``--n-samples 1000``
+without the scale family (seconds; ``benchmarks/run.py`` calls :func:`small_row`; no timing is asserted).
 
 Subjects: a correct estimator whose fit burns 1 ms of CPU (:class:`SlowMajority`), a newcomer's lattice-noise
 classifier of a few lines (:class:`LatticeNoise`), diffprivlib's ``DecisionTreeClassifier``, ``GaussianNB`` and
-``LinearRegression`` with public bounds and classes, and OpenDP's float Laplace (a mechanism). The optional ones
+``LinearRegression`` with public bounds and classes, and OpenDP's float Laplace (a mechanism, batched through
+OpenDP's vector Laplace: ``tests/subjects/opendp_float.py``). The optional ones
 are left out when their package is missing.
 """
 from __future__ import annotations
@@ -68,18 +69,19 @@ class LatticeNoise:
 DPL_BOUNDS = "([0.0, 0.0], [1.0, 1.0])"
 #: name -> (check arguments, the package it needs, fast enough for --small)
 SUBJECTS = {
-    "1ms-estimator": (["bench_check:SlowMajority", "--params", '{"work": 0.001}', "--epsilon", "1"], None, True),
+    "1ms-estimator": (["bench_check:SlowMajority", "--params", '{"work": 0.001}', "--epsilon", "1"], None, False),
     "lattice-classifier": (["bench_check:LatticeNoise", "--epsilon", "1"], None, True),
     "dpl-tree": (["diffprivlib.models:DecisionTreeClassifier", "--params",
                   f"{{'epsilon': 1.0, 'bounds': {DPL_BOUNDS}, 'classes': [0, 1], 'max_depth': 2}}", "--epsilon", "1"],
                  "diffprivlib", False),
     "dpl-gaussiannb": (["diffprivlib.models:GaussianNB", "--params",
-                        f"{{'epsilon': 1.0, 'bounds': {DPL_BOUNDS}, 'classes': [0, 1]}}", "--epsilon", "1"],
+                        f"{{'epsilon': 1.0, 'bounds': {DPL_BOUNDS}}}", "--epsilon", "1", "--classes", "0,1"],
                        "diffprivlib", False),
     "dpl-linreg": (["diffprivlib.models:LinearRegression", "--params",
                     f"{{'epsilon': 1.0, 'bounds_X': {DPL_BOUNDS}, 'bounds_y': (0.0, 1.0)}}", "--epsilon", "1"],
                    "diffprivlib", False),
-    "opendp-float-laplace": (["outside_mechanisms:opendp_float_laplace", "--epsilon", "1"], "opendp", False),
+    "opendp-float-laplace": (["subjects.opendp_float:FloatLaplace", "--params", '{"epsilon": 1.0}', "--epsilon", "1"],
+                             "opendp", False),
 }
 
 
@@ -98,11 +100,25 @@ def run_one(name: str, budget: str, seed: int, extra: list[str]) -> dict:
     code = audit_main(["check", *args, "--budget", budget, "--seed", str(seed), "--jobs", "1", "--quiet",
                        "--out", out, *extra])
     cpu, wall = cpu_now() - start, time.perf_counter() - wall
-    report = json.loads(next(Path(out).rglob("report.json")).read_text())
+    found = list(Path(out).rglob("report.json"))
+    if not found:
+        return {"subject": name, "exit": code, "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "verdict": "error",
+                "power": None, "stages": {}}
+    report = json.loads(found[0].read_text())
     row = report["claims"][0]
     stages = next(iter(report.get("stage_cpu_s", {}).values()), {})
     return {"subject": name, "exit": code, "cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
             "verdict": row.get("verdict"), "power": row.get("power"), "stages": stages}
+
+
+#: the options of ``--small``
+SMALL = ["--n-samples", "1000", "--no-scale"]
+
+
+def small_row() -> dict:
+    """The ``--small`` row (the lattice classifier at 1,000 outputs per input, no scale family), for
+    ``benchmarks/run.py``, which loads this file as the module ``bench_check``."""
+    return run_one("lattice-classifier", "quick", 0, SMALL)
 
 
 def main(argv=None) -> int:
@@ -110,13 +126,13 @@ def main(argv=None) -> int:
     p.add_argument("--subjects", default=None, help="comma list of " + ", ".join(SUBJECTS))
     p.add_argument("--budget", default="quick")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--small", action="store_true", help="the fast subjects at --n-samples 2000 (seconds, for CI)")
+    p.add_argument("--small", action="store_true", help="the lattice classifier at --n-samples 1000 (seconds, for CI)")
     p.add_argument("--json", default=None, help="also write the rows to this file")
     args = p.parse_args(argv)
     sys.modules.setdefault("bench_check", sys.modules[__name__])
-    sys.path.insert(0, str(HERE.parent / "examples"))
+    sys.path.insert(0, str(HERE.parent / "tests"))  # subjects.opendp_float
     names = args.subjects.split(",") if args.subjects else [k for k, v in SUBJECTS.items() if v[2] or not args.small]
-    extra = ["--n-samples", "2000", "--no-scale"] if args.small else []
+    extra = SMALL if args.small else []
     rows = []
     for name in names:
         needs = SUBJECTS[name][1]
