@@ -1,21 +1,38 @@
-"""Wall time of a quick ``audit check`` (default options: neighbour search on) of an estimator whose fit takes
-about 10 ms of CPU, with ``--jobs 2`` (issue 18's target: within 10 minutes on 2 cores).
+"""CPU seconds of a quick ``audit check`` per subject and per stage (issue: a per-pull-request gate costs at most
+about a minute of CPU on a correct estimator).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_check.py [--jobs 2] [--n-samples N]``. It prints the fits made
-(screening and confirmation), the measured time per fit and the wall time.
+Run: ``PYTHONPATH=. python benchmarks/bench_check.py [--subjects NAME,...] [--budget quick] [--small]``.
+
+Each subject is checked with ``--jobs 1`` in this process; the table gives the CPU seconds of the whole check
+(``time.process_time`` of this process plus the CPU of its children, ``resource.getrusage(RUSAGE_CHILDREN)``),
+the verdict and power, and the CPU seconds of each stage as the report's ``stage_cpu_s`` gives them. CPU seconds,
+not wall: the machine may be shared. ``--small`` checks only the lattice-noise classifier at ``--n-samples 1000``
+without the scale family (seconds; ``benchmarks/run.py`` calls :func:`small_row`; no timing is asserted).
+
+Subjects: a correct estimator whose fit burns 1 ms of CPU (:class:`SlowMajority`), a newcomer's lattice-noise
+classifier of a few lines (:class:`LatticeNoise`), diffprivlib's ``DecisionTreeClassifier``, ``GaussianNB`` and
+``LinearRegression`` with public bounds and classes, and OpenDP's float Laplace (a mechanism, batched through
+OpenDP's vector Laplace: ``tests/subjects/opendp_float.py``). The optional ones
+are left out when their package is missing.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
+import resource
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
+HERE = Path(__file__).parent
+
 
 class SlowMajority:
-    """A correct epsilon-DP majority label (noisy max) whose fit burns about 10 ms of CPU."""
+    """A correct epsilon-DP majority label (noisy max) whose fit burns ``work`` seconds of CPU."""
 
     def __init__(self, epsilon=1.0, random_state=None, work=10e-3):
         self.epsilon, self.work, self.random_state = epsilon, work, random_state
@@ -33,34 +50,102 @@ class SlowMajority:
         return np.full(len(X), self.label_)
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser()
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--n-samples", default=None)
-    args = p.parse_args(argv)
+class LatticeNoise:
+    """A newcomer's correct classifier: class counts plus two-sided geometric noise (an integer lattice)."""
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon, self.random_state = epsilon, random_state
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        p = 1 - np.exp(-self.epsilon)
+        self.counts_ = np.bincount(np.asarray(y, dtype=int), minlength=2) + rng.geometric(p, 2) - rng.geometric(p, 2)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), int(np.argmax(self.counts_)))
+
+
+DPL_BOUNDS = "([0.0, 0.0], [1.0, 1.0])"
+#: name -> (check arguments, the package it needs, fast enough for --small)
+SUBJECTS = {
+    "1ms-estimator": (["bench_check:SlowMajority", "--params", '{"work": 0.001}', "--epsilon", "1"], None, False),
+    "lattice-classifier": (["bench_check:LatticeNoise", "--epsilon", "1"], None, True),
+    "dpl-tree": (["diffprivlib.models:DecisionTreeClassifier", "--params",
+                  f"{{'epsilon': 1.0, 'bounds': {DPL_BOUNDS}, 'classes': [0, 1], 'max_depth': 2}}", "--epsilon", "1"],
+                 "diffprivlib", False),
+    "dpl-gaussiannb": (["diffprivlib.models:GaussianNB", "--params",
+                        f"{{'epsilon': 1.0, 'bounds': {DPL_BOUNDS}}}", "--epsilon", "1", "--classes", "0,1"],
+                       "diffprivlib", False),
+    "dpl-linreg": (["diffprivlib.models:LinearRegression", "--params",
+                    f"{{'epsilon': 1.0, 'bounds_X': {DPL_BOUNDS}, 'bounds_y': (0.0, 1.0)}}", "--epsilon", "1"],
+                   "diffprivlib", False),
+    "opendp-float-laplace": (["subjects.opendp_float:FloatLaplace", "--params", '{"epsilon": 1.0}', "--epsilon", "1"],
+                             "opendp", False),
+}
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process and its finished children."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
+def run_one(name: str, budget: str, seed: int, extra: list[str]) -> dict:
     from audit.__main__ import main as audit_main
 
-    sys.modules.setdefault("bench_check", sys.modules[__name__])
-    t0 = time.perf_counter()
-    SlowMajority().fit(np.zeros((3, 2)), np.array([0, 1, 1]))
-    per_fit = time.perf_counter() - t0
+    args, _, _ = SUBJECTS[name]
     out = tempfile.mkdtemp()
-    cmd = ["check", "bench_check:SlowMajority", "--epsilon", "1", "--budget", "quick", "--jobs", str(args.jobs),
-           "--quiet", "--out", out]
-    if args.n_samples:
-        cmd += ["--n-samples", args.n_samples]
-    start = time.perf_counter()
-    code = audit_main(cmd)
-    wall = time.perf_counter() - start
-    print(f"fit {per_fit * 1e3:.1f} ms; exit {code}; wall {wall:.0f} s with --jobs {args.jobs}")
-    import json
-    from pathlib import Path
+    start, wall = cpu_now(), time.perf_counter()
+    code = audit_main(["check", *args, "--budget", budget, "--seed", str(seed), "--jobs", "1", "--quiet",
+                       "--out", out, *extra])
+    cpu, wall = cpu_now() - start, time.perf_counter() - wall
+    found = list(Path(out).rglob("report.json"))
+    if not found:
+        return {"subject": name, "exit": code, "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "verdict": "error",
+                "power": None, "stages": {}}
+    report = json.loads(found[0].read_text())
+    row = report["claims"][0]
+    stages = next(iter(report.get("stage_cpu_s", {}).values()), {})
+    return {"subject": name, "exit": code, "cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
+            "verdict": row.get("verdict"), "power": row.get("power"), "stages": stages}
 
-    for path in Path(out).rglob("report.json"):  # the families' own timings are in the row's evidence text
-        for row in json.loads(path.read_text()).get("claims", []):
-            for part in row.get("detail", "").split("; "):
-                if part.startswith(("search:", "scale family:", "state probe", "power:")):
-                    print(part)
+
+#: the options of ``--small``
+SMALL = ["--n-samples", "1000", "--no-scale"]
+
+
+def small_row() -> dict:
+    """The ``--small`` row (the lattice classifier at 1,000 outputs per input, no scale family), for
+    ``benchmarks/run.py``, which loads this file as the module ``bench_check``."""
+    return run_one("lattice-classifier", "quick", 0, SMALL)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--subjects", default=None, help="comma list of " + ", ".join(SUBJECTS))
+    p.add_argument("--budget", default="quick")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--small", action="store_true", help="the lattice classifier at --n-samples 1000 (seconds, for CI)")
+    p.add_argument("--json", default=None, help="also write the rows to this file")
+    args = p.parse_args(argv)
+    sys.modules.setdefault("bench_check", sys.modules[__name__])
+    sys.path.insert(0, str(HERE.parent / "tests"))  # subjects.opendp_float
+    names = args.subjects.split(",") if args.subjects else [k for k, v in SUBJECTS.items() if v[2] or not args.small]
+    extra = SMALL if args.small else []
+    rows = []
+    for name in names:
+        needs = SUBJECTS[name][1]
+        if needs and importlib.util.find_spec(needs) is None:
+            print(f"{name}: skipped ({needs} not installed)")
+            continue
+        row = run_one(name, args.budget, args.seed, extra)
+        rows.append(row)
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in row["stages"].items())
+        print(f"{name}: {row['cpu_s']:.1f} CPU-s (wall {row['wall_s']:.0f} s), {row['verdict']}, "
+              f"{row['power']}; stages: {stages}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
 
 

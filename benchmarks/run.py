@@ -173,6 +173,21 @@ def target_rows(budget: str):
     return rows
 
 
+def check_rows():
+    """CPU seconds of a small ``audit check`` (``bench_check.py --small``: the lattice-noise classifier at 1,000
+    outputs per input, ``--jobs 1``); ``bench_check.py`` alone gives the per-subject, per-stage table."""
+    import contextlib
+    import io
+
+    import sys
+
+    bench = sys.modules.setdefault("bench_check", _bench_module("bench_check"))  # its subjects resolve by name
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        row = bench.small_row()
+    return [(f"audit check, lattice classifier, 1,000 per input ({row['verdict']}; bench_check.py --small)",
+             row["cpu_s"], "CPU-s", float("nan"))]
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--small", action="store_true", help="small sizes (seconds), for CI")
@@ -185,7 +200,7 @@ def main(argv=None):
     if args.readme:
         return _bench_module("bench_readme").main([])
     n, n_fits = (20_000, 100) if args.small else (1_000_000, 1_000)
-    rows = mechanism_rows(n) + estimator_rows(n) + learner_rows(n_fits)
+    rows = mechanism_rows(n) + estimator_rows(n) + learner_rows(n_fits) + check_rows()
     if args.targets:
         rows += target_rows(args.targets)
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
@@ -193,7 +208,7 @@ def main(argv=None):
     print(f"| {'measure':70s} | {'rate':>14s} | {'unit':10s} | {'peak MiB':>8s} |")
     print(f"|{'-' * 72}|{'-' * 16}|{'-' * 12}|{'-' * 10}|")
     for name, rate, unit, peak in rows:
-        value = f"{rate:>14,.1f}" if unit == "s wall" else f"{rate:>14,.0f}"
+        value = f"{rate:>14,.1f}" if unit in ("s wall", "CPU-s") else f"{rate:>14,.0f}"
         print(f"| {name:70s} | {value} | {unit:10s} | {peak:>8.1f} |")
 
 

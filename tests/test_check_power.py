@@ -47,3 +47,23 @@ def test_a_strong_pass_is_conclusive(tmp_path):
     assert main(BASE + ["--n-samples", "20000", "--strict-power", "--out", str(tmp_path)]) == 0
     row = _row(tmp_path)
     assert row["power"] == "conclusive" and row["detectable_loss"] <= 1.25
+
+
+def test_growth_keeps_the_first_audits_event_and_a_correct_float_mechanism_reads_conclusive():
+    """OpenDP's float Laplace (correct, epsilon 1) at quick, seed 1: the first audit's winning event is a float
+    pattern that leaves the pass just inconclusive (about 32,000 outputs per input would settle it). Growth counts
+    that same event (chosen on the first audit's pilot, so the stage's fresh outputs bound it at the stage's level)
+    on 80,000 outputs per input, every one counted, and the pass reads conclusive; a new pilot used to pick a rarer
+    float pattern and stay inconclusive. False-alarm rate: the claim holds, so a violation would occur with
+    probability at most alpha = 0.05 (0.04 first audit + 0.01 growth)."""
+    pytest.importorskip("opendp")
+    from audit.gate.run import Subject, audit_subject
+
+    subject = Subject("opendp-float-laplace", "subjects.opendp_float:FloatLaplace", epsilon=1.0,
+                      params={"epsilon": 1.0})
+    row = audit_subject(subject, "quick", 1)
+    assert row["verdict"] == "pass" and row["power"] == "conclusive", row["detail"]
+    first, grown = row["pairs_confirmed"][0], row["pairs_confirmed"][-1]
+    assert "grown to 80,000" in grown["pair"] and grown["counts"]["n_pilot"] == 0
+    assert grown["event"] == first["event"] and grown["counts"]["n1"] == 80_000
+    assert row["grown"][0]["conclusive"] is True

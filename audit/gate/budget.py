@@ -17,8 +17,8 @@ from audit.gate.inputs import CheckError
 from audit.gate.verdict import ALPHA
 from audit.engine.runs import progress
 from audit.engine.runs.budget import SAMPLES
-from audit.engine.estimation.estimate import audit_pairs
-from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, power_statement
+from audit.engine.estimation.estimate import AuditResult, audit_pairs, count_event
+from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, detectable_loss, power_statement
 
 
 __all__ = ["GROW_SHARE", "GROW_STAGES", "GROW_FACTOR", "GROW_MAX", "GROW_SECONDS", "SCALE_RECORDS",
@@ -70,12 +70,19 @@ def grow_limit(subject: Subject, kind: str, budget: str) -> int:
 
 
 def grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
-    """Grow an inconclusive pass: audit its winning pair again on fresh outputs, :data:`GROW_FACTOR` times more
-    per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
+    """Grow an inconclusive pass: count the winning pair's event again on fresh outputs, :data:`GROW_FACTOR` times
+    more per stage, each stage at ``ALPHA * GROW_SHARE / GROW_STAGES`` (sequential, Bonferroni: the error rate is
     kept), until the pass is conclusive, a stage finds a violation, or the next stage would draw more than
-    :func:`grow_limit` outputs per input (a count: the same seed grows alike on any machine). The safety cap
-    :data:`GROW_SECONDS` stops a stage from starting once the growth has run that long; the stage left out is
-    recorded with ``"cut": True``. Returns the deciding result, its pairs, and one record per stage."""
+    :func:`grow_limit` outputs per input (a count: the same seed grows alike on any machine).
+
+    The event is kept, never chosen again: of the first audit's two directions on the winning pair, the one whose
+    event has the best power for the claim (the smallest loss caught with probability 0.9 at the stage's size, from
+    its frequency in the first audit) is counted on every output of the stage (:func:`count_event`; no pilot, since
+    the event was chosen on the first audit's samples, which the stage does not reuse). A new pilot would pick the
+    event that separates *its* samples best, on a correct mechanism often a rare one (a float pattern) with less
+    power than the one that made the pass nearly conclusive. The safety cap :data:`GROW_SECONDS` stops a stage
+    from starting once the growth has run that long; the stage left out is recorded with ``"cut": True``.
+    Returns the deciding result, its pairs, and one record per stage."""
     if _conclusive(res, subject) or conclusive_n(res.worst, claim=subject.epsilon, delta=subject.delta,
                                                  target=subject.epsilon * (1.0 + POWER_MARGIN)) is None:
         return res, audited, []  # conclusive already, or no sample size makes its event conclusive
@@ -96,8 +103,15 @@ def grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
                           f"past its {cap:.0f} s safety cap")
             break
         progress.step(f"inconclusive pass: growing the winning pair to {n_k:,} outputs per input (stage {k})")
-        stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=ALPHA * GROW_SHARE / GROW_STAGES,
-                            seed=seed + 7919 * k)
+        a_k = ALPHA * GROW_SHARE / GROW_STAGES
+        direction = _best_power_direction(res.results[res.worst_pair], subject, n_k, a_k)
+        if direction is None or direction.chosen is None:  # a checkpointed first audit: its event is not kept
+            stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=a_k, seed=seed + 7919 * k)
+        else:
+            r = count_event(mech, pair.d0, pair.d1, direction.chosen, direction.direction, n_samples=n_k,
+                            delta=subject.delta, alpha=a_k, seed=seed + 7919 * k)
+            stage = AuditResult(claim, r.epsilon_lower, r.epsilon_point, bool(r.epsilon_lower > claim.epsilon), 0,
+                                pair.description, [r], int(n_k), a_k)
         row = confirmed_rows([pair], stage.results)[0]
         row["pair"] = f"{pair.description} (grown to {n_k:,} outputs per input)"
         stages.append({"n": n_k, "used": True, "epsilon_lower": float(stage.epsilon_lower),
@@ -105,6 +119,20 @@ def grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
         if stage.violation or stages[-1]["conclusive"]:
             return stage, [pair], stages
     return res, audited, stages
+
+
+def _best_power_direction(result, subject, n_k: int, alpha: float):
+    """Of a pair's two directions (``result.directions``), the one whose event would catch the smallest loss with
+    probability 0.9 at ``n_k`` outputs per input and level ``alpha / 2``, from its frequency on the denominator
+    input (``None`` when the result has no directions)."""
+    directions = list(getattr(result, "directions", None) or [result])
+
+    def loss(r):
+        c = r.counts
+        p1 = (c["k1"] + 0.5) / (int(c["n1"]) + 1)
+        return detectable_loss(p1, n_k, claim=subject.epsilon, alpha=alpha / 2, delta=subject.delta)
+
+    return min(directions, key=lambda r: (loss(r), -r.epsilon_lower)) if directions else None
 
 
 def coverage_cut(row, extra, cuts, subject) -> None:

@@ -334,6 +334,13 @@ class EstimatorRelease:
                 out[j - 1] = v
         return out
 
+    def _points(self) -> list[str]:
+        """The grid's points in words, written once (every fit's predictions are named by them)."""
+        cached = getattr(self, "_point_words", None)
+        if cached is None or cached[0] is not self.grid:
+            cached = self._point_words = (self.grid, [_point(p) for p in self.grid])
+        return cached[1]
+
     def _features(self, est) -> dict:
         """The released numbers by name (the events' words for their coordinates), in release order."""
         out = {}
@@ -346,12 +353,13 @@ class EstimatorRelease:
         if "release" in self.kinds and callable(getattr(est, "release", None)):
             out.update(_release_numbers(est.release()))
         if "predictions" in self.kinds:
+            points = self._points()
             if callable(getattr(est, "predict", None)):
-                out.update(zip((f"prediction at {_point(p)}" for p in self.grid), self._predictions(est)))
+                out.update(zip((f"prediction at {p}" for p in points), self._predictions(est)))
             if callable(getattr(est, "predict_proba", None)):
                 proba = np.asarray(est.predict_proba(self.grid), dtype=float).reshape(len(self.grid), -1)
-                out.update((f"predict_proba at {_point(p)}[{k}]", float(v))
-                           for p, row in zip(self.grid, proba) for k, v in enumerate(row))
+                out.update((f"predict_proba at {p}[{k}]", float(v))
+                           for p, row in zip(points, proba) for k, v in enumerate(row))
         if "structure" in self.kinds:
             layout, trees = tree_nodes(est, self.layout)
             if trees:

@@ -37,7 +37,7 @@ from audit.engine.estimation.events import choose_event
 from audit.engine.estimation.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "confirm_pairs", "check_sizes"]
+           "confirm_pairs", "check_sizes", "count_event"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ class EstimateResult:
     alpha: float
     delta: float
     directions: list = field(default_factory=list, repr=False)
+    #: the :class:`audit.engine.estimation.events.Event` counted (not in ``to_dict``: a checkpointed result has none)
+    chosen: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self, *, with_directions: bool = True) -> dict:
         d = {k: getattr(self, k) for k in ("epsilon_lower", "epsilon_point", "event", "direction", "counts",
@@ -174,10 +176,49 @@ def estimate_from_samples(pilot0: Samples, pilot1: Samples, counting, *, delta: 
         point = point_estimate(num, n_count, den, n_count, delta=delta)
         results.append(EstimateResult(float(lower), point, ev.description, name,
                                       {"k0": num, "n0": n_count, "k1": den, "n1": n_count, "n_pilot": n_pilot},
-                                      int(n_pilot + n_count), alpha, delta))
+                                      int(n_pilot + n_count), alpha, delta, chosen=ev))
     best = max(results, key=lambda r: (r.epsilon_lower, r.epsilon_point))
     best.directions = results
     return best
+
+
+def count_event(mechanism, d0, d1, event, direction: str, *, n_samples: int, delta: float = 0.0,
+                alpha: float = 0.05, seed: int = 0) -> EstimateResult:
+    """The bound of one event fixed beforehand (chosen on other samples), counted on ``n_samples`` fresh outputs
+    per input, every one of them counted (no pilot: the event is already chosen).
+
+    Parameters
+    ----------
+    mechanism, d0, d1 : as for :func:`estimate_epsilon`
+    event : Event
+        The event, chosen before these outputs are drawn (e.g. on an earlier audit's pilot), so the bound holds
+        at its level whatever the samples.
+    direction : ``"d0 vs d1"`` or ``"d1 vs d0"``
+        Which input's frequency is the numerator.
+    n_samples : int
+    delta, alpha : float
+        The bound is taken at ``alpha / 2``, the level of one direction of :func:`estimate_epsilon` (so
+        :func:`audit.engine.estimation.power.power_statement` reads the result alike); only one direction is
+        counted, so the error probability is at most ``alpha / 2``.
+    seed : int or numpy.random.SeedSequence
+    """
+    if direction not in ("d0 vs d1", "d1 vs d0"):
+        raise ValueError(f"direction must be 'd0 vs d1' or 'd1 vs d0', got {direction!r}")
+    check_sizes(int(n_samples) * 2, alpha, delta, 0.5)  # n_samples counted outputs per input suffice to bound
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    s0, s1 = ss.spawn(2)
+    k, n = [0, 0], [0, 0]
+    for i, block in draw_many(mechanism, [(d0, int(n_samples), s0), (d1, int(n_samples), s1)]):
+        n[i] += len(block)
+        k[i] += event.count(block)
+    num, den = (k[0], k[1]) if direction == "d0 vs d1" else (k[1], k[0])
+    lower = epsilon_lower_bound(num, n[0], den, n[1], delta=delta, alpha=alpha / 2)
+    point = point_estimate(num, n[0], den, n[1], delta=delta)
+    out = EstimateResult(float(lower), point, event.description, direction,
+                         {"k0": num, "n0": n[0], "k1": den, "n1": n[1], "n_pilot": 0}, int(n_samples), alpha, delta,
+                         chosen=event)
+    out.directions = [out]
+    return out
 
 
 # --------------------------------------------------------------------------- pairs and claims

@@ -15,6 +15,7 @@ keys: public and constant), random generator objects (the state probe,
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from numbers import Real
 
@@ -35,14 +36,35 @@ _OPAQUE = (str, bytes, bytearray, type(None), type, complex)
 
 
 def constructor_keys(est) -> set[str]:
-    """The top-level constructor parameters: ``get_params(deep=False)``'s keys, else ``__init__``'s names."""
+    """The top-level constructor parameters: ``get_params(deep=False)``'s keys, else ``__init__``'s names.
+
+    A scikit-learn ``get_params`` (``BaseEstimator``'s own) reads the class's ``__init__`` signature on every call,
+    and the fallback reads it too: both are the class's, so they are read once per class (the audit calls this on
+    every fit). Any other ``get_params`` is asked each time."""
+    cls = type(est)
+    if getattr(getattr(cls, "get_params", None), "__qualname__", "") == "BaseEstimator.get_params" and \
+            callable(getattr(cls, "_get_param_names", None)):
+        try:
+            return set(_class_param_names(cls))
+        except Exception:
+            pass
     try:
         return set(est.get_params(deep=False))
     except Exception:
         try:
-            return {n for n in inspect.signature(type(est)).parameters if n != "self"}
+            return set(_init_names(cls))
         except (TypeError, ValueError):
             return set()
+
+
+@functools.lru_cache(maxsize=256)
+def _class_param_names(cls) -> tuple:
+    return tuple(cls._get_param_names())
+
+
+@functools.lru_cache(maxsize=256)
+def _init_names(cls) -> tuple:
+    return tuple(n for n in inspect.signature(cls).parameters if n != "self")
 
 
 def _state(obj):
