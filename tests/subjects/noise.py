@@ -69,3 +69,21 @@ class FastLaplaceOff(FastLaplace):
 class NarrowSignature:
     def __init__(self, eps):
         self.eps = eps
+
+
+class GeometricCount:
+    """A correct epsilon-DP count under add/remove: the number of records (clipped to [0, 1]) plus two-sided
+    geometric noise (the discrete Laplace law, P(k) proportional to exp(-epsilon |k|)), drawn from ``rng``, so a
+    seeded audit is reproducible (unlike OpenDP's samplers, which draw their own entropy)."""
+
+    def __init__(self, epsilon=1.0):
+        self.p = 1.0 - np.exp(-float(epsilon))
+
+    def _count(self, data):
+        return int(np.clip(np.asarray(data, dtype=float), 0, 1).sum())
+
+    def __call__(self, data, rng):
+        return self._count(data) + int(rng.geometric(self.p) - rng.geometric(self.p))
+
+    def batch(self, data, n, rng):
+        return self._count(data) + rng.geometric(self.p, int(n)) - rng.geometric(self.p, int(n))
