@@ -4,7 +4,8 @@ The numbers are read from the all-sizes sections of the committed certificates
 (``reports/TARGET/certificate.json``, key ``all_sizes``, written by ``python -m audit certify TARGET``): for every
 dataset of any size on the learner's public grid, the loss is at most ``U``, and a pair of ``N`` records attains
 ``L``. Where the supremum is only approached as the counts grow without bound, the certificate states its limit,
-and the table says so; where the search did not close, the row gives both ends. ``tests/test_findings.py`` checks that each page's copy equals :func:`exact_eps_table`.
+and the table says so; where the search did not close, the row gives both ends (and, where the entry's analysis
+states the supremum at the upper end, says so: the proof's bound is then the exact value, reached by no pair). ``tests/test_findings.py`` checks that each page's copy equals :func:`exact_eps_table`.
 """
 from __future__ import annotations
 
@@ -75,10 +76,15 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
             if e["verdict"] != "certified":
                 raise ValueError(f"reports: {path}: {e['domain']!r} is {e['verdict']}, not certified")
             closed = bool(e.get("complete", False))
-            if not closed:
+            limit = e.get("limit")
+            by_analysis = not closed and limit is not None and limit >= e["upper"] * (1 - 1e-9)
+            if by_analysis:
+                how = (f"not closed by the search: the supremum {limit:g} is the entry's analysis, approached as the "
+                       f"counts grow (a pair of {e['worst']['records']:,} records attains {e['lower']:.4f})")
+            elif not closed:
                 how = (f"not closed: the bounds only (a pair of {e['worst']['records']:,} records attains "
                        f"{e['lower']:.4f}; the certificate's entry says why)")
-            elif e.get("limit") is not None:
+            elif limit is not None:
                 how = (f"supremum {e['limit']:g}, approached as the counts grow without bound "
                        f"({e['lower']:.6f} at {e['worst']['records']:,} records)")
             else:
@@ -87,7 +93,8 @@ def exact_eps_rows(reports: str | Path | None = None) -> list[dict]:
             rows.append({"learner": learner, "configuration": config, "relation": e["relation"],
                          "claim": f"{e['epsilon_claimed']:g}", "exact": f"{e['upper']:.4f}", "how": how,
                          "lower": f"{e['lower']:.4f}", "closed": closed, "method": _method(path, e),
-                         "reading": _reading(e) if closed else "open: between the bounds"})
+                         "reading": _reading(e) if closed else (_reading(e) + ", in the limit (the entry's analysis)"
+                                                                if by_analysis else "open: between the bounds")})
     return rows
 
 

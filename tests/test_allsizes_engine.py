@@ -89,3 +89,61 @@ def test_a_quoted_bound_law_refuses_bad_arguments_by_name():
                                                                          "max_point_records")):
         with pytest.raises(ValueError, match=name):
             QuotedBoundLaw(release_law, dict(ONE, max_depth=1), [[0.25, 0.75]], [0, 1], **kw)
+
+
+def test_a_witness_raises_the_lower_end_only_within_the_size_cap():
+    """A quoted-bound law's witness (a pair far out in the orthant, here 63 records at depth 1 where the loss tends to
+    the whole epsilon) is evaluated before the search: the lower end is its exact loss, above every pair of at most
+    2 records; capped at 10 records the witness is out of reach and the lower end is the listed pairs' again; the
+    upper end, the proof's, does not move."""
+    from audit.engine.exact_law.allsizes import point_loss
+    from audit.engine.exact_law.quoted import QuotedBoundLaw
+    from audit.privatree.exact_law import release_law
+
+    kw = dict(bound=1.0, max_point_records=2)
+    plain = QuotedBoundLaw(release_law, dict(ONE, max_depth=1), [[0.25, 0.75]], [0, 1], **kw)
+    law = QuotedBoundLaw(release_law, dict(ONE, max_depth=1), [[0.25, 0.75]], [0, 1], witnesses=[((0, 0, 62, 0), 0)],
+                         **kw)
+    base = certify_all_sizes(plain, tol=1e-9, max_boxes=200)
+    res = certify_all_sizes(law, tol=1e-9, max_boxes=200)
+    wit = point_loss(law, (0, 0, 62, 0), 0)[0]
+    assert 0.99 < wit <= 1.0 and wit > base.lower + 0.1
+    assert res.lower == wit and res.worst["records"] == 63 and res.worst["c1"] == [1, 0, 62, 0]
+    assert res.upper == base.upper
+    capped = certify_all_sizes(law, tol=1e-9, max_boxes=200, max_records=10)
+    assert capped.lower == certify_all_sizes(plain, tol=1e-9, max_boxes=200, max_records=10).lower
+
+
+def test_a_quoted_bound_laws_witnesses_and_limit_are_checked_by_name():
+    from audit.engine.exact_law.quoted import QuotedBoundLaw
+    from audit.privatree.exact_law import release_law
+
+    args = (release_law, dict(ONE, max_depth=1), [[0.25, 0.75]], [0, 1])
+    for kw in (dict(witnesses=[((0, 0, 1), 0)]), dict(witnesses=[((0, 0, 1, 0), 4)]),
+               dict(witnesses=[((0, -1, 1, 0), 0)])):
+        with pytest.raises(ValueError, match="witnesses"):
+            QuotedBoundLaw(*args, bound=1.0, max_point_records=2, **kw)
+    for limit in ((2.0, "above the bound"), (1.0, "")):
+        with pytest.raises(ValueError, match="limit"):
+            QuotedBoundLaw(*args, bound=1.0, max_point_records=2, limit=limit)
+    law = QuotedBoundLaw(*args, bound=1.0, max_point_records=2, limit=(1.0, "why"))
+    assert law.limits == {"add-remove": (1.0, "why")}
+
+
+def test_the_jointexp_entrys_family_gives_the_losses_its_note_quotes():
+    """JointExp's edges at depth 2: the family the note names (a class-1 record at 0.25 added to one class-0 record
+    there and n of class 0 at 0.75) is among the entry's witnesses, its losses are the ones quoted, rise with n and
+    settle (the same to 1e-9 from n = 64 on), above every pair of at most 10 records (0.5592) and below the proof's 1."""
+    from audit.engine.exact_law.allsizes import point_loss
+    from audit.privatree.certificate import all_sizes
+
+    d = next(x for x in all_sizes() if x.name == "strict, JointExp edges, depth 2")
+    law = d.law(d.params)
+    losses = {}
+    for n in (14, 20, 32, 64, 128):
+        assert ((1, 0, n, 0), (1,)) in law.witnesses
+        losses[n] = point_loss(law, (1, 0, n, 0), 1)[0]
+    for n, records in ((14, 16), (20, 22), (32, 34)):
+        assert f"{losses[n]:.6f} at {records}" in d.upper_note
+    assert 0.5592 < losses[14] < losses[20] < losses[32] < 1.0
+    assert abs(losses[128] - losses[64]) < 1e-9 and f"settles at {losses[64]:.6f}" in d.upper_note

@@ -128,3 +128,35 @@ def test_a_coarse_tail_gives_intervals_that_hold_the_fine_law(counts):
     assert fine_t < 1e-11 and coarse_t < 1e-5
     for key, p in fine.items():
         assert coarse[key] - 1e-15 <= p <= coarse[key] + coarse_t + fine_t, (counts, key, p, coarse[key], coarse_t)
+
+
+def test_the_all_sizes_entrys_family_climbs_towards_the_proofs_bound_on_the_analysed_release():
+    """The all-sizes entry of three bins at depth 2 states the proof's 4 as the supremum (its limit); the family of the
+    analysis (bin 0 empty, bins 1 and 2 alike of class-1 share 2/5, a class-0 record added to bin 0) has the losses
+    the note quotes, rising with the records, below 4 and above 3 (a leaf at the root gives at most 1 + 2), and its
+    worst release is the analysed one: the root splits at boundary 1 and its left child is a leaf labelled 1."""
+    from audit.engine.exact_law.allsizes import point_loss
+    from audit.engine.exact_law.laws import pair_interval
+    from audit.privatree.certificate import all_sizes
+    from audit.privatree.exact_law import release_law
+
+    d = next(x for x in all_sizes() if x.name == "strict, one feature, three bins, depth 2")
+    law = d.law(d.params)
+    assert law.limits["add-remove"][0] == 4.0 == d.epsilon_claimed and d.upper_method == "proof"
+    losses = []
+    for a, b in ((15, 10), (30, 20)):
+        c = (0, 0, a, b, a, b)
+        assert (c, (0,)) in law.witnesses
+        losses.append(point_loss(law, c, 0)[0])
+        assert f"{losses[-1]:.4f} at {2 * (a + b) + 1}" in d.upper_note
+    assert 3.0 < losses[0] < losses[1] < 4.0
+    params = dict(THREE, epsilon=4.0, max_depth=2)
+    X = lambda c: np.repeat([[1 / 6], [1 / 6], [0.5], [0.5], [5 / 6], [5 / 6]], c, axis=0)  # noqa: E731
+    y = lambda c: np.repeat([0, 1, 0, 1, 0, 1], c)  # noqa: E731
+    c0, c1 = (0, 0, 30, 20, 30, 20), (1, 0, 30, 20, 30, 20)
+    L0, L1 = (release_law(params, X(c), y(c), tail=1e-10) for c in (c0, c1))
+    assert pair_interval(L0, L1)[0] == pytest.approx(losses[1], abs=1e-12)
+    ratios = {r: math.log(L0.lower[r] / L1.upper[r]) for r in L0.lower if L0.lower[r] > 0 and L1.upper.get(r, 0) > 0}
+    worst = max(ratios, key=ratios.get)
+    assert ratios[worst] == pytest.approx(losses[1], abs=1e-12)
+    assert worst[:4] == ("node", 0, 1, ("leaf", 1))

@@ -147,6 +147,28 @@ _PROOF = ("U is strict PrivaTree's privacy bound, quoted (Vos et al. 2023, Theor
           "epsilon on every add/remove pair); the search supplies the lower end from the listed-dataset law.")
 
 
+#: JointExp edges at depth 2: pairs ``(c, cell)`` of the family the note names (counts: 0.25 class 0, 0.25 class 1,
+#: 0.75 class 0, 0.75 class 1), found by a scan of count vectors; the search evaluates them first (a lower end only)
+_JOINTEXP_WITNESSES = tuple(((1, 0, n, 0), 1) for n in (14, 20, 32, 64, 128))
+
+#: three bins at depth 2: the family of the supremum (bin 0 empty, bins 1 and 2 alike, a class-0 record added to
+#: bin 0; cells bin b class k at 2 b + k), by number of records; the search evaluates them first (a lower end only)
+_THREE_BIN_WITNESSES = tuple(((0, 0, a, b, a, b), 0) for a, b in ((15, 10), (30, 20), (60, 40), (120, 80),
+                                                                   (189, 126), (191, 134)))
+
+_THREE_BIN_LIMIT = (
+    "the root splits at boundary 1 (bins 0, 1 | bin 2) with bin 0 empty and bins 1 and 2 of n records each with the "
+    "same class-1 share p < 1/2; a class-0 record is added to bin 0 and the left child is a leaf labelled 1. As n "
+    "grows, with N gini / 2 = q(x) + q(y + z) against q(x + y) + q(z) (q(w) = w0 w1 / |w|), boundary 1 loses to "
+    "boundary 0 by s (p - r)^2 + O(1/n) whenever bin 0's noisy count x = (a, b) is not empty (s = a + b, r = b / s; "
+    "the big bins' noise moves the comparison by O(1/n) only), so the root keeps boundary 1 only when x is empty: "
+    "its choice ratio tends to e^(epsilon_level) = e; the left child does not split only when at least two of its "
+    "three noisy bins are empty, in the limit bin 0 and bin 2, so its ratio tends to e too; the leaf's label, its "
+    "class-1 count at most its class-0 count, moves by e^(epsilon_leaf) = e^2 exactly: 1 + 1 + 2 = 4 (with p's "
+    "denominator growing too, so that noisy counts of bin 0 with share exactly p, ties kept by boundary 0 only "
+    "up to O(1/n), lose their mass)")
+
+
 def all_sizes() -> list[AllSizesDomain]:
     """Strict PrivaTree over every dataset of any size (one feature of two public bins, two classes, epsilon 1,
     node and leaf budgets 1/2 each): depth 2 and depth 1 under add/remove, depth 2 under substitution (claim
@@ -185,25 +207,40 @@ def all_sizes() -> list[AllSizesDomain]:
                        "the edge's cell among 2 equal cells (release(edges=2)): every add/remove pair of datasets of "
                        "any size.",
                        partial(QuotedBoundLaw, _CELLS2, grid=[[0.25, 0.75]], classes=[0, 1], bound=1.0,
-                               max_point_records=10),
+                               max_point_records=10, witnesses=_JOINTEXP_WITNESSES),
                        dict(_JOINTEXP, epsilon=1.0, max_depth=2), "add-remove", 1.0, sizes=6, max_boxes=8000,
                        in_run=False, upper_method="proof",
                        upper_note=_PROOF + " No count law bounds this release on boxes yet: the edge's law is "
                        "JointExp's over the gaps between the sorted data (its utility a rank, moving with both "
                        "values' counts) and the tree's law depends on which side of the edge each value falls; no "
                        "monotone factor bound of the pair over unbounded counts is derived. Bounds, not closed: the "
-                       "lower end is the listed law's worst pair of at most 10 records (it rises with the records: "
-                       "0.5487 at 6, 0.5592 at 10)."),
+                       "lower end is the worst pair found, the listed law's pairs of at most 10 records (0.5487 at "
+                       "6, 0.5592 at 10) and the family found by a scan of count vectors (counts at 0.25 up to 4, at "
+                       "0.75 up to 32): a class-1 record at 0.25 added to one class-0 record at 0.25 and n of class 0 "
+                       "at 0.75 (counts (1, 0, n, 0) and (1, 1, n, 0)), whose loss rises with n and settles at "
+                       "0.562089 (0.561815 at 16 records, 0.562064 at 22, 0.562089 at 34, the same to 1e-9 from 66 "
+                       "on). With a public edge the tree alone at these budgets is at most 0.2 + 0.4 = 0.6 (the "
+                       "two-bin count law's certificate at node level 0.2 and leaf 0.4); whether the private edge's "
+                       "mixture lets any pair come closer to the proof's 1 is open."),
         AllSizesDomain("strict, one feature, three bins, depth 2", "Strict PrivaTree (epsilon 4, depth 2, one feature "
                        "of three public bins, node and leaf budgets 1/2 each): every add/remove pair of datasets of "
                        "any size. Each node chooses between two boundaries by the Gini of its noisy histogram.",
                        partial(QuotedBoundLaw, release_law, grid=[[1 / 6, 0.5, 5 / 6]], classes=[0, 1], bound=4.0,
-                               max_point_records=2),
-                       dict(_ONE, max_bins=3, epsilon=4.0, max_depth=2), "add-remove", 4.0, sizes=2, max_boxes=2000,
+                               max_point_records=4, witnesses=_THREE_BIN_WITNESSES,
+                               witness_law=partial(release_law, tail=1e-10), limit=(4.0, _THREE_BIN_LIMIT)),
+                       dict(_ONE, max_bins=3, epsilon=4.0, max_depth=2), "add-remove", 4.0, sizes=4, max_boxes=2000,
                        in_run=False, upper_method="proof",
-                       upper_note=_PROOF + " No count law bounds this release on boxes yet: each node's boundary is "
-                       "the least Gini of a noisy histogram of 3 bins x 2 classes, a comparison of two ratios of "
-                       "sums of six noisy counts, with no monotone factor form. Bounds, not closed: the lower end is "
-                       "the listed law's worst pair of at most 2 records (the listed domain's 3 records reach 3.123: "
-                       "its certificate above)."),
+                       upper_note=_PROOF + " No law bound below it can exist: the proof's 4 is the supremum of the "
+                       "loss (the limit stated), approached as the counts grow and reached by no pair, so the box "
+                       "search's law bound would be 4 too. Each node's boundary is the least Gini of a noisy "
+                       "histogram of 3 bins x 2 classes, a comparison of two ratios of sums of six noisy counts "
+                       "with no monotone factor form; its choice ratio is at most the noise's e^(epsilon_level) and "
+                       "tends to it. Not closed by the search: the lower end is the worst pair found, the listed "
+                       "law's pairs of at most 4 records (2.6986 at 1, 2.8470 at 2, 3.1225 at 3, 3.1935 at 4) "
+                       "and the family of the limit, evaluated at a cut-off of 1e-10 per noisy count: bin 0 empty, bins 1 and 2 of "
+                       "n records each with the same class-1 share, one class-0 record added to bin 0; its loss "
+                       "rises with the records as 4 - L of about 18 / N (share 2/5: 3.7021 at 51 records, 3.8270 at "
+                       "101, 3.9057 at 201, 3.9539 at 401, 3.9715 at 631; share 134/325: 3.9759 at 651). Its "
+                       "counts stop near 190 a cell: the three-bin law's float keys order the Gini comparisons "
+                       "exactly only for noisy counts of about 215 or fewer (audit.privatree.three_bin_law)."),
     ]

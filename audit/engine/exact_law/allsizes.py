@@ -12,7 +12,8 @@ one-point box the interval is the exact value up to floating-point slack.
 ``[0, inf]^m`` per cell ``i``, and refines:
 
 * a box's *upper bound* is ``max_r max(|L_r|, |U_r|)``, valid for every pair of the box;
-* its *lower bound* is the exact loss of its corner pair ``(lo, lo + e_i)`` (a pair that exists);
+* its *lower bound* is the exact loss of its corner pair ``(lo, lo + e_i)`` (a pair that exists); a law may
+  also name pairs found by analysis (:attr:`CountLaw.witnesses`), evaluated first: a lower end only;
 * the box of largest upper bound is split (a finite range in halves; an infinite one ``[a, inf]`` into
   ``[a, 2a + 1]`` and ``[2a + 2, inf]``, so the counts reached grow geometrically) until that bound is
   within ``tol`` of the best pair found, or the box or time budget runs out (then the gap is stated).
@@ -53,12 +54,16 @@ class CountLaw:
     Subclasses set ``cells`` (names of the ``m`` cells), ``releases`` (every release of positive
     probability) and implement :meth:`delta`. ``limits`` (optional) maps a relation to ``(value, note)``: the
     supremum of the loss, approached only as counts grow without bound, when the law can state it in closed
-    form (``note`` says why); it is reported beside the search's bound, never used by it.
+    form (``note`` says why); it is reported beside the search's bound, never used by it. ``witnesses`` (optional):
+    pairs ``(c, move)`` (count vector and :meth:`pair_delta`'s move) that :func:`certify_all_sizes` evaluates
+    before the search, wherever they lie: a pair found by analysis far out in the orthant, whose exact loss can
+    only raise the lower end (the boxes still partition the orthant, so the upper end is unchanged).
     """
 
     cells: tuple = ()
     releases: tuple = ()
     limits: dict = {}
+    witnesses: tuple = ()
     #: the relations whose pairs :meth:`delta` can bound (a law whose entries are maxima over releases, not
     #: single releases, covers add/remove only: a substitution's difference of two maxima is not bounded by them)
     relations: tuple = ("add-remove", "substitute")
@@ -245,6 +250,13 @@ def certify_all_sizes(law: CountLaw, *, relation: str = "add-remove", tol: float
         return [] if chosen is None else chosen[1]
 
     moves = [(i,) for i in range(m)] if relation == "add-remove" else list(itertools.combinations(range(m), 2))
+    for c, move in law.witnesses:  # the law's known pairs (CountLaw.witnesses): a lower end only
+        c, move = tuple(c), tuple(move)
+        if len(move) != (1 if relation == "add-remove" else 2) or not fits(c):
+            continue
+        low, up, r = point_loss(law, c, move)
+        if low > best["lower"]:
+            best.update(lower=low, upper=up, release=r, c=c, move=move)
     for move in moves:
         consider((0,) * m, (top,) * m, move)
     complete, stuck = False, 0.0  # stuck: the largest bound of a one-point box (it cannot be refined)

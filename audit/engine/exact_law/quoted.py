@@ -6,9 +6,13 @@ the counts through a comparison or an order statistic that no monotone factor bo
 edge, the order of a binary categorical feature's categories by noisy class share). For these,
 :class:`QuotedBoundLaw` gives :func:`audit.engine.exact_law.allsizes.certify_all_sizes` the privacy proof's bound on every
 box (the entry's ``upper_method`` is ``"proof"``, its ``upper_note`` says which proof and why no law bound) and the
-exact loss of the listed law at every count vector of at most ``max_point_records`` records (the lower end). The
-search then states the best bounds it has: ``U`` the proof's, ``L`` the worst pair of the listed law found; it
-closes only where the listed law reaches the proof's bound (the loss is then exact at every size).
+exact loss of the listed law at every count vector of at most ``max_point_records`` records (the lower end), and at
+the ``witnesses``: pairs of any size found by analysis (a family whose loss tends to the proof's bound as its
+counts grow), evaluated by the same law or a coarser-tailed one (``witness_law``; its intervals still hold the exact
+loss). The search then states the best bounds it has: ``U`` the proof's, ``L`` the worst pair found; it closes only
+where a pair reaches the proof's bound (the loss is then exact at every size). Where the analysis shows the proof's
+bound is the supremum, approached as the counts grow and reached by no pair, ``limit`` states it beside the search
+(:attr:`audit.engine.exact_law.allsizes.CountLaw.limits`: reported, never used).
 """
 from __future__ import annotations
 
@@ -40,10 +44,19 @@ class QuotedBoundLaw(CountLaw):
         bounded by twice it, a removal and an addition).
     max_point_records : int
         Count vectors of at most this many records (the larger dataset) get the listed law's exact loss; above,
-        the lower end is 0.
+        the lower end is 0 (except at the witnesses).
+    witnesses : sequence of (count vector, cell)
+        Add/remove pairs ``(c, c + e_cell)`` of any size whose exact loss the search evaluates first
+        (:attr:`audit.engine.exact_law.allsizes.CountLaw.witnesses`).
+    witness_law : callable, optional
+        The law the witnesses are evaluated by (default ``law``): e.g. ``law`` with a coarser truncation, faster on
+        large counts (its intervals are wider, still valid).
+    limit : (float, str), optional
+        The supremum of the add/remove loss and why (module docstring), or ``None``.
     """
 
-    def __init__(self, law, params: dict, grid, classes, bound: float, max_point_records: int):
+    def __init__(self, law, params: dict, grid, classes, bound: float, max_point_records: int, witnesses=(),
+                 witness_law=None, limit=None):
         if not bound > 0:
             raise ValueError(f"bound must be positive, got {bound!r}")
         if int(max_point_records) != max_point_records or max_point_records < 1:
@@ -57,8 +70,22 @@ class QuotedBoundLaw(CountLaw):
         self.max_point_records = int(max_point_records)
         self.cells = tuple(f"x = {p if len(p) > 1 else p[0]!r}, class {c!r}" for p in points for c in self.classes)
         self.releases = ("loss",)
-        self.limits = {}
+        m = len(self.cells)
+        ws = []
+        for c, cell in witnesses:
+            c = tuple(int(v) for v in c)
+            if len(c) != m or min(c) < 0 or int(cell) != cell or not 0 <= cell < m:
+                raise ValueError(f"witnesses: each must be a count vector of {m} non-negative counts and a cell in "
+                                 f"0..{m - 1}, got {(c, cell)!r}")
+            ws.append((c, (int(cell),)))
+        self.witnesses = tuple(ws)
+        self._witness_keys = frozenset(ws)
+        if limit is not None and not (len(limit) == 2 and 0 < float(limit[0]) <= self.bound and limit[1]):
+            raise ValueError(f"limit must be (value in (0, bound], note), got {limit!r}")
+        self.limits = {} if limit is None else {"add-remove": (float(limit[0]), str(limit[1]))}
         self._law_of = lru_cache(maxsize=4096)(self._law_at)
+        self._witness_law = law if witness_law is None else witness_law
+        self._witness_law_of = lru_cache(maxsize=64)(self._witness_law_at)
 
     def _dataset(self, c: tuple):
         K = len(self.classes)
@@ -70,16 +97,21 @@ class QuotedBoundLaw(CountLaw):
     def _law_at(self, c: tuple):
         return self.law(self.params, *self._dataset(c))
 
+    def _witness_law_at(self, c: tuple):
+        return self._witness_law(self.params, *self._dataset(c))
+
     def pair_delta(self, lo: tuple, hi: tuple, move: tuple) -> dict:
         """``{"loss": (L, U)}``: ``U`` the proof's bound (twice it for a substitution), ``L`` the listed law's lower
         end of the pair's exact loss at a point of at most ``max_point_records`` records (else 0); the entry is the
         loss itself."""
         upper = self.bound * (1 if len(move) == 1 else 2) * (1 + 1e-12)
         lower = 0.0
-        if lo == hi and sum(lo) + 1 <= self.max_point_records:
+        listed = lo == hi and sum(lo) + 1 <= self.max_point_records
+        if listed or (lo == hi and (tuple(lo), tuple(move)) in self._witness_keys):
+            law_of = self._law_of if listed else self._witness_law_of
             c0 = lo if len(move) == 1 else tuple(v + (j == move[0]) for j, v in enumerate(lo))
             c1 = tuple(v + (j == move[-1]) for j, v in enumerate(lo))
-            low, _, _ = pair_interval(self._law_of(tuple(c0)), self._law_of(tuple(c1)))
+            low, _, _ = pair_interval(law_of(tuple(c0)), law_of(tuple(c1)))
             lower = min(low, upper)
         return {"loss": (lower, upper)}
 
