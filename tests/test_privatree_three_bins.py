@@ -160,3 +160,30 @@ def test_the_all_sizes_entrys_family_climbs_towards_the_proofs_bound_on_the_anal
     worst = max(ratios, key=ratios.get)
     assert ratios[worst] == pytest.approx(losses[1], abs=1e-12)
     assert worst[:4] == ("node", 0, 1, ("leaf", 1))
+
+
+def test_the_families_loss_is_the_analysis_three_factors_each_tending_to_its_budget():
+    """The analysis behind the entry's limit, factor by factor (node epsilon 1 per level, leaf epsilon 2): on the family
+    (bin 0 empty, bins 1 and 2 of (a, b) records each, a class-0 record added to bin 0), the root's ratio of
+    boundary 1 rises towards e^1 as the bins grow, the left child's ratio of no split (bins 0 and
+    1 below it, bin 2 empty) is e^1 to 1e-9, and the loss is their sum plus the leaf's 2 exactly."""
+    from audit.engine.exact_law.allsizes import point_loss
+    from audit.privatree.certificate import all_sizes
+
+    law = next(x for x in all_sizes() if x.name == "strict, one feature, three bins, depth 2")
+    law = law.law(law.params)
+    alpha = math.exp(-1.0)
+
+    def pmfs(counts):
+        hm = [node_law._hmax(alpha, int(c), 1e-10) for c in counts]
+        return [node_law.clamped_pmf(alpha, int(c), h) for c, h in zip(counts, hm)]
+
+    roots = []
+    for a, b in ((15, 10), (60, 40)):
+        r0, r1 = (choice_law(pmfs((e, 0, a, b, a, b)), 1e-10) for e in (0, 1))
+        k0, k1 = (choice_law(pmfs((e, 0, a, b, 0, 0)), 1e-10) for e in (0, 1))
+        root, child = math.log(r0[1] / r1[1]), math.log(k0[None] / k1[None])
+        assert abs(child - 1.0) < 1e-9
+        assert point_loss(law, (0, 0, a, b, a, b), 0)[0] == pytest.approx(root + child + 2.0, abs=1e-6)
+        roots.append(root)
+    assert 0.6 < roots[0] < roots[1] < 1.0
