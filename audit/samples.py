@@ -11,17 +11,25 @@ __all__ = ["samples_table", "family_of", "table_text"]
 
 
 def _check_families() -> list[SampleFamily]:
-    """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES`, the screening of the
-    candidate pairs at a thirtieth of it, the growth of an inconclusive pass at 4 and 16 times it up to its limit
+    """``audit check``'s draws: the confirmed pairs at the budget's :data:`SAMPLES` (an estimator's at most: the
+    first look of its group-sequential confirmation is a sixteenth), the screening of the candidate pairs in two
+    stages (a third of a thirtieth of it, then a thirtieth for the best candidates' datasets), the growth of an inconclusive pass at 4 and 16 times it up to its limit
     (:data:`audit.gate.budget.GROW_MAX`), and the scale family's sizes and the confirmation of its pair at its
     largest size (:data:`audit.gate.budget.SCALE_RECORDS`, :data:`audit.gate.budget.SCALE_CONFIRM_RECORDS`)."""
     from audit.gate.run import pilot_samples
     from audit.gate.budget import GROW_FACTOR, GROW_MAX, GROW_STAGES, SCALE_CONFIRM_RECORDS, SCALE_RECORDS
     from audit.gate.scale import SCALE_PILOT
+    from audit.gate.search import SCREEN_TOP, screen_first
+    from audit.engine.estimation.sequential import look_sizes
 
-    fams = [SampleFamily("check: each confirmed pair (pilot included)", r".*", dict(SAMPLES)),
-            SampleFamily("check: screening each candidate dataset of the neighbour search", r"(?!)",
-                         {b: pilot_samples(n) for b, n in SAMPLES.items()})]
+    fams = [SampleFamily("check: each confirmed pair (pilot included; an estimator's at most: its confirmation is "
+                         "group-sequential and stops at the first look that decides)", r".*", dict(SAMPLES)),
+            SampleFamily("check: the first look of an estimator's group-sequential confirmation", r"(?!)",
+                         {b: look_sizes(n)[0] for b, n in SAMPLES.items()}),
+            SampleFamily("check: screening each candidate dataset of the neighbour search (first stage)", r"(?!)",
+                         {b: screen_first(pilot_samples(n)) for b, n in SAMPLES.items()}),
+            SampleFamily(f"check: screening the datasets of the {SCREEN_TOP} best candidates (second stage, in all)",
+                         r"(?!)", {b: pilot_samples(n) for b, n in SAMPLES.items()})]
     for kind in ("mechanism", "estimator"):
         fams += [SampleFamily(f"check: growth stage {k} of an inconclusive pass ({kind}s, winning pair only)",
                               r"(?!)", {b: n * GROW_FACTOR ** k if n * GROW_FACTOR ** k <= GROW_MAX[kind][b] else 0

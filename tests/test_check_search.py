@@ -79,11 +79,15 @@ def test_search_confirms_only_its_best_pairs_and_lists_what_it_tried():
                              seed=1, confirm=2)
     assert len(res.tried) == len(pairs) and len(res.confirmed) == 2
     assert len(res.audit.results) == 2  # alpha shared over the confirmed pairs only
-    assert res.audit.results[0].alpha == pytest.approx(0.025)
+    # alpha shared over the confirmed pairs only, at the share of the look where the sequential confirmation stopped
+    assert res.audit.results[0].alpha == pytest.approx(res.audit.looks[-1].alpha / 2)
+    assert res.audit.looks[-1].alpha <= 0.05 * 0.8 + 1e-12
     assert not res.audit.violation and "candidate pairs screened" in res.summary()
     leaky = search_and_confirm(CountingLaplace(3.0), pairs, Claim(1.0), n_pilot=400, n_samples=4000, alpha=0.05,
                                seed=1)
-    assert leaky.audit.violation and leaky.audit.epsilon_lower > 2.0  # true loss 3
+    # true loss 3: found at the first look that can show it (the sequential confirmation stops there)
+    assert leaky.audit.violation and leaky.audit.epsilon_lower > 1.0 and leaky.audit.looks[-1].stop == "violation"
+    assert leaky.audit.n_samples < 4000
 
 
 class ClippedGeometricCount:
@@ -324,16 +328,22 @@ class TallyingLaplace(CountingLaplace):
 
 def test_screening_samples_each_distinct_dataset_once():
     """The default candidates on two features hold fewer distinct datasets than twice their number; the screening
-    draws n_pilot outputs from each distinct dataset once, and the confirmation 2 x 2 x n_samples fresh ones."""
+    draws a third of n_pilot from each distinct dataset once, then tops up the datasets of the SCREEN_TOP best
+    candidates to n_pilot; the confirmation (one look here) draws 2 x 2 x n_samples fresh ones."""
     pairs = candidate_pairs([(0, 1)] * 2, [0, 1])
     distinct = {search.data_key(d) for p in pairs for d in (p.d0, p.d1)}
     assert len(distinct) < 2 * len(pairs)
     mech = TallyingLaplace(1.0)
-    res = search_and_confirm(mech, pairs, Claim(1.0), n_pilot=400, n_samples=2000, alpha=0.05, seed=5)
+    res = search_and_confirm(mech, pairs, Claim(1.0), n_pilot=400, n_samples=2000, alpha=0.05, seed=5,
+                             sequential=False)
     assert set(mech.tally) == distinct
-    assert sum(mech.tally.values()) == 400 * len(distinct) + 2 * 2 * 2000
     confirmed = [search.data_key(d) for p in pairs if p.description in res.confirmed for d in (p.d0, p.d1)]
-    assert all(mech.tally[k] == 400 + 2000 * confirmed.count(k) for k in distinct)
+    screened = {k: mech.tally[k] - 2000 * confirmed.count(k) for k in distinct}
+    first = search.screen_first(400)  # a third of the pilot budget, at least 200
+    assert set(screened.values()) == {first, 400}
+    topped = [k for k, v in screened.items() if v == 400]
+    assert 1 <= len(topped) <= 2 * search.SCREEN_TOP
+    assert sum(mech.tally.values()) == first * len(distinct) + (400 - first) * len(topped) + 2 * 2 * 2000
 
 
 def test_draw_many_gives_each_input_the_blocks_draw_gives_it_alone():

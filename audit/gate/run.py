@@ -43,6 +43,7 @@ from audit.engine.runs import checkpoint, progress
 from audit.engine.runs.budget import SAMPLES
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.estimation.events import coordinates, float_probe
+from audit.engine.estimation.sequential import LOOKS, SPEND
 from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.gate.inputs import user_pairs as _user_pairs
@@ -393,7 +394,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     cpu.lap("determinism")
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0) - (DETERMINISM_SHARE if det is not None else 0.0))
-    grow_rows = []
+    grow_rows, looks = [], {}
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
         try:
@@ -419,6 +420,8 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
                                            alpha=alpha0, seed=seed, confirm=CONFIRM, fixed=plan["fixed"], scale=scale,
                                            also=also)
                 res = found.decisive
+                looks = {what: [lk.to_dict() for lk in r.looks] for what, r in
+                         (("pairs", found.audit), ("scale family", found.scale_audit)) if getattr(r, "looks", None)}
                 extra.append("search: " + found.summary())
                 tried = found.tried
                 audited = found.pairs if res is found.audit else [scale[0]]
@@ -431,7 +434,8 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
                 tried = None
                 confirmed = _confirmed_rows(audited, res.results)
             cpu.lap("search and confirmation" if tried is not None else "audit")
-            if subject.grow and not res.violation and audited:
+            futile = bool(getattr(res, "looks", None)) and res.looks[-1].stop == "futile"
+            if subject.grow and not res.violation and audited and not futile:  # futile: more outputs cannot refute
                 res, audited, grown = _grow(mech, res, audited, claim, subject, n, seed, budget, kind)
                 if grown:
                     confirmed += [s["row"] for s in grown if s["used"]]
@@ -448,6 +452,8 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
                         expected=subject.expect, announce=False, power=False)
     row["expected_stated"] = bool(subject.expected_stated)
     row["pairs_confirmed"] = confirmed
+    if looks:
+        row["looks"] = looks
     if grow_rows:
         row["grown"] = grow_rows
     if kind == "estimator" and subject.float_probe:
@@ -510,7 +516,11 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
                         "shared over its audited pairs and both directions: a claim that holds is flagged with "
                         "probability at most alpha. For estimators the audited pairs are the user's (--pairs) and "
                         f"the {CONFIRM} best of a neighbour search screened on separate pilot samples (a thirtieth "
-                        "of the budget per dataset, at least 200), so the search does not raise that rate. Unless "
+                        "of the budget per dataset, at least 200), so the search does not raise that rate; they are "
+                        f"confirmed group-sequentially, at {'/'.join(f'{x:g}' for x in LOOKS)} of the outputs per "
+                        f"input, alpha spent {'/'.join(f'{x:.1%}' for x in SPEND)} over the looks, stopping at a "
+                        "violation, when every pair's pass is conclusive, or when no look could refute the claim with "
+                        "the events chosen (futile). Unless "
                         f"--no-grow, {GROW_SHARE:.0%} of alpha is kept for growing an inconclusive pass (the first "
                         f"audit runs at {ALPHA * (1 - GROW_SHARE):g}).")
     report.elapsed_s = time.perf_counter() - start

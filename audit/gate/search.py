@@ -30,9 +30,11 @@ from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
 from audit.engine.estimation.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
 from audit.engine.estimation.neighbours import NeighbourPair
+from audit.engine.estimation.sequential import looks_text, sequential_audit
 from reference.validation import shown
 
-__all__ = ["FAMILIES", "candidate_pairs", "search_and_confirm", "SearchResult"]
+__all__ = ["FAMILIES", "SCREEN_FIRST", "SCREEN_TOP", "candidate_pairs", "search_and_confirm", "screen_first",
+           "SearchResult"]
 
 FAMILIES = ("pure node + one other class", "only record of a class removed", "identical features",
             "domain corners and bin edges", "empty region receives one record", "near tie between splits",
@@ -188,7 +190,14 @@ class SearchResult:
         lines = [f"{len(self.tried)} candidate pairs screened at {self.n_pilot:,} outputs per input; "
                  f"confirmed on fresh samples: {', '.join(self.confirmed)}; best pilot scores: " +
                  "; ".join(f"{desc} (pilot epsilon >= {lo:.3g}, point {pt:.3g})" for desc, lo, pt in best)]
-        return " ".join(lines)
+        for what, res in (("the pairs", self.audit), ("the scale family's pair", self.scale_audit)):
+            if getattr(res, "looks", None):
+                lines.append(f"{what}: " + looks_text(res.looks, res.planned))
+        return "; ".join(lines)
+
+
+def _sequential(mechanism, pairs, claim, *, n_samples, alpha, seed) -> AuditResult:
+    return sequential_audit(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
 
 
 def data_key(data):
@@ -204,46 +213,86 @@ def data_key(data):
         return ("repr", repr(data))
 
 
+#: screening in two stages: every dataset at a third of the pilot budget, then the datasets of the
+#: :data:`SCREEN_TOP` best-scoring candidates topped up to the whole of it and scored again
+SCREEN_FIRST = 1 / 3
+SCREEN_TOP = 6
+
+
+def screen_first(n_pilot: int) -> int:
+    """Outputs per dataset at the screening's first stage (half to choose events, half to count them): a third
+    of ``n_pilot``, at least 200 (at most ``n_pilot``: then the screening has one stage)."""
+    n_half = max(1, int(round(n_pilot * 0.5)))
+    return 2 * min(n_half, max(100, int(round(n_half * SCREEN_FIRST))))
+
+
 def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     """Pilot scores ``[lower, point]`` of the candidates ``todo``.
 
-    Each distinct dataset is sampled once, ``n_pilot`` outputs (half to choose the events, half to
-    count them), and its samples serve every candidate pair it belongs to: the candidates share
-    many datasets (the same base with different added records). The scores only rank the
-    candidates; none of these samples enters the confirmation.
+    Each distinct dataset is sampled once (half its outputs to choose the events, half to count them), and its
+    samples serve every candidate pair it belongs to: the candidates share many datasets (the same base with
+    different added records). Two stages: every dataset at :data:`SCREEN_FIRST` of ``n_pilot``; then the
+    datasets of the :data:`SCREEN_TOP` best candidates are drawn further, on streams of their own, to
+    ``n_pilot`` in all, and those candidates scored again (the others keep their first score, a bound on
+    fewer outputs and so a lower one). The scores only rank the candidates; none of these samples enters the
+    confirmation.
     """
     check_sizes(n_pilot, pilot_alpha, delta, 0.5)
     n_half = max(1, int(round(n_pilot * 0.5)))
+    n_first = screen_first(n_pilot) // 2
+    try:
+        check_sizes(2 * n_first, pilot_alpha, delta, 0.5)
+    except ValueError:
+        n_first = n_half  # too few outputs for two stages at this level: one stage at the whole pilot budget
     start = time.perf_counter()
     keys = {}
     for pair in candidates:  # every candidate, so a dataset's seed does not depend on what is resumed
         for d in (pair.d0, pair.d1):
             keys.setdefault(data_key(d), d)
     seeds = dict(zip(keys, ss.spawn(max(1, len(keys)))))
+    streams = {key: seeds[key].spawn(4) for key in keys}  # pilot and counting streams of each stage
     needed = list(dict.fromkeys(data_key(d) for k in todo for d in (candidates[k].d0, candidates[k].d1)))
-    halves = {key: seeds[key].spawn(2) for key in needed}  # (pilot, counting) streams of each dataset
-    progress.step(f"screening {len(todo)} candidate pairs: {len(needed)} datasets at {n_pilot:,} outputs each")
+    progress.step(f"screening {len(todo)} candidate pairs: {len(needed)} datasets at {2 * n_first:,} outputs each"
+                  + (f", the datasets of the best {SCREEN_TOP} then at {n_pilot:,}" if n_first < n_half else ""))
+    samples = _draw_stage(mechanism, keys, needed, n_first, n_first, streams, 0, {})
+
+    def score(k):
+        (p0, c0), (p1, c1) = samples[data_key(candidates[k].d0)], samples[data_key(candidates[k].d1)]
+        r = estimate_from_samples(p0, p1, [(0, c0), (1, c1)], delta=delta, alpha=pilot_alpha)
+        return [float(r.epsilon_lower), float(r.epsilon_point)]
+
+    scores = {k: score(k) for k in todo}
+    if n_first < n_half:
+        top = sorted(todo, key=lambda k: (-scores[k][0], -scores[k][1]))[:SCREEN_TOP]
+        again = list(dict.fromkeys(data_key(d) for k in top for d in (candidates[k].d0, candidates[k].d1)))
+        samples = _draw_stage(mechanism, keys, again, n_half - n_first, n_pilot - n_half - n_first, streams, 2,
+                              samples)
+        scores.update({k: score(k) for k in top})
+    progress.step(f"screened {len(todo)} candidate pairs in {time.perf_counter() - start:.1f} s")
+    return [scores[k] for k in todo]
+
+
+def _draw_stage(mechanism, keys, needed, n_pilot_half, n_count_half, streams, first, samples):
+    """Draw ``n_pilot_half`` pilot and ``n_count_half`` counting outputs more for each dataset of ``needed``,
+    on its streams ``first`` and ``first + 1``, and join them to ``samples`` (dataset key -> (pilot, counts))."""
+    pilot_items = [(keys[key], n_pilot_half, streams[key][first]) for key in needed]
     # every dataset's blocks in one pool under --jobs (sampling.draw_many), each with its own seed
-    pilot_items = [(keys[key], n_half, halves[key][0]) for key in needed]
     pilots = list(checkpoint.progress(sampling.gather(sampling.draw_many(mechanism, pilot_items), sampling.collect),
                                       total=len(needed), desc="screening: pilots", unit="dataset"))
-    count_items = [(keys[key], n_pilot - n_half, halves[key][1]) for key in needed]
+    count_items = [(keys[key], n_count_half, streams[key][first + 1]) for key in needed]
     counts = checkpoint.progress(sampling.gather(sampling.draw_many(mechanism, count_items, expect=pilots[0]),
                                                  sampling.concat),
                                  total=len(needed), desc="screening: counts", unit="dataset")
-    samples = dict(zip(needed, zip(pilots, counts)))
-    scores = []
-    for k in todo:
-        (p0, c0), (p1, c1) = samples[data_key(candidates[k].d0)], samples[data_key(candidates[k].d1)]
-        r = estimate_from_samples(p0, p1, [(0, c0), (1, c1)], delta=delta, alpha=pilot_alpha)
-        scores.append([float(r.epsilon_lower), float(r.epsilon_point)])
-    progress.step(f"screened {len(todo)} candidate pairs in {time.perf_counter() - start:.1f} s")
-    return scores
+    out = dict(samples)
+    for key, p, c in zip(needed, pilots, counts):
+        old = samples.get(key)
+        out[key] = (p, c) if old is None else (sampling.merge(old[0], p), sampling.concat([old[1], c]))
+    return out
 
 
 def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_samples: int, alpha: float,
                        seed: int, confirm: int = 2, pilot_alpha: float = 0.5, fixed=(), scale=None,
-                       scale_share: float = 1 / 3, also=None) -> SearchResult:
+                       scale_share: float = 1 / 3, also=None, sequential: bool = True) -> SearchResult:
     """Screen ``candidates`` on ``n_pilot`` outputs per input; confirm the best ``confirm`` (plus ``fixed``
     pairs, always confirmed) on ``n_samples`` fresh outputs per input with ``alpha`` shared over them.
 
@@ -269,6 +318,11 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         The scale family's pair (:mod:`audit.gate.scale`, chosen on its own pilot samples) and the outputs per
         input its confirmation can afford; it is confirmed with ``scale_share`` of ``alpha``, the other pairs
         with the rest (``scale_audit`` of the result).
+    sequential : bool
+        Confirm group-sequentially (:mod:`audit.engine.estimation.sequential`): looks at an eighth, a quarter,
+        a half and all of ``n_samples``, alpha spent over them, stopping at a violation, when every pair's pass
+        is conclusive, or when every pair is futile. False: one look at ``n_samples``
+        (:func:`audit.engine.estimation.estimate.audit_pairs`).
     """
     ss_screen, ss_confirm = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)
     tried = []
@@ -303,8 +357,9 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
     progress.step(f"confirming {len(chosen)} pair(s) on fresh samples at {n_samples:,} outputs per input"
                   + (" (and the scale family's pair)" if scale is not None else ""))
     alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
-    res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
-                      seed=int(ss_confirm.generate_state(1)[0]))
+    confirm_with = _sequential if sequential else audit_pairs
+    res = confirm_with(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
+                       seed=int(ss_confirm.generate_state(1)[0]))
     out = SearchResult(tried, [p.description for p in chosen], res, n_pilot)
     out.pairs = chosen
     if scale is not None:
@@ -312,7 +367,7 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         progress.step(f"confirming the scale family's pair at {n_scale:,} outputs per input: {pair.description}")
         # the scale family's best pair, chosen on its own pilot samples, confirmed on fresh ones with the rest of
         # alpha (Bonferroni: a correct mechanism is flagged by either confirmation with probability <= alpha)
-        out.scale_audit = audit_pairs(mechanism, [pair], claim, n_samples=n_scale, alpha=alpha * scale_share,
-                                      seed=int(ss_confirm.generate_state(2)[1]))
+        out.scale_audit = confirm_with(mechanism, [pair], claim, n_samples=n_scale, alpha=alpha * scale_share,
+                                       seed=int(ss_confirm.generate_state(2)[1]))
         out.confirmed.append(pair.description)
     return out

@@ -1,0 +1,91 @@
+"""The group-sequential confirmation (audit.engine.estimation.sequential): where it stops, that it keeps the
+false-alarm rate, and that the same seed gives the same result."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from audit.engine.estimation.estimate import Claim
+from audit.engine.estimation.sequential import LOOKS, SPEND, futile, look_sizes, sequential_audit
+
+
+class Response:
+    """Randomised response on one bit: reports the bit with probability e^eps / (1 + e^eps); its loss is
+    exactly eps on the pair (0, 1), so a claim of eps is met with equality (the worst case for false alarms)."""
+
+    def __init__(self, eps):
+        self.keep = np.exp(eps) / (1 + np.exp(eps))
+
+    def __call__(self, bit, rng):
+        return int(bit) if rng.random() < self.keep else 1 - int(bit)
+
+    def batch(self, bit, n, rng):
+        return np.where(rng.random(n) < self.keep, int(bit), 1 - int(bit))
+
+
+class Shift:
+    """An event of probability 0.5 on one input and 0.4 on the other: loss ln 1.25 = 0.22, far below 1."""
+
+    def __call__(self, bit, rng):
+        return int(rng.random() < (0.5 if bit else 0.4))
+
+    def batch(self, bit, n, rng):
+        return (rng.random(n) < (0.5 if bit else 0.4)).astype(int)
+
+
+PAIRS = [(0, 1), (1, 0)]
+
+
+def test_a_correct_frequent_event_stops_conclusive_at_the_first_look():
+    res = sequential_audit(Response(1.0), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
+    assert not res.violation
+    assert res.planned == [1_250, 2_500, 5_000, 10_000, 20_000] == look_sizes(20_000)
+    j = len(res.looks) - 1
+    assert res.looks[-1].stop == "conclusive" and j < 2 and res.n_samples == res.planned[j]
+    assert all(lk.stop == "" for lk in res.looks[:-1])
+    # the bounds were taken at the stopping look's share of alpha, split over two pairs and two directions
+    assert res.alpha == pytest.approx(0.05 * SPEND[j]) and res.worst.alpha == pytest.approx(0.05 * SPEND[j] / 2)
+
+
+def test_a_leak_stops_at_the_first_look_with_a_violation():
+    res = sequential_audit(Response(2.0), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
+    assert res.violation and res.looks[-1].stop == "violation" and res.epsilon_lower > 1.0
+
+
+def test_weak_events_stop_futile_and_futility_off_runs_every_look():
+    res = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
+    assert res.looks[-1].stop == "futile" and res.n_samples == 1_250 and futile(res.worst, Claim(1.0))
+    full = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0, futility=0)
+    assert [lk.n for lk in full.looks] == [1_250, 2_500, 5_000, 10_000, 20_000] and not full.violation
+    assert full.alpha == pytest.approx(0.05 * SPEND[-1])
+    # a claim below the true loss (0.22) is never futile: the upper bounds stay above it
+    assert not futile(full.worst, Claim(0.05))
+
+
+def test_the_same_seed_gives_the_same_result_and_another_seed_another():
+    a = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=8_000, alpha=0.05, seed=3, futility=0)
+    b = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=8_000, alpha=0.05, seed=3, futility=0)
+    c = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=8_000, alpha=0.05, seed=4, futility=0)
+    assert [r.counts for r in a.results] == [r.counts for r in b.results]
+    assert [r.counts for r in a.results] != [r.counts for r in c.results]
+
+
+@pytest.mark.slow
+def test_the_false_alarm_rate_is_at_most_alpha():
+    """A mechanism whose loss equals its claim, audited 200 times (seeds 0-199) with alpha 0.25 and futility off
+    (every look can flag). Refuted means: more flags than the 0.999 quantile of Binomial(200, 0.25), 70; for
+    a procedure that keeps alpha this fails with probability at most 0.001 (seeded: it fails always or never)."""
+    runs, alpha = 200, 0.25
+    flags = sum(sequential_audit(Response(1.0), [(0, 1)], Claim(1.0), n_samples=2_000, alpha=alpha, seed=s,
+                                 futility=0).violation for s in range(runs))
+    assert flags <= stats.binom.ppf(0.999, runs, alpha)
+
+
+def test_bad_looks_are_refused_with_their_values():
+    with pytest.raises(ValueError, match="looks must end at 1"):
+        sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=1_000, alpha=0.05, seed=0, looks=(0.5, 0.9),
+                         spend=(0.5, 0.5))
+    with pytest.raises(ValueError, match="spend"):
+        sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=1_000, alpha=0.05, seed=0, looks=LOOKS,
+                         spend=(0.5, 0.5, 0.5, 0.5))
+    with pytest.raises(ValueError, match="pairs must contain"):
+        sequential_audit(Shift(), [], Claim(1.0), n_samples=1_000, alpha=0.05, seed=0)
