@@ -507,10 +507,12 @@ def _leak_part(budget: str, seed: int) -> tuple[list, list]:
 
 def _exact_by_size(budget: str, seed: int) -> list[dict]:
     """The report's deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`; no sampling,
-    so the budget and the seed do not enter)."""
+    so the seed does not enter). At the quick budget its strict entries are read from the committed certificate
+    ``reports/privatree/certificate.json`` where it holds exactly their domains (marked ``(committed)``; about 23
+    CPU seconds saved, PrivaTree at depth 3 most of them); the standard and full budgets search every entry."""
     from audit.exact_by_size import entries
 
-    return entries("privatree")
+    return entries("privatree", committed=budget == "quick")
 
 
 def run(budget: str, seed: int) -> Report:
