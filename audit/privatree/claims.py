@@ -74,9 +74,8 @@ N_LEAK = {"quick": 20_000, "standard": 50_000, "full": 400_000}
 N_G1_20 = {"quick": 200_000, "standard": 400_000, "full": 2_000_000}
 #: the baselines run through the reference learners (no batched path)
 N_BASELINE = {"quick": 600, "standard": 2000, "full": 40_000}
-#: (quick: 750 detect every such mutant, at seed 0 the four reference-fitted mutants at bounds 3.95 to 4.60 and
-#: DPGDF and BDPT at 4.60 against their claim of 1; 1,500 gave 4.6 to 5.3 for twice the CPU time (about 7 CPU
-#: seconds more), 3,000 about 5.4 to 6, for the same verdicts)
+#: (quick: 750 detect every such mutant, at seed 0 at bounds 3.95 to 4.60 as DPGDF and BDPT, against claims of 1;
+#: 1,500 gave 4.6 to 5.3, 3,000 about 5.4 to 6, for twice and four times the CPU time and the same verdicts)
 N_MUTANT = {"quick": 750, "standard": 6000, "full": 40_000}
 #: error probability of each sampled row (Bonferroni over its pairs and both directions inside)
 ALPHA = 0.01
@@ -391,22 +390,16 @@ def _dplr_factory(eps):
     return partial(DPLogisticRegression, epsilon=eps, reg_lambda=DPLR_LAMBDA, bounds=DPLR_BOUNDS, classes=[0, 1])
 
 
-def _dplr_noise(eps, X0, y0):
-    """The noise law of Algorithm 1 fitted on ``(X0, y0)`` (a function of epsilon, lambda and the data's shape
-    only: the released noise is discarded)."""
-    return _dplr_factory(eps)(random_state=0).fit(X0, y0).noise_
-
-
 def _dplr_exact_loss(eps, d0, d1, noise=None):
     """The exact privacy loss of Algorithm 1 on two datasets of the same size: ``beta ||w*(d0) - w*(d1)||``.
 
     Output densities are ``p(w | d) = noise.logpdf(w - w*(d))``; the log ratio is largest on the ray from
     ``w*(d1)`` through ``w*(d0)``, where it equals ``beta ||w*(d0) - w*(d1)||``. It is read off the exposed
-    law at such a point (``noise``: :func:`_dplr_noise` of ``eps`` and ``d0``, computed here when not given)."""
+    law at such a point (``noise``: the fitted noise law of ``eps`` on data of ``d0``'s shape, else fitted here)."""
     (X0, y0), (X1, y1) = d0, d1
     ws = [regularised_minimiser(unit_ball_map(X, DPLR_BOUNDS), np.where(y == 1, 1.0, -1.0), DPLR_LAMBDA)
           for X, y in ((X0, y0), (X1, y1))]
-    noise = _dplr_noise(eps, X0, y0) if noise is None else noise
+    noise = _dplr_factory(eps)(random_state=0).fit(X0, y0).noise_ if noise is None else noise
     w = 2 * ws[0] - ws[1]
     return float(noise.logpdf(w - ws[0]) - noise.logpdf(w - ws[1]))
 
@@ -432,8 +425,7 @@ def _dp_lr_claims(budget: str, seed: int) -> list[dict]:
     rng = np.random.default_rng(seed + 961)
     for eps in EPSILONS:
         listed = max(_dplr_exact_loss(eps, p.d0, p.d1) for p in pairs)
-        searched = 0.0
-        noise = _dplr_noise(eps, DPLR_X, DPLR_Y)  # every substitution keeps the data's shape: one noise law
+        searched, noise = 0.0, _dplr_factory(eps)(random_state=0).fit(DPLR_X, DPLR_Y).noise_  # shape kept: one law
         for _ in range(N_DPLR_SEARCH[budget]):
             i = int(rng.integers(len(DPLR_Y)))
             X1, y1 = DPLR_X.copy(), DPLR_Y.copy()
@@ -514,10 +506,8 @@ def _leak_part(budget: str, seed: int) -> tuple[list, list]:
 
 
 def _exact_by_size(budget: str, seed: int) -> list[dict]:
-    """The report's deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`; no sampling,
-    so the seed does not enter). At the quick budget its strict entries are read from the committed certificate
-    ``reports/privatree/certificate.json`` where it holds exactly their domains (marked ``(committed)``; about 23
-    CPU seconds saved, PrivaTree at depth 3 most of them); the standard and full budgets search every entry."""
+    """The report's deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`; no sampling);
+    at the quick budget its strict entries come from the committed certificate (:func:`audit.exact_by_size.entries`)."""
     from audit.exact_by_size import entries
 
     return entries("privatree", committed=budget == "quick")
@@ -532,9 +522,7 @@ def run(budget: str, seed: int) -> Report:
                     title=f"PrivaTree ({cite('privatree')}): strict accounting keeps epsilon; the paper's "
                           "per-feature accounting (G1) and stopping rule (G2) do not.")
     # independent parts, each from its own seeds: side by side under --jobs (audit.engine.estimation.parts), the costliest
-    # first (cost: CPU seconds at the quick budget, measured one part at a time on a loaded machine: the three
-    # costliest, about 11 s each, start first, the rest fill in, so both workers end within a second or so of each
-    # other); the report is the one a single process writes
+    # first (cost: CPU seconds at the quick budget, measured part by part); the report is the one a single process writes
     n_mutants = len(mutant_cases(1.0))
     mutant_cost = (0.2, 1.2, 2.5, 1.2, 1.2, 1.5, 0.2)  # measured, per mutant of mutant_cases (3 for a new one)
     g1 = [c.id for c in mutant_cases(1.0)].index(G1_MUTANT)
@@ -548,7 +536,6 @@ def run(budget: str, seed: int) -> Report:
           for k in range(n_mutants) if k != g1),
         ("corollary1", corollary1_rows, 0.1), ("poisoning", poisoning, 11.5),
         ("poisoning-comparison", poisoning_comparison, 1.3), ("utility", utility, 11.0),
-        # read from the committed certificate at quick; searched at the other budgets (about 23 s, first to start)
         ("exact by size", _exact_by_size, 0.8 if budget == "quick" else 23.0))]
     done = run_parts(parts)  # each part's result in this order, as soon as it is ready
     report.claims += next(done)
@@ -604,12 +591,10 @@ def run(budget: str, seed: int) -> Report:
         "(baseline/dp-lr@*) are claims under substitution of one record with n public, Chaudhuri et al.'s "
         "relation; their exact rows compute the loss beta ||w*(D) - w*(D')|| from the noise law.")
     report.notes.append(
-        f"Utility figure ({UTILITY_FOLDS[budget]}-fold stratified cross-validation"
-        f"{', 5 at the standard and full budgets' if UTILITY_FOLDS[budget] != 5 else ''}): public ranges of the "
-        "scikit-learn sets are their range widened by 10% (they are not "
-        "known a priori); PrivaTree* is not DP (exact quantiles); DPA is a non-private reference line; DP-LR "
-        f"(lambda = {DPLR_LAMBDA:g}, features mapped into the unit ball with the same public ranges, categorical "
-        "codes as numbers) is DP under substitution with n public, not under add/remove like the trees; its "
-        "accuracy depends on lambda (fixed, not tuned on the data: tuning would spend budget).")
+        f"Utility figure ({UTILITY_FOLDS[budget]}-fold stratified CV; 5 at standard and full): public ranges of the "
+        "scikit-learn sets are their range widened by 10% (they are not known a priori); PrivaTree* is not DP (exact "
+        f"quantiles); DPA is a non-private reference line; DP-LR (lambda = {DPLR_LAMBDA:g}, features mapped into the "
+        "unit ball with the same public ranges, categorical codes as numbers) is DP under substitution with n public, "
+        "not under add/remove like the trees; its accuracy depends on lambda (fixed, not tuned on the data: tuning would spend budget).")
     report.elapsed_s = time.perf_counter() - start
     return report
