@@ -74,8 +74,38 @@ def _certificate(target: str):
     return importlib.import_module(f"audit.{target.replace('-', '_')}.certificate")
 
 
-def _strict(target: str) -> list[dict]:
-    """The all-sizes entries of the target's strict learners (Algorithm and theorem cited in each count law)."""
+def certificate_name(target: str) -> str:
+    """The committed certificate of ``target`` as a report names it (its path in the repository)."""
+    return f"reports/{target}/certificate.json"
+
+
+def _committed_all_sizes(target: str) -> dict:
+    """The committed certificate's all-sizes entries of ``target`` by domain name."""
+    path = REPORTS / target / "certificate.json"
+    return {e["domain"]: e for e in json.loads(path.read_text()).get("all_sizes", [])}
+
+
+def _matches(d, entry: dict | None, sizes: list[int]) -> bool:
+    """Whether the committed all-sizes ``entry`` was computed for exactly the domain ``d`` (its description,
+    parameters, relation, claim, tolerance and upper method), closed its search, and holds the curve at every
+    size in ``sizes``: then it is the entry a run computes (tests/test_exact_by_size.py holds the two
+    together)."""
+    if entry is None:
+        return False
+    same = (entry.get("description") == d.description
+            and entry.get("params") == json.loads(json.dumps(d.params))
+            and entry.get("relation") == d.relation
+            and float(entry.get("epsilon_claimed", math.nan)) == float(d.epsilon_claimed)
+            and float(entry.get("tol", math.nan)) == float(d.tol)
+            and entry.get("upper_method") == d.upper_method and entry.get("upper_note") == d.upper_note
+            and entry.get("complete") is True)
+    return same and set(sizes) <= {p["records"] for p in entry.get("loss_by_size", [])}
+
+
+def _strict(target: str, committed: bool = False) -> list[dict]:
+    """The all-sizes entries of the target's strict learners (Algorithm and theorem cited in each count law);
+    with ``committed``, each entry the committed certificate holds for exactly its domain (:func:`_matches`) is
+    read from it instead of searched again (marked with ``source``, the certificate's name)."""
     from audit import certify_allsizes
     from audit.exact_eps import EXACT_TARGETS
 
@@ -85,9 +115,12 @@ def _strict(target: str) -> list[dict]:
     certified = _certificate(target).all_sizes()
     cert_tol = {d.name: d.tol for d in certified}
     domains = [dataclasses.replace(d, tol=LOOSER_TOL.get((target, d.name), d.tol)) for d in certified if d.in_run]
+    stored = _committed_all_sizes(target) if committed else {}
+    taken = {d.name for d in domains if _matches(d, stored.get(d.name), sizes(d))}
     computed = {d.name: (d, res, curve, verdict)
-                for d, res, curve, verdict in certify_allsizes.run(None, sizes=sizes, domains=domains)}
-    committed = None
+                for d, res, curve, verdict in certify_allsizes.run(None, sizes=sizes,
+                                                                   domains=[d for d in domains if d.name not in taken])}
+    committed_entries = None
     out = []
     for c in certified:
         name = f"{dict(EXACT_TARGETS)[target]}, {c.name.removeprefix('strict').lstrip(', ')}"
@@ -98,13 +131,22 @@ def _strict(target: str) -> list[dict]:
                         "why": f"searched to within {d.tol:g} of the bound U (the certificate: {cert_tol[d.name]:g}, "
                                "the same U)" if d.tol != cert_tol[d.name] else ""})
             continue
-        if committed is None:  # an entry too slow for a run: the committed certificate's, as certify wrote it
-            path = REPORTS / target / "certificate.json"
-            committed = {e["domain"]: e for e in json.loads(path.read_text()).get("all_sizes", [])}
-        if c.name not in committed:
+        if c.name in taken:  # a quick run: the committed certificate's entry, computed for exactly this domain
+            e = dict(stored[c.name])
+            e["loss_by_size"] = [p for p in e["loss_by_size"] if p["records"] in SIZES]
+            out.append({"kind": "strict", "learner": name, **e, "seconds_total": 0.0,
+                        "source": certificate_name(target),
+                        "why": f"taken from the committed certificate {certificate_name(target)} (computed for "
+                               f"exactly this domain by `python -m audit certify {target}`; its search took "
+                               f"{float(e['seconds']):.0f} s), not searched in this run; the standard and full "
+                               "budgets search it"})
+            continue
+        if committed_entries is None:  # an entry too slow for a run: the committed certificate's, as certify wrote it
+            committed_entries = _committed_all_sizes(target)
+        if c.name not in committed_entries:
             raise ValueError(f"reports: {REPORTS / target / 'certificate.json'} has no all-sizes entry {c.name!r} "
                              f"(python -m audit certify {target} --replace)")
-        e = dict(committed[c.name])
+        e = dict(committed_entries[c.name])
         e["loss_by_size"] = [p for p in e["loss_by_size"] if p["records"] in SIZES]
         out.append({"kind": "strict", "learner": name, **e, "seconds_total": 0.0,
                     "why": f"read from the committed certificate (python -m audit certify {target}; its search "
@@ -140,11 +182,11 @@ def _gaps(target: str) -> list[dict]:
 
 
 @lru_cache(maxsize=None)
-def _entries(target: str) -> tuple:
-    return tuple(_strict(target) + _gaps(target))
+def _entries(target: str, committed: bool) -> tuple:
+    return tuple(_strict(target, committed) + _gaps(target))
 
 
-def entries(target: str) -> list[dict]:
+def entries(target: str, committed: bool = False) -> list[dict]:
     """The section's entries of ``target``: its strict learners' all-sizes results and curves, then its gaps'.
 
     Computed once per target in a process (a module-level cache), in about 30 s for ``privatree`` (PrivaTree at
@@ -154,6 +196,13 @@ def entries(target: str) -> list[dict]:
     Parameters
     ----------
     target : {"privatree", "diprime", "random-trees"}
+    committed : bool
+        Read each strict entry from the committed certificate (``reports/TARGET/certificate.json``) when it holds
+        an entry computed for exactly that domain (the same description, parameters, relation, claim, tolerance and
+        upper method, a closed search, and the curve at every size shown), instead of searching again: the quick
+        budget's shortcut (the entry is the one a search gives, held by tests/test_exact_by_size.py). Such an
+        entry carries ``source`` (the certificate's name), and the section marks it ``(committed)``; the others,
+        and every gap, are computed.
 
     Returns
     -------
@@ -164,7 +213,7 @@ def entries(target: str) -> list[dict]:
         ``loss_by_size``: ``[{"records": N, "lower", "upper"}]``, the exact loss over the datasets of at most N
         records.
     """
-    return [dict(e) for e in _entries(target)]
+    return [dict(e) for e in _entries(target, bool(committed))]
 
 
 def jsonable(rows: list[dict]) -> list:
@@ -185,6 +234,23 @@ def _cell(point: dict) -> str:
     if math.isinf(lo) or abs(up - lo) < 5e-5:
         return _loss(lo)
     return f"[{_loss(lo)}, {_loss(up)}]"
+
+
+def _mark(e: dict) -> str:
+    """`` (committed)`` after the numbers of an entry read from the committed certificate in a quick run."""
+    return " (committed)" if e.get("source") else ""
+
+
+def _committed_sentence(rows: list[dict]) -> str:
+    """The sentence naming the certificate the entries marked ``(committed)`` were read from (none when none)."""
+    sources = sorted({e["source"] for e in rows if e.get("source")})
+    if not sources:
+        return ""
+    n = sum(1 for e in rows if e.get("source"))
+    return (f" Marked (committed): {n} strict {'entry' if n == 1 else 'entries'} taken from the committed "
+            f"certificate {', '.join(sources)}, computed for exactly the same domain (description, parameters, "
+            "relation, claim, tolerance), not searched in this run (the quick budget; the standard and full budgets "
+            "search them).")
 
 
 def section_lines(rows: list[dict]) -> list[str]:
@@ -212,14 +278,15 @@ def section_lines(rows: list[dict]) -> list[str]:
            "without bound, the limit says so. The published gaps: every neighbouring pair of the listed datasets of "
            "at most Nmax records, grouped by the number of records of the larger dataset; the loss at N is the "
            "largest over the datasets of at most N records, and beyond Nmax it is a lower bound on the supremum, not "
-           f"a claim about every size. {seconds:.1f} s in all.", ""]
+           f"a claim about every size. {seconds:.1f} s in all." + _committed_sentence(rows), ""]
     if strict:
         out += ["| learner | neighbours | ledger ε | U (every size) | U from | L (pair attaining) | records of the pair | "
                 "limit | verdict |", "|---|---|---|---|---|---|---|---|---|"]
         for e in strict:
             lim = "—" if e.get("limit") is None else f"{float(e['limit']):g}"
             out.append(f"| {e['learner']} | {e['relation']} | {float(e['epsilon_claimed']):g} | "
-                       f"{float(e['upper']):.6f} | {e.get('upper_method', '—')} | {float(e['lower']):.6f} | "
+                       f"{float(e['upper']):.6f}{_mark(e)} | {e.get('upper_method', '—')} | "
+                       f"{float(e['lower']):.6f}{_mark(e)} | "
                        f"{e['worst']['records']:,} | {lim} | {e['verdict']} |")
         out.append("")
     sizes = sorted({p["records"] for e in rows for p in e["loss_by_size"]})
@@ -230,7 +297,7 @@ def section_lines(rows: list[dict]) -> list[str]:
     for e in rows:
         at = {p["records"]: p for p in e["loss_by_size"]}
         if e["kind"] == "strict":
-            beyond = f"≤ {float(e['upper']):.4f} (every size)"
+            beyond = f"≤ {float(e['upper']):.4f} (every size){_mark(e)}"
         else:
             last = _loss(e["loss_by_size"][-1]["lower"])
             beyond = f"{'' if last == '∞' else '≥ '}{last} (Nmax {e['max_records']})"

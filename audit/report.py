@@ -393,6 +393,11 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
         built_in = {name for name, _, _ in BUILT_IN}
         # every figure is drawn into its own file: side by side under --jobs (audit.engine.estimation.parts), same bytes
         extra = [e for e in report.figures if e[0] not in built_in]
+        # matplotlib imported once, here, before the figures' workers fork: each would import it again (about 1 CPU
+        # second each; this process draws the exact-by-size figure anyway)
+        from audit.engine.presentation.figures import pyplot
+
+        pyplot()
         drawn = run_parts([Part(name, partial(draw, report, tmp / "figures" / f"{name}.png"))
                            for name, draw, _ in BUILT_IN] +
                           [Part(e[0], partial(_draw_to, e[1], tmp / "figures" / f"{e[0]}.png")) for e in extra],

@@ -120,3 +120,45 @@ def test_a_fresh_report_puts_the_section_where_splice_does(tmp_path, computed):
     ebs.splice(copy, rows=fresh["exact_by_size"])
     assert (copy / "report.md").read_text() == text
     assert json.loads((copy / "report.json").read_text()) == fresh
+
+
+#: what only a run that read the certificate adds or changes: the entry's source and the sentence saying so
+READ = TIMINGS + ("source", "why")
+
+
+def test_a_quick_run_takes_the_strict_entries_the_certificate_holds_for_exactly_their_domains(computed):
+    quick = ebs.entries("privatree", committed=True)
+    strip = [{k: v for k, v in e.items() if k not in READ} for e in ebs.jsonable(quick)]
+    assert strip == [{k: v for k, v in e.items() if k not in READ} for e in ebs.jsonable(computed["privatree"])]
+    from audit.privatree.certificate import all_sizes
+
+    in_run = {d.name for d in all_sizes() if d.in_run}
+    taken = {e["domain"] for e in quick if e.get("source")}
+    assert taken == in_run  # every entry the run would search, none of the gaps
+    for e in quick:
+        if e.get("source"):
+            assert e["source"] == "reports/privatree/certificate.json" and e["seconds_total"] == 0.0
+            assert "taken from the committed certificate reports/privatree/certificate.json" in e["why"]
+    text = "\n".join(ebs.section_lines(ebs.jsonable(quick)))
+    assert text.count("(committed)") == 3 * len(taken) + 1 and "Marked (committed): 5 strict entries" in text
+    assert "(committed)" not in "\n".join(ebs.section_lines(ebs.jsonable(computed["privatree"])))
+
+
+def test_an_entry_computed_for_other_parameters_is_searched_again(computed):
+    # the random forest's certificate entries: add/remove's search ran out of boxes (not closed) and has no curve,
+    # substitution's was searched to 2e-5 where a run searches to 5e-5 (LOOSER_TOL): neither is the run's domain,
+    # so both are searched, as without the shortcut
+    quick = ebs.entries("random-trees", committed=True)
+    assert not any(e.get("source") for e in quick)
+    assert _numbers(quick) == _numbers(computed["random-trees"])
+    from audit.privatree.certificate import all_sizes
+
+    d = next(d for d in all_sizes() if d.name == "strict, one feature, depth 3")
+    stored = ebs._committed_all_sizes("privatree")[d.name]
+    assert ebs._matches(d, stored, [1, 2, 20])  # its curve: up to 20 records
+    for change in ({"params": dict(stored["params"], epsilon=2.0)}, {"tol": stored["tol"] * 2},
+                   {"complete": False}, {"description": "other"}, {"relation": "substitute"},
+                   {"epsilon_claimed": 2.0}, {"upper_method": "proof"}):
+        assert not ebs._matches(d, dict(stored, **change), [1, 2]), change
+    assert not ebs._matches(d, stored, [1, 2, 30])  # a size its curve lacks
+    assert not ebs._matches(d, None, [1])
