@@ -467,7 +467,10 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             cat = j in c["cats"]
             eps_j = c["budget"]["node_cat" if cat else "node_num"]
             exact = np.bincount(node_rows(c["codes"][j], idx), minlength=B * K)  # bin * K + class of every record
-            H = np.maximum(TwoSidedGeometric(eps_j, 1.0).sample(exact, rng), 0).reshape(B, K).astype(float)
+            noise = c.setdefault("noise", {})  # one mechanism per budget in a fit (stateless: the same draws)
+            if eps_j not in noise:
+                noise[eps_j] = TwoSidedGeometric(eps_j, 1.0)
+            H = np.maximum(noise[eps_j].sample(exact, rng), 0).reshape(B, K).astype(float)
             c["ledger"].charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric", eps_j, scope=scope,
                                note="Eq. 4; one record changes one count of each feature's histogram")
             order = self._category_order(H, exact.reshape(B, K)) if cat and K == 2 else np.arange(B)
