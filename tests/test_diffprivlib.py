@@ -13,14 +13,16 @@ EXAMPLE = Path(__file__).parents[1] / "examples" / "diffprivlib.toml"
 
 
 def test_diffprivlib_claims(tmp_path):
-    """Quick budget, alpha 0.05 per claim: the mechanisms pass; the decision tree passes
-    under add/remove and is flagged under substitution (its monotone permute-and-flip), which the example
-    file records as the expected verdict, so the run exits 0."""
+    """Quick budget, alpha 0.05 per claim: the integer mechanisms pass, the float Laplace is flagged by the
+    floating-point probe (Mironov 2012); the decision tree passes under add/remove and is flagged under
+    substitution (its monotone permute-and-flip). The example file records both findings as the expected
+    verdicts, so the run exits 0."""
     code = main(["check", "--claims", str(EXAMPLE), "--budget", "quick", "--out", str(tmp_path), "--quiet"])
     verdicts = {c["id"]: c["verdict"]
                 for c in json.loads((tmp_path / "diffprivlib" / "report.json").read_text())["claims"]}
     assert code == 0
     assert verdicts.pop("decision-tree/substitute") == "violation"
+    assert verdicts.pop("laplace") == "violation"
     assert set(verdicts.values()) == {"pass"}
 
 
