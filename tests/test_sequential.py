@@ -89,3 +89,18 @@ def test_bad_looks_are_refused_with_their_values():
                          spend=(0.5, 0.5, 0.5, 0.5))
     with pytest.raises(ValueError, match="pairs must contain"):
         sequential_audit(Shift(), [], Claim(1.0), n_samples=1_000, alpha=0.05, seed=0)
+
+
+def test_a_resumed_confirmation_reads_its_checkpoint_as_it_was_computed(tmp_path):
+    from audit.engine.runs import checkpoint
+
+    path = tmp_path / "ck.json"
+    with checkpoint.active(path), checkpoint.scope("seq"):
+        first = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=8_000, alpha=0.05, seed=2, futility=0)
+    with checkpoint.active(path, resume=True), checkpoint.scope("seq"):
+        again = sequential_audit(Response(3.0), PAIRS, Claim(1.0), n_samples=8_000, alpha=0.05, seed=2, futility=0)
+    # the second mechanism would be flagged; the checkpoint's result (the first's) comes back instead, whole
+    assert not again.violation and [r.counts for r in again.results] == [r.counts for r in first.results]
+    assert [lk.to_dict() for lk in again.looks] == [lk.to_dict() for lk in first.looks]
+    assert again.planned == first.planned and again.n_samples == first.n_samples and again.alpha == first.alpha
+    assert again.worst_pair == first.worst_pair

@@ -286,7 +286,7 @@ def _draw_stage(mechanism, keys, needed, n_pilot_half, n_count_half, streams, fi
     out = dict(samples)
     for key, p, c in zip(needed, pilots, counts):
         old = samples.get(key)
-        out[key] = (p, c) if old is None else (sampling.merge(old[0], p), sampling.concat([old[1], c]))
+        out[key] = (p, c) if old is None else (sampling.collect([old[0], p]), sampling.concat([old[1], c]))
     return out
 
 

@@ -397,7 +397,7 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             leaks.append("data-dependent stopping (Algorithm 1 line 7): not DP for any epsilon")
             charge_stopping(ledger)
         self._ctx = dict(codes=codes, y=yk, K=K, cats=cats, n_bins=n_bins, budget=budget, d=d, rng=rng,
-                         ledger=ledger, stopping=stopping)
+                         ledger=ledger, stopping=stopping, noise={})
         try:
             self.tree_ = self._grow(np.arange(X.shape[0]), 0, Scope.root(), "")
         finally:
@@ -467,10 +467,9 @@ class PrivaTreeClassifier(PublishSafeMixin, ClassifierMixin, BaseEstimator):
             cat = j in c["cats"]
             eps_j = c["budget"]["node_cat" if cat else "node_num"]
             exact = np.bincount(node_rows(c["codes"][j], idx), minlength=B * K)  # bin * K + class of every record
-            noise = c.setdefault("noise", {})  # one mechanism per budget in a fit (stateless: the same draws)
-            if eps_j not in noise:
-                noise[eps_j] = TwoSidedGeometric(eps_j, 1.0)
-            H = np.maximum(noise[eps_j].sample(exact, rng), 0).reshape(B, K).astype(float)
+            if eps_j not in c["noise"]:  # one mechanism per budget in a fit (stateless: the same draws)
+                c["noise"][eps_j] = TwoSidedGeometric(eps_j, 1.0)
+            H = np.maximum(c["noise"][eps_j].sample(exact, rng), 0).reshape(B, K).astype(float)
             c["ledger"].charge(f"histogram[{j}]{path or '^'}", "TwoSidedGeometric", eps_j, scope=scope,
                                note="Eq. 4; one record changes one count of each feature's histogram")
             order = self._category_order(H, exact.reshape(B, K)) if cat and K == 2 else np.arange(B)

@@ -37,7 +37,7 @@ from audit.engine.estimation.events import choose_event
 from audit.engine.estimation.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "confirm_pairs", "check_sizes", "count_event"]
+           "confirm_pairs", "check_sizes", "count_event", "unpack_pair"]
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,8 @@ def count_event(mechanism, d0, d1, event, direction: str, *, n_samples: int, del
 
 
 # --------------------------------------------------------------------------- pairs and claims
-def _unpack(pair) -> tuple[Any, Any, str]:
+def unpack_pair(pair) -> tuple[Any, Any, str]:
+    """``(d0, d1, description)`` of a NeighbourPair or of a plain ``(d0, d1)`` (description ``""``)."""
     if hasattr(pair, "d0") and hasattr(pair, "d1"):
         return pair.d0, pair.d1, getattr(pair, "description", "")
     d0, d1 = pair
@@ -242,6 +243,15 @@ class AuditResult:
     results: list
     n_samples: int
     alpha: float
+
+    @classmethod
+    def of(cls, claim: Claim, results: list, descriptions: list, n_samples: int, alpha: float) -> "AuditResult":
+        """The audit of ``claim`` whose pairs gave ``results``: its worst pair is the one with the largest lower
+        bound (then point estimate)."""
+        worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
+        lower = results[worst].epsilon_lower
+        return cls(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
+                   descriptions[worst], results, int(n_samples), alpha)
 
     @property
     def worst(self) -> EstimateResult:
@@ -305,7 +315,7 @@ def confirm_pairs(pairs: list, seed: int, key, estimate, label: str) -> tuple[li
     results, descriptions = [], []
     start = time.perf_counter()
     for i, (pair, s) in enumerate(checkpoint.progress(list(zip(pairs, seeds)), desc="pairs", unit="pair")):
-        d0, d1, desc = _unpack(pair)
+        d0, d1, desc = unpack_pair(pair)
         saved = checkpoint.lookup(key(i))
         t = time.perf_counter()
         if saved is not None:
@@ -363,7 +373,4 @@ def audit_pairs(mechanism, pairs: Sequence, claim: Claim = Claim(epsilon=1.0), *
         lambda i, d0, d1, s: estimate_epsilon(mechanism, d0, d1, n_samples=n_samples, delta=claim.delta,
                                               alpha=a_pair, seed=s, pilot_fraction=pilot_fraction),
         f"confirmed at {n_samples:,} outputs per input")
-    worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
-    lower = results[worst].epsilon_lower
-    return AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
-                       descriptions[worst], results, int(n_samples), alpha)
+    return AuditResult.of(claim, results, descriptions, n_samples, alpha)

@@ -35,7 +35,7 @@ import numpy as np
 from reference.randomness import seeded_fits
 
 __all__ = ["BLOCK", "MechanismOutputError", "Samples", "block_generators", "current_jobs", "current_scheduler",
-           "draw", "draw_many", "gather", "jobs", "merge", "reseed_globals", "scheduler", "worker_init"]
+           "draw", "draw_many", "gather", "jobs", "reseed_globals", "scheduler", "worker_init"]
 
 #: samples per independent stream; part of the definition of a seed's result
 BLOCK = 4096
@@ -388,7 +388,8 @@ def gather(stream, combine):
 
 def collect(blocks) -> Samples:
     """Gather a pilot batch: discrete outcomes are counted as they arrive (memory grows
-    with the number of distinct outcomes), scalars and vectors are kept."""
+    with the number of distinct outcomes), scalars and vectors are kept. A block may itself be a gathered batch,
+    so ``collect([pilot, more])`` extends a pilot."""
     blocks = iter(blocks)
     first = next(blocks)
     if first.kind != "discrete":
@@ -398,19 +399,6 @@ def collect(blocks) -> Samples:
         counts.update(b.values.tolist() if isinstance(b.values, np.ndarray) else b.values)
         n += len(b)
     return Samples("discrete", counts, first.shape, n)
-
-
-def merge(a: Samples | None, b: Samples) -> Samples:
-    """Two batches of one input as one: counted discrete outcomes (:func:`collect`) are added, kept outputs
-    joined (``a`` may be None)."""
-    if a is None:
-        return b
-    if isinstance(a.values, Counter) and isinstance(b.values, Counter):
-        return Samples("discrete", a.values + b.values, b.shape, len(a) + len(b))
-    if isinstance(a.values, Counter) or isinstance(b.values, Counter):  # one counted, one kept: count both
-        return merge(collect([a]) if not isinstance(a.values, Counter) else a,
-                     collect([b]) if not isinstance(b.values, Counter) else b)
-    return concat([a, b])
 
 
 def concat(blocks) -> Samples:

@@ -46,9 +46,10 @@ from reference.validation import check_probability
 
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation.bounds import cp_lower, cp_upper
-from audit.engine.estimation.estimate import AuditResult, Claim, EstimateResult, check_sizes, estimate_from_samples
+from audit.engine.estimation.estimate import AuditResult, Claim, EstimateResult, check_sizes, estimate_from_samples, \
+    unpack_pair
 from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, detection_probability, pass_power
-from audit.engine.estimation.sampling import Samples, collect, draw_many, merge
+from audit.engine.estimation.sampling import Samples, collect, draw_many
 
 __all__ = ["LOOKS", "SPEND", "FUTILITY", "Look", "look_sizes", "sequential_audit", "looks_text", "futile",
            "conclusive"]
@@ -80,14 +81,6 @@ def look_sizes(n_samples: int, looks=LOOKS) -> list[int]:
     """Outputs per input at each look (the last is ``n_samples``; a look no larger than the one before is
     skipped when drawn)."""
     return [max(2, int(round(n_samples * f))) for f in looks[:-1]] + [int(n_samples)]
-
-
-def _unpack(pair):
-    """``(d0, d1, description)`` of a NeighbourPair or a plain ``(d0, d1)``."""
-    if hasattr(pair, "d0") and hasattr(pair, "d1"):
-        return pair.d0, pair.d1, getattr(pair, "description", "")
-    d0, d1 = pair
-    return d0, d1, ""
 
 
 def futile(result: EstimateResult, claim: Claim, level: float = FUTILITY) -> bool:
@@ -137,7 +130,8 @@ class _Stream:
     n_count: int = 0
 
     def extend_pilot(self, blocks) -> None:
-        self.pilot = merge(self.pilot, collect(blocks))
+        new = collect(blocks)
+        self.pilot = new if self.pilot is None else collect([self.pilot, new])
 
 
 def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: float, seed, pilot_fraction=0.2,
@@ -183,8 +177,9 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
     pair_seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
     look_seeds = [s.spawn(len(sizes)) for s in pair_seeds]
     streams = [[_Stream(), _Stream()] for _ in pairs]
-    data = [_unpack(p) for p in pairs]
-    history, results, n_prev, a_look = [], None, 0, alpha
+    data = [unpack_pair(p) for p in pairs]
+    n_count_last = sizes[-1] - max(1, int(round(sizes[-1] * pilot_fraction)))  # the last look's counting batch
+    history, audit, n_prev = [], None, 0
     start = time.perf_counter()
     for j, n_j in enumerate(sizes):
         if n_j <= n_prev:
@@ -228,41 +223,33 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
             progress.step(f"pair {i + 1}/{len(pairs)} {label} at {n_j:,} outputs per input (look {j + 1} of "
                           f"{len(sizes)}): {data[i][2] or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g}",
                           done=j * len(pairs) + i + 1, total=len(sizes) * len(pairs), since=start)
-        worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
-        look = Look(n_j, a_look, results[worst].epsilon_lower)
+        audit = AuditResult.of(claim, results, [d[2] for d in data], n_j, a_look)
+        look = Look(n_j, a_look, audit.epsilon_lower)
         history.append(look)
-        if results[worst].epsilon_lower > claim.epsilon:
+        if audit.violation:
             look.stop = "violation"
         elif not last and all(conclusive(r, claim) for r in results):
             look.stop = "conclusive"
         elif not last and futility > 0 and all(futile(r, claim, futility) for r in results) and \
-                not _conclusive_within(results, claim, sizes[-1] - max(1, int(round(sizes[-1] * pilot_fraction)))):
+                not _conclusive_within(results, claim, n_count_last):
             look.stop = "futile"
+        n_prev = n_j
         if look.stop:
             progress.step(f"sequential confirmation stopped at look {j + 1} of {len(sizes)} ({n_j:,} outputs per "
                           f"input, alpha {a_look:.3g}): {look.stop}")
-        n_prev = n_j
-        if look.stop:
             break
-    out = _result(claim, pairs, results, history, n_prev, a_look, sizes)
-    checkpoint.store(key, {"results": [r.to_dict() for r in results], "looks": [lk.to_dict() for lk in history],
-                           "planned": sizes})
-    return out
-
-
-def _result(claim, pairs, results, history, n, a_look, planned) -> AuditResult:
-    worst = max(range(len(results)), key=lambda i: (results[i].epsilon_lower, results[i].epsilon_point))
-    lower = results[worst].epsilon_lower
-    out = AuditResult(claim, lower, results[worst].epsilon_point, bool(lower > claim.epsilon), worst,
-                      _unpack(pairs[worst])[2], results, int(n), a_look)
-    out.looks, out.planned = history, list(planned)
-    return out
+    audit.looks, audit.planned = history, list(sizes)
+    checkpoint.store(key, {"results": [r.to_dict() for r in audit.results],
+                           "looks": [lk.to_dict() for lk in history], "planned": sizes})
+    return audit
 
 
 def _from_saved(saved: dict, claim: Claim, pairs) -> AuditResult:
-    results = [EstimateResult.from_dict(r) for r in saved["results"]]
     history = [Look(**lk) for lk in saved["looks"]]
-    return _result(claim, pairs, results, history, history[-1].n, history[-1].alpha, saved["planned"])
+    audit = AuditResult.of(claim, [EstimateResult.from_dict(r) for r in saved["results"]],
+                           [unpack_pair(p)[2] for p in pairs], history[-1].n, history[-1].alpha)
+    audit.looks, audit.planned = history, list(saved["planned"])
+    return audit
 
 
 def looks_text(looks: list[Look], planned: list[int]) -> str:
