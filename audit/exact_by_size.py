@@ -120,7 +120,7 @@ def _strict(target: str, committed: bool = False) -> list[dict]:
     computed = {d.name: (d, res, curve, verdict)
                 for d, res, curve, verdict in certify_allsizes.run(None, sizes=sizes,
                                                                    domains=[d for d in domains if d.name not in taken])}
-    committed_entries = None
+    committed_entries = stored if committed else None  # the certificate, read at most once
     out = []
     for c in certified:
         name = f"{dict(EXACT_TARGETS)[target]}, {c.name.removeprefix('strict').lstrip(', ')}"
