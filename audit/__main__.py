@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "log line, printed text, exception) the same on every fit as shipped of a dataset and "
                           "different on its neighbour, a trace of the data that no noise covers: fail the gate "
                           "(default), warn (report only) or off (no probe)")
+    chk.add_argument("--after-finding", choices=("stop", "sample"), default="stop",
+                     help="estimators: once kept state or determinism (both certain, from fits before any sampling) "
+                          "has decided a violation, stop (default: the verdict is final and the report says the "
+                          "sampled stages were skipped) or sample (run the scale family, the neighbour search and the "
+                          "floating-point probe too, to measure every other leak)")
     _common(chk, "quick")
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",
@@ -361,7 +366,7 @@ def _check_options(args) -> dict:
             "exceptions": "off" if args.no_exceptions else args.exceptions, "float_probe": not args.no_float_probe,
             "scale": not args.no_scale, "scale_seconds": args.scale_seconds, "scale_records": args.scale_records,
             "grow_max": args.grow_max, "state": args.state,
-            "determinism": args.determinism,
+            "determinism": args.determinism, "after_finding": args.after_finding,
             "strict_power": args.strict_power, "grow": not args.no_grow,
             "exempt": None if args.exempt is None else [e.strip() for e in args.exempt.split(",")]}
 

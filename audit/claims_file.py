@@ -28,6 +28,7 @@
     scale = true                             # optional: the scale family of the search (estimators)
     state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
     determinism = "fail"                     # optional: deterministic traces of the data: "fail", "warn" or "off"
+    after_finding = "stop"                   # optional: after a certain finding (kept state, determinism): "stop" or "sample"
     strict_power = false                     # optional: an inconclusive pass fails the gate
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
@@ -55,7 +56,7 @@ EXPECTED = ("pass", "violation")
 TOP_KEYS = {"budget", "seed", "subject"}
 SUBJECT_KEYS = {"name", "callable", "params", "epsilon", "delta", "neighbours", "data", "note", "expected", "exempt",
                 "pairs", "bounds", "classes", "n_samples", "release", "search", "exceptions", "float_probe", "scale",
-                "state", "determinism", "strict_power", "grow", "scale_records", "grow_max"}
+                "state", "determinism", "after_finding", "strict_power", "grow", "scale_records", "grow_max"}
 
 
 def _name(key: str) -> str:
@@ -117,6 +118,12 @@ def _exceptions(value) -> str:
 def _state(value, key: str = "state") -> str:
     if value not in ("fail", "warn", "off"):
         raise CheckError(f"{key} must be 'fail', 'warn' or 'off', got {value!r}")
+    return value
+
+
+def _after_finding(value) -> str:
+    if value not in ("stop", "sample"):
+        raise CheckError(f"after_finding must be 'stop' or 'sample', got {value!r}")
     return value
 
 
@@ -189,11 +196,11 @@ def load_claims(path) -> tuple[list[Subject], dict]:
         for key, parse in (("params", lambda v: parse_params(v, "params")), ("bounds", parse_bounds),
                            ("classes", parse_classes), ("release", parse_release),
                            ("exceptions", _exceptions), ("state", _state),
-                           ("determinism", lambda v: _state(v, "determinism"))):
+                           ("determinism", lambda v: _state(v, "determinism")), ("after_finding", _after_finding)):
             try:
                 options[key] = parse(entry[key]) if key in entry else \
                     {"release": "auto", "exceptions": "fail", "state": "fail", "determinism": "fail",
-                     "params": {}}.get(key)
+                     "after_finding": "stop", "params": {}}.get(key)
             except CheckError as exc:
                 raise CheckError(f"{at(key)}: subject {name!r}: {exc}") from exc
         subjects.append(Subject(name, entry["callable"], float(entry["epsilon"]), float(entry.get("delta", 0.0)),

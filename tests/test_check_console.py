@@ -227,7 +227,8 @@ def test_events_on_estimator_releases_name_their_coordinates():
 
 
 def test_check_reports_events_in_words(tmp_path):
-    base = ["--epsilon", "1", "--quiet", "--n-samples", "2000", "--no-scale", "--state", "off", "--bounds",
+    base = ["--epsilon", "1", "--quiet", "--n-samples", "2000", "--no-scale", "--state", "off", "--after-finding",
+            "sample", "--bounds",
             "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path)]
     assert main(["check", "subjects.crashing:OddSizeCrash", "--no-search", *base]) == 1
     row = json.loads((tmp_path / "check-subjects.crashing-OddSizeCrash" / "report.json").read_text())["claims"][0]
@@ -255,7 +256,8 @@ def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_te
     from audit.engine.runs import progress
 
     argv = ["check", "subjects.crashing:RefusesEmptyLeaky", "--exceptions", "report", "--epsilon", "1",
-            "--n-samples", "2000", "--scale-records", "2000", "--state", "off", "--bounds", "[[0, 1]]", "--classes",
+            "--n-samples", "2000", "--scale-records", "2000", "--state", "off", "--after-finding", "sample",
+            "--bounds", "[[0, 1]]", "--classes",
             "0,1", "--out", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out

@@ -149,7 +149,8 @@ LEAKS = [("ExactPredictCount", ("prediction at", "model._shown")),
 @pytest.mark.parametrize("name,words", LEAKS)
 def test_check_finds_what_the_model_publishes_besides_its_release(name, words, tmp_path):
     base = ["check", f"subjects.published:{name}", "--epsilon", "1", "--quiet", "--n-samples", "1000",
-            "--pairs", "subjects.published:count_pairs", "--no-search", "--no-scale", "--out", str(tmp_path)]
+            "--pairs", "subjects.published:count_pairs", "--no-search", "--no-scale", "--after-finding", "sample",
+            "--out", str(tmp_path)]
     assert main(base + ["--params", '{"broken": true}']) == 1
     row = _row(tmp_path, name)
     event = row["detail"].split("event [", 1)[1].split("]", 1)[0]

@@ -75,10 +75,40 @@ def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_p
 def test_a_certain_state_finding_is_printed_before_any_sampling(tmp_path, capsys):
     """Fail fast: the state probe runs first and its finding is on the console before the first pair is sampled."""
     assert main(["check", "subjects.kept_state:NoisyCountModel", "--epsilon", "1", "--n-samples", "2000",
-                 "--no-search", "--bounds", "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path)]) == 1
+                 "--no-search", "--bounds", "[[0, 1]]", "--classes", "0,1", "--after-finding", "sample",
+                 "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out.splitlines()
     found = next(i for i, line in enumerate(out) if "FOUND kept state" in line)
     sampled = next(i for i, line in enumerate(out) if "confirmed at 2,000 outputs per input" in line)
     assert found < sampled and "model.noise_rng_" in out[found]
     row = _row(tmp_path, "NoisyCountModel")
     assert row["epsilon_reading"] == "∞" and "power" not in row
+
+
+@pytest.mark.parametrize("target, decided", [("subjects.kept_state:NoisyCountModel", "kept state"),
+                                             ("subjects.crashing:OddSizeCrash", "determinism")])
+def test_a_certain_finding_decides_the_claim_and_the_sampled_stages_are_skipped(tmp_path, capsys, target, decided):
+    """By default (--after-finding stop) a violation found by the one-fit probes is final: nothing is sampled,
+    and the row and console say so; the verdict is the one --after-finding sample gives."""
+    argv = ["check", target, "--epsilon", "1", "--n-samples", "2000", "--bounds", "[[0, 1]]", "--classes", "0,1",
+            "--no-scale", "--out", str(tmp_path / "stop")]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "confirmed at" not in out and "screening" not in out
+    name = target.replace(":", "-")
+    row = json.loads((tmp_path / "stop" / f"check-{name}" / "report.json").read_text())["claims"][0]
+    assert row["verdict"] == "violation" and decided in row["decided_by"] and row["n_samples"] == 0
+    assert row["sampled_stages"] == f"skipped (decided by {decided})" and "sampled stages skipped" in row["detail"]
+    assert row["epsilon_reading"] == "∞" and "power" not in row
+    sampled = argv[:-1] + [str(tmp_path / "sample"), "--after-finding", "sample"]
+    assert main(sampled) == 1
+    again = json.loads((tmp_path / "sample" / f"check-{name}" / "report.json").read_text())["claims"][0]
+    assert again["verdict"] == "violation" and again["n_samples"] > 0 and "sampled_stages" not in again
+
+
+def test_after_finding_is_checked_by_name(tmp_path):
+    from audit.check import CheckError, Subject, audit_subject
+
+    bad = Subject("s", "subjects.kept_state:NoisyCountModel", 1.0, after_finding="later")
+    with pytest.raises(CheckError, match="after_finding must be one of stop, sample, got 'later'"):
+        audit_subject(bad, "quick", 0)

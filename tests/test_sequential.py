@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from audit.engine.estimation.estimate import Claim
-from audit.engine.estimation.sequential import LOOKS, SPEND, futile, look_sizes, sequential_audit
+from audit.engine.estimation.sequential import LOOKS, SPEND, conclusive, futile, look_sizes, sequential_audit
 
 
 class Response:
@@ -44,6 +44,31 @@ def test_a_correct_frequent_event_stops_conclusive_at_the_first_look():
     assert all(lk.stop == "" for lk in res.looks[:-1])
     # the bounds were taken at the stopping look's share of alpha, split over two pairs and two directions
     assert res.alpha == pytest.approx(0.05 * SPEND[j]) and res.worst.alpha == pytest.approx(0.05 * SPEND[j] / 2)
+
+
+class Mixed:
+    """Two pairs in one mechanism: on ``("strong", bit)`` randomised response at eps 1 (a frequent event with loss
+    exactly 1), on ``("weak", bit)`` an event of probability 0.002 against 0.001 (loss ln 2, too rare for any look
+    to make a pass conclusive on it)."""
+
+    def __call__(self, data, rng):
+        return int(self.batch(data, 1, rng)[0])
+
+    def batch(self, data, n, rng):
+        kind, bit = data
+        if kind == "strong":
+            return Response(1.0).batch(bit, n, rng)
+        return (rng.random(n) < (0.002 if bit else 0.001)).astype(int)
+
+
+def test_the_pass_stops_conclusive_on_its_worst_pair_as_the_row_reads_it():
+    """The row's power is its worst pair's (the largest lower bound), so the confirmation stops once that pair's
+    pass is conclusive, although the weak pair's never is."""
+    pairs = [(("strong", 0), ("strong", 1)), (("weak", 0), ("weak", 1))]
+    res = sequential_audit(Mixed(), pairs, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
+    assert res.looks[-1].stop == "conclusive" and res.n_samples < 20_000
+    assert res.worst_pair == 0 and conclusive(res.worst, Claim(1.0))
+    assert not conclusive(res.results[1], Claim(1.0)) and not futile(res.results[0], Claim(1.0))
 
 
 def test_a_leak_stops_at_the_first_look_with_a_violation():

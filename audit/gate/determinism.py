@@ -30,6 +30,8 @@ as every one of the ``K`` fits per side then suggests.
 """
 from __future__ import annotations
 
+import random
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,12 +57,30 @@ REMEDY = ("draw fresh entropy for every fit (no fixed default random_state, no s
           "keep or print no exact statistic of the data: publish only noisy values and public facts")
 
 
-def as_shipped():
+@contextmanager
+def as_shipped(seed: int | None = None):
     """A block in which fits run as the code ships: the project's seeded-fit mode is off
-    (:func:`reference.randomness.seeded_fits` with ``enabled=False``)."""
+    (:func:`reference.randomness.seeded_fits` with ``enabled=False``).
+
+    With ``seed``, numpy's and Python's global generators are seeded from it for the block and restored after
+    it: the estimator is still built and fitted as it ships (no seed injected; each fit draws on from the
+    global stream), but code that draws from the global generators (diffprivlib does) gives the same
+    observations, so the same report, on every run of a seed. Code that draws fresh OS entropy cannot be
+    made to repeat, and its noisy values are never the ones a violation reports as D's."""
     from reference.randomness import seeded_fits
 
-    return seeded_fits(False)
+    saved = (np.random.get_state(), random.getstate()) if seed is not None else None
+    if seed is not None:
+        words = np.random.SeedSequence([int(seed), 0xD37]).generate_state(4, dtype=np.uint32)
+        np.random.seed(words[:2])
+        random.seed(int.from_bytes(words.tobytes(), "little"))
+    try:
+        with seeded_fits(False):
+            yield
+    finally:
+        if saved is not None:
+            np.random.set_state(saved[0])
+            random.setstate(saved[1])
 
 
 @dataclass
@@ -183,7 +203,7 @@ def _candidates(pair, a, b) -> list:
 
 def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, delta: float = 0.0,
                       alpha: float = 0.001, relation: str = "add-remove", max_fits: int = MAX_FITS["quick"],
-                      refusals: bool = True, progress=None) -> DeterminismReport:
+                      refusals: bool = True, progress=None, seed: int | None = 0) -> DeterminismReport:
     """Fit ``make_estimator()`` as it ships on neighbouring datasets and find deterministic traces of the data.
 
     Parameters
@@ -210,6 +230,8 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
         mode ``"fail"``); when False such pairs are not screened.
     progress : callable, optional
         ``progress(text)`` for a console line when a violation is found.
+    seed : int or None
+        Seeds the global generators for the probe's fits (:func:`as_shipped`; None leaves them as they are).
 
     Returns
     -------
@@ -223,7 +245,7 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
     level = alpha / (ROUNDS * MAX_PATHS * len(LOOKS))
     looks = [k for k in LOOKS if k <= max_fits] or [max_fits]
     reachable = epsilon_lower_bound(looks[-1], looks[-1], 0, looks[-1], delta=delta, alpha=level)
-    with as_shipped():
+    with as_shipped(seed):
         seen = {}
 
         def fits(data):
@@ -257,6 +279,7 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
 
 def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks) -> bool:
     alive = {path: (va, vb) for path, va, vb in cands}
+    varies = set()  # paths whose D' value changed between fits (noise): reported as "other values"
     k = 0
     for look in looks:
         while k < look and alive:
@@ -264,15 +287,20 @@ def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, 
             oa = observe_fit(make_estimator, pair.d0, grid, classes, want=want)
             ob = observe_fit(make_estimator, pair.d1, grid, classes, want=want)
             k += 1
-            for path, (va, _) in list(alive.items()):
-                if oa.get(path, ABSENT)[0] != va[0] or ob.get(path, ABSENT)[0] == va[0]:
+            for path, (va, vb) in list(alive.items()):
+                got = ob.get(path, ABSENT)[0]
+                if oa.get(path, ABSENT)[0] != va[0] or got == va[0]:
                     del alive[path]
+                elif got != vb[0]:
+                    varies.add(path)
         if not alive:
             return False
         bound = float(epsilon_lower_bound(k, k, 0, k, delta=delta, alpha=level))
         if bound > epsilon:
             report.verdict, report.pair, report.fits, report.epsilon_lower = "violation", pair.description, k, bound
-            report.paths = [{"path": p, "on_d": va[1], "on_d1": vb[1], "record_count": _is_count(pair, va[0], vb[0])}
+            # a D' value that changed between fits is noise (it need not repeat on another run): not shown
+            report.paths = [{"path": p, "on_d": va[1], "on_d1": "other values" if p in varies else vb[1],
+                             "record_count": p not in varies and _is_count(pair, va[0], vb[0])}
                             for p, (va, vb) in alive.items()]
             report.record_count_only = all(p["record_count"] for p in report.paths)
             report.deterministic_model = all(dict(o) == dict(a[0]) for o in a) and \

@@ -43,7 +43,7 @@ from audit.engine.runs import checkpoint, progress
 from audit.engine.runs.budget import SAMPLES
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.estimation.events import coordinates, float_probe
-from audit.engine.estimation.sequential import LOOKS, SPEND
+from audit.engine.estimation.sequential import LOOKS, SPEND, sequential_audit
 from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.gate.inputs import user_pairs as _user_pairs
@@ -54,7 +54,7 @@ from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_te
 from audit.gate.budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, coverage_cut, grow_limit, scale_records)
 from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, grow_text as _grow_text
-from audit.gate.verdict import ALPHA
+from audit.gate.verdict import AFTER_FINDING, ALPHA, certain_finding, decided_row
 from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
                                 subject_error_row as _subject_error_row)
 from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pairs
@@ -121,6 +121,9 @@ class Subject:
     #: estimators: values the same on every fit as shipped of D and different on D' (:mod:`audit.gate.determinism`):
     #: "fail", "warn" or "off"
     determinism: str = "fail"
+    #: once kept state or determinism has decided the claim (a certain violation): "stop" (skip the sampled
+    #: stages; fail fast) or "sample" (run them too, to measure every other leak), :data:`AFTER_FINDING`
+    after_finding: str = "stop"
     #: an inconclusive pass (its detectable loss above the claim) fails the gate
     strict_power: bool = False
     #: an inconclusive pass grows its budget on the winning pair (:data:`GROW_STAGES` stages, each at most
@@ -284,7 +287,7 @@ def _state_probe(plan: dict, subject: Subject):
                            alpha=ALPHA)
 
 
-def _determinism_probe(plan: dict, subject: Subject, budget: str):
+def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int):
     """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
     from types import SimpleNamespace
 
@@ -299,7 +302,7 @@ def _determinism_probe(plan: dict, subject: Subject, budget: str):
     return probe_determinism(plan["factory"], pairs, grid=plan["mechanism"].grid, classes=plan["classes"],
                              epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
                              relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
-                             refusals=plan["exceptions"] == "fail", progress=progress.step)
+                             refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed)
 
 
 #: the remedy of a violation through the floating-point probe alone
@@ -335,15 +338,18 @@ def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
     """Credit the floating-point probe only where the two outputs' supports overlap in exact arithmetic.
 
     The winning pair is audited again with the floating-point events off (real arithmetic: thresholds and
-    value sets only), at a quarter of the outputs per input. When that too refutes the claim, the outputs differ
+    value sets only), at up to a quarter of the outputs per input, group-sequentially
+    (:func:`audit.engine.estimation.sequential.sequential_audit`: it stops at the first look that refutes the
+    claim, or once no look could). When that too refutes the claim, the outputs differ
     beyond their float lattices (disjoint supports in exact arithmetic, e.g. multiples of 1/n against multiples
     of 1/(n + 1)): the evidence is ``"outputs"``, the float probe second. Otherwise the float probe alone
     decided, and the finding ends with its remedy, the lattice mechanisms. The re-audit names the evidence; it
     does not decide the verdict, so its error level is not charged to the claim's alpha.
     """
-    m = max(2_000, n // 4)
     with float_probe(False), coordinates(names):
-        real = audit_pairs(mech, [pair], claim, n_samples=m, alpha=ALPHA, seed=seed + 104_729)
+        real = sequential_audit(mech, [pair], claim, n_samples=max(2_000, n // 4), alpha=ALPHA, seed=seed + 104_729,
+                                label="re-audited in real arithmetic")
+    m = real.n_samples
     row["real_arithmetic"] = {"violation": bool(real.violation), "epsilon_lower": float(real.epsilon_lower),
                               "n_samples": m, "event": str(getattr(real.worst, "event", ""))}
     rest = [k for k in row["decided_by"] if k not in ("float probe", "outputs")]
@@ -363,35 +369,13 @@ def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
                                     f"{real.epsilon_lower:.3g})")
 
 
-def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None) -> dict:
-    """Audit one subject; return its claim row.
-
-    The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
-    (:mod:`audit.gate.state.probe`) and the refusals seen while calibrating; then the outputs are sampled.
-    Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
-    a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
-    filled with the CPU seconds of each stage.
-    """
-    cpu = CpuLaps(stage_cpu)
+def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim, det, cpu, extra: list,
+             cuts: list) -> tuple[dict, list | None]:
+    """The sampled stages of :func:`audit_subject` (the scale family, the neighbour search and its confirmation,
+    growth, the floating-point re-audit, the power reading): ``(row, tried)``, the claim row and the pairs
+    tried by the search (None without a search). ``extra`` and ``cuts`` gain their notes."""
     n = subject.n_samples or SAMPLES[budget]
-    plan = plan_subject(subject, draws=n)
-    cuts = list(plan.get("cuts", ()))
-    cpu.lap("plan (calibration, refusals)")
     mech, kind = plan["mechanism"], plan["kind"]
-    claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
-    extra = []
-    probe = None
-    if kind == "estimator" and subject.state != "off":
-        probe = _state_probe(plan, subject)
-        if probe.verdict == "violation":
-            progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
-        cpu.lap("state probe")
-    det = None
-    if kind == "estimator" and subject.determinism != "off":
-        det = _determinism_probe(plan, subject, budget)
-    if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
-        progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
-    cpu.lap("determinism")
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0) - (DETERMINISM_SHARE if det is not None else 0.0))
     grow_rows, looks = [], {}
@@ -480,6 +464,45 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     if not res.violation:
         power_reading(row, extra, res.worst, subject.epsilon, subject.delta, subject.strict_power)
     row["winning_pair"] = res.worst_description
+    return row, tried
+
+
+def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None) -> dict:
+    """Audit one subject; return its claim row.
+
+    The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
+    (:mod:`audit.gate.state.probe`) and the refusals seen while calibrating; then the outputs are sampled.
+    Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
+    a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
+    filled with the CPU seconds of each stage.
+    """
+    if subject.after_finding not in AFTER_FINDING:
+        raise CheckError(f"after_finding must be one of {', '.join(AFTER_FINDING)}, got {subject.after_finding!r}")
+    cpu = CpuLaps(stage_cpu)
+    n = subject.n_samples or SAMPLES[budget]
+    plan = plan_subject(subject, draws=n)
+    cuts = list(plan.get("cuts", ()))
+    cpu.lap("plan (calibration, refusals)")
+    mech, kind = plan["mechanism"], plan["kind"]
+    claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
+    extra = []
+    probe = None
+    if kind == "estimator" and subject.state != "off":
+        probe = _state_probe(plan, subject)
+        if probe.verdict == "violation":
+            progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
+        cpu.lap("state probe")
+    det = None
+    if kind == "estimator" and subject.determinism != "off":
+        det = _determinism_probe(plan, subject, budget, seed)
+    if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
+        progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
+    cpu.lap("determinism")
+    decided = certain_finding(probe, det, subject)
+    if decided and subject.after_finding == "stop":
+        row, tried = decided_row(subject, claim, kind, decided, extra), None
+    else:
+        row, tried = _sampled(subject, budget, seed, plan, claim, det, cpu, extra, cuts)
     if probe is not None:
         _state_verdict(row, extra, probe, subject)
     if det is not None:
@@ -519,7 +542,7 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
                         "of the budget per dataset, at least 200), so the search does not raise that rate; they are "
                         f"confirmed group-sequentially, at {'/'.join(f'{x:g}' for x in LOOKS)} of the outputs per "
                         f"input, alpha spent {'/'.join(f'{x:.1%}' for x in SPEND)} over the looks, stopping at a "
-                        "violation, when every pair's pass is conclusive, or when no look could refute the claim with "
+                        "violation, when the pass is conclusive (on its worst pair's event, as the row reads it), or when no look could refute the claim with "
                         "the events chosen (futile). Unless "
                         f"--no-grow, {GROW_SHARE:.0%} of alpha is kept for growing an inconclusive pass (the first "
                         f"audit runs at {ALPHA * (1 - GROW_SHARE):g}).")

@@ -1,15 +1,50 @@
-"""How ``audit check`` words a row's verdict when the state probe or the floating-point probe decided it, and
-the row of a subject whose audit could not finish."""
+"""How ``audit check`` words a row's verdict when the state probe or the floating-point probe decided it, the
+row of a claim decided before any output was sampled, and the row of a subject whose audit could not finish."""
 from __future__ import annotations
 
 import re
 
 from audit.gate.inputs import params_text
 
-__all__ = ["ALPHA", "float_verdict", "state_verdict", "subject_error_row"]
+__all__ = ["ALPHA", "AFTER_FINDING", "certain_finding", "decided_row", "float_verdict", "state_verdict",
+           "subject_error_row"]
 
 #: the gate's level per claim (shared by its audited pairs and both directions)
 ALPHA = 0.05
+
+#: what ``audit check`` does once a one-fit probe has decided the claim (``--after-finding``): ``"stop"`` (the
+#: verdict is final, the sampled stages are skipped) or ``"sample"`` (run them too, to measure the other leaks)
+AFTER_FINDING = ("stop", "sample")
+
+
+def certain_finding(probe, det, subject) -> str:
+    """What decided the claim before any output was sampled, or ``""``: kept state (:mod:`audit.gate.state.probe`,
+    certain from one fit per dataset) or a deterministic trace of the data (:mod:`audit.gate.determinism`, its
+    bound above the claim at its share of alpha), each only when it fails the gate (``"fail"`` mode). Either is
+    a violation whatever the sampled stages find, so a gate may stop there (fail fast)."""
+    found = []
+    if probe is not None and probe.verdict == "violation" and subject.state == "fail":
+        found.append("kept state")
+    if det is not None and det.verdict == "violation" and subject.determinism == "fail":
+        found.append("determinism")
+    return " and ".join(found)
+
+
+def decided_row(subject, claim, kind: str, decided: str, extra: list) -> dict:
+    """The row of a claim that ``decided`` (:func:`certain_finding`) settled before sampling: no sampled bound
+    (``n_samples`` 0, the sampled stages named as skipped in ``sampled_stages`` and in ``extra``); the probes'
+    verdicts join it as they join a sampled row (:func:`state_verdict`, ``determinism.join_verdict``)."""
+    nan = float("nan")
+    extra.append(f"sampled stages skipped: the claim was decided before any output was sampled, by {decided} "
+                 "(certain: a violation whatever the outputs show); the scale family, the neighbour search, the "
+                 "floating-point probe and the power reading did not run (--after-finding sample runs them too, to "
+                 "measure every other leak)")
+    return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)} ({kind})",
+            "neighbouring": claim.neighbouring, "epsilon_claimed": claim.epsilon, "delta": claim.delta,
+            "epsilon_lower": 0.0, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "pass",
+            "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
+            "decided_by": [], "sampled_stages": f"skipped (decided by {decided})",
+            "detail": f"decided by {decided} before sampling", "winning_pair": ""}
 
 
 def state_verdict(row, extra, probe, subject) -> None:

@@ -14,9 +14,11 @@ whatever the stopping rule. The last look keeps most of alpha (80%): its bound i
 The confirmation stops after a look when
 
 * a pair's lower bound exceeds the claim (a violation: the finding is final);
-* every pair's pass is conclusive at the look: a loss of the claim plus
-  :data:`audit.engine.estimation.power.POWER_MARGIN` on its event would have been caught there with
-  probability 0.9 (:func:`audit.engine.estimation.power.pass_power`); or
+* the pass is conclusive at the look, as the row reads it: on the worst pair's event (the pair the row
+  reports, with the largest lower bound) a loss of the claim plus
+  :data:`audit.engine.estimation.power.POWER_MARGIN` would have been caught there with probability 0.9
+  (:func:`audit.engine.estimation.power.pass_power`), exactly the reading the fixed protocol gives its own
+  worst pair (its other pairs' power does not enter that reading either); or
 * every pair is futile: for both directions the event's *upper* confidence bound on
   ``ln P_D(S) / P_D'(S)`` (level :data:`FUTILITY`) is at most the claim, so more outputs of these events
   could not refute it, and no pair's event, at its observed frequency, would make the pass conclusive by the
@@ -228,7 +230,7 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
         history.append(look)
         if audit.violation:
             look.stop = "violation"
-        elif not last and all(conclusive(r, claim) for r in results):
+        elif not last and conclusive(audit.worst, claim):
             look.stop = "conclusive"
         elif not last and futility > 0 and all(futile(r, claim, futility) for r in results) and \
                 not _conclusive_within(results, claim, n_count_last):
@@ -259,7 +261,7 @@ def looks_text(looks: list[Look], planned: list[int]) -> str:
     if not looks:
         return ""
     last = looks[-1]
-    why = {"violation": "a violation", "conclusive": "every pair's pass conclusive",
+    why = {"violation": "a violation", "conclusive": "the pass conclusive on its worst pair's event",
            "futile": "every pair futile (both directions' events bounded below the claim)"}.get(last.stop, "")
     return (f"sequential confirmation (looks at {plan} outputs per input, alpha spent {spent}): "
             + (f"stopped at {last.n:,} ({why})" if why and last.n < planned[-1] else
