@@ -191,3 +191,36 @@ def test_canonical_keys_are_equal_exactly_when_the_values_are(a, b):
         mask = (lambda v: re.sub(r"0x[0-9a-fA-F]{6,}", "0x", v)) if isinstance(a, str) else (lambda v: v)
         same = type(a) is type(b) and repr(mask(a)) == repr(mask(b))
     assert (ka == kb) == same
+
+
+#: a process-wide log that every fit appends to (as diffprivlib's default budget accountant does)
+_SHARED_LOG = [(0.5, 0.0)] * 5_000
+
+
+class _LogsToSharedAccountant:
+    """Keeps a reference to a long process-wide log, plus an exact count hidden at item 3,000 of a long list of
+    its own (a trace of the data the digest of the whole list must carry)."""
+
+    def __init__(self, hide=True):
+        self.hide = hide
+
+    def fit(self, X, y):
+        _SHARED_LOG.append((1.0, 0.0))
+        self.log_ = _SHARED_LOG
+        self.history_ = [0.0] * 4_000
+        if self.hide:
+            self.history_[3_000] = float(len(y))
+        return self
+
+
+def test_a_long_plain_list_is_read_whole_by_one_digest_whatever_the_process_fitted_before():
+    """Cost and paths do not grow with the process's history, and a value deep in a long list still separates."""
+    d0, d1 = (np.zeros((3, 1)), np.zeros(3)), (np.zeros((4, 1)), np.zeros(4))
+    a = [observe_fit(_LogsToSharedAccountant, d0, GRID, CLASSES) for _ in range(2)]
+    b = observe_fit(_LogsToSharedAccountant, d1, GRID, CLASSES)
+    # one path per long list, not one per item (9,000 items here, 5,000 more in the module's log)
+    assert not a[0].truncated and not any("history_[" in p or "log_[" in p for p in a[0]) and len(a[0]) < 1_000
+    assert a[0]["model.history_#content"] == a[1]["model.history_#content"] != b["model.history_#content"]
+    assert a[0]["model.log_#content"] != a[1]["model.log_#content"]  # the shared log grew between the fits
+    clean = [observe_fit(lambda: _LogsToSharedAccountant(hide=False), d, GRID, CLASSES) for d in (d0, d1)]
+    assert clean[0]["model.history_#content"] == clean[1]["model.history_#content"]

@@ -55,6 +55,21 @@ def test_fixed_n_max_must_be_lo_times_a_power_of_two():
 def test_scale_family_on_the_fixed_learner_confirms_passes():
     mech = learner_mechanism(partial(PrivaTreeClassifier, **PARAMS))
     found = scale_pairs(mech, [(0.0, 1.0)], [0, 1], n_max=4_000, seed=0)
-    assert len(found.pairs) == len(SCALE_PATTERNS) and found.n_max == 4_000
-    v = audit_pairs(mech, found.pairs, Claim(epsilon=2.0), n_samples=300, seed=3)
-    assert not v.violation
+    # every pattern either gave a pair or was left unbisected (its law moved at no interval), never both
+    assert len(found.pairs) + len(found.flat) == len(SCALE_PATTERNS) and found.n_max == 4_000
+    assert not set(found.flat) & {p.description.split("] ")[0][len("[scale: "):] for p in found.pairs}
+    if found.pairs:
+        v = audit_pairs(mech, found.pairs, Claim(epsilon=2.0), n_samples=300, seed=3)
+        assert not v.violation
+
+
+def test_a_pattern_whose_law_never_moves_is_not_bisected():
+    """A mechanism whose output law is the same at every size: no interval scores above 0, so no pattern is
+    bisected (only the five sizes 1,000 to 16,000 are drawn) and the family offers no pair."""
+    def mech(data, rng):
+        return int(rng.integers(0, 2))
+
+    found = scale_pairs(mech, [(0.0, 1.0)], [0, 1], n_max=16_000, seed=0)
+    assert found.pairs == [] and found.flat == list(SCALE_PATTERNS) and found.best() is None
+    assert all(sizes == [1_000, 2_000, 4_000, 8_000, 16_000] for sizes in found.sizes.values())
+    assert "not bisected" in found.summary()

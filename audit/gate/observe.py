@@ -124,7 +124,21 @@ class Observation(dict):
     truncated = False
 
 
+#: a list, tuple or deque longer than this whose items are plain data is read whole through one digest
+LONG = 1_024
+_PLAIN_ITEMS = (bool, int, float, str, type(None))
+
+
+def _plain_data(items) -> bool:
+    """Every item a number, string or None, or a tuple of them: ``repr`` then spells the whole content."""
+    return all(type(x) in _PLAIN_ITEMS or (type(x) is tuple and all(type(e) in _PLAIN_ITEMS for e in x))
+               for x in items)
+
+
 def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
+    """Read ``obj``'s graph into ``obs``. A long sequence of plain data (more than :data:`LONG` items, such as a
+    log every fit appends to: diffprivlib's global budget accountant) is one value, a digest of its whole
+    ``repr``, instead of a path per item: read whole and cheaply, whatever the process fitted before."""
     w = walk(obj, root, max_nodes)
     for path, node in w:
         got = canonical(node)
@@ -133,6 +147,11 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
             w.prune()
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
             obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
+            if isinstance(node, (list, tuple)) and len(node) > LONG and _plain_data(node):
+                text = _ADDRESS.sub("0x…", repr(node))
+                obs.setdefault(path + "#content", (("plain data", _digest(text.encode())),
+                                                   f"{len(node):,} items, sha256 {_digest(text.encode())}"))
+                w.prune()
     obs.truncated = obs.truncated or w.truncated
 
 

@@ -341,6 +341,19 @@ class EstimatorRelease:
             cached = self._point_words = (self.grid, [_point(p) for p in self.grid])
         return cached[1]
 
+    def _names(self, pattern: str, columns: int = 0) -> list[str]:
+        """The coordinates' names ``pattern`` gives the grid's points (and ``columns`` columns per point, row by
+        row), written once per grid and shape (every fit's release is named by them)."""
+        cache = getattr(self, "_name_cache", None)
+        if cache is None or cache[0] is not self.grid:
+            cache = self._name_cache = (self.grid, {})
+        key = (pattern, columns)
+        if key not in cache[1]:
+            points = self._points()
+            cache[1][key] = [pattern.format(p=p) for p in points] if not columns else \
+                [pattern.format(p=p, k=k) for p in points for k in range(columns)]
+        return cache[1][key]
+
     def _features(self, est) -> dict:
         """The released numbers by name (the events' words for their coordinates), in release order."""
         out = {}
@@ -353,13 +366,11 @@ class EstimatorRelease:
         if "release" in self.kinds and callable(getattr(est, "release", None)):
             out.update(_release_numbers(est.release()))
         if "predictions" in self.kinds:
-            points = self._points()
             if callable(getattr(est, "predict", None)):
-                out.update(zip((f"prediction at {p}" for p in points), self._predictions(est)))
+                out.update(zip(self._names("prediction at {p}"), self._predictions(est)))
             if callable(getattr(est, "predict_proba", None)):
                 proba = np.asarray(est.predict_proba(self.grid), dtype=float).reshape(len(self.grid), -1)
-                out.update((f"predict_proba at {p}[{k}]", float(v))
-                           for p, row in zip(points, proba) for k, v in enumerate(row))
+                out.update(zip(self._names("predict_proba at {p}[{k}]", proba.shape[1]), proba.ravel().tolist()))
         if "structure" in self.kinds:
             layout, trees = tree_nodes(est, self.layout)
             if trees:

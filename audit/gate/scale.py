@@ -15,7 +15,9 @@ Each pattern here is a family of datasets ``D(n)`` (ties at one point, a 0/1 fea
    ``n_pilot`` outputs each, and scores each consecutive interval by the pilot lower bound of
    :func:`audit.engine.estimation.estimate.estimate_from_samples` between its ends;
 2. it bisects the best interval, always keeping the half whose ends score higher, until the
-   ends are neighbours;
+   ends are neighbours; a pattern whose best interval scores a lower bound of 0 (no interval's law moved,
+   even at the lenient level 0.5 of the score) is not bisected and gives no pair: its bisection would
+   follow noise, and it is the costliest part of the family (up to 13 more sizes, the largest ones);
 3. the pair found joins the screened candidates of
    :func:`audit.engine.search.search_and_confirm`, which confirms on fresh samples.
 
@@ -100,6 +102,8 @@ class ScaleResult:
     note: str = ""
     #: what the safety cap left out (empty when the family ran in full)
     cut: str = ""
+    #: patterns not bisected: no interval's pilot lower bound was above 0
+    flat: list = field(default_factory=list)
 
     def best(self):
         """The pair whose last bisection interval scored highest (``None`` when there is none)."""
@@ -111,6 +115,9 @@ class ScaleResult:
     def summary(self) -> str:
         """The family in words, without times (it enters the report: the same seed gives the same words)."""
         parts = [f"{p.description} (pilot epsilon >= {lo:.3g})" for p, (lo, _) in zip(self.pairs, self.scores)]
+        if self.flat:
+            parts.append("not bisected (no size interval's pilot lower bound above 0): "
+                         + ", ".join(f"[{p}]" for p in self.flat))
         return (f"scale family: sizes {self.lo:,} to {self.n_max:,} records; " + "; ".join(parts)
                 + (f"; {self.note}" if self.note else "") + (f"; CUT: {self.cut}" if self.cut else ""))
 
@@ -192,7 +199,9 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                 k = max(range(len(scores)), key=lambda i: scores[i])
                 a, b = sizes[k], sizes[k + 1]
                 score = scores[k]
-                while b - a > 1:
+                if score[0] <= 0.0:
+                    a = b = None
+                while a is not None and b - a > 1:
                     mid = (a + b) // 2
                     samples[mid] = draw(pattern, mid)
                     left, right = _score(samples[a], samples[mid], delta), _score(samples[mid], samples[b], delta)
@@ -206,10 +215,16 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                        f"{len(patterns)} after {len(samples)} sizes; not searched: {', '.join(left_out)}")
             progress.step("SAFETY CAP: " + out.cut)
             break
-        out.pairs.append(_pair(pattern, n, bounds, classes, relation))
-        out.scores.append(score)
         out.sizes[pattern] = sorted(samples)
         out.seconds[pattern] = time.perf_counter() - t
+        if n is None:
+            out.flat.append(pattern)
+            progress.step(f"scale pattern {k_pattern + 1}/{len(patterns)} [{pattern}]: no size interval's pilot "
+                          f"lower bound above 0, not bisected ({len(samples)} sizes, {out.seconds[pattern]:.1f} s)",
+                          done=k_pattern + 1, total=len(patterns), since=start)
+            continue
+        out.pairs.append(_pair(pattern, n, bounds, classes, relation))
+        out.scores.append(score)
         progress.step(f"scale pattern {k_pattern + 1}/{len(patterns)} [{pattern}]: {n:,} records vs {n + 1:,} "
                       f"(pilot ε ≥ {score[0]:.3g}; {len(samples)} sizes, {out.seconds[pattern]:.1f} s)",
                       done=k_pattern + 1, total=len(patterns), since=start)

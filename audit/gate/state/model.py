@@ -87,6 +87,15 @@ def _state(obj):
     return state if isinstance(state, dict) else None
 
 
+@functools.lru_cache(maxsize=4096)
+def _index_names(path: str, shape: tuple, size: int) -> tuple:
+    """The paths of an array's first ``size`` values (``path[i]``, or ``path[i, j]`` beyond one dimension),
+    written once per path and shape: every fit of a model has the same attribute paths."""
+    if len(shape) <= 1:
+        return tuple(f"{path}[{i}]" for i in range(size))
+    return tuple(f"{path}[{', '.join(map(str, ix))}]" for ix in zip(*np.unravel_index(np.arange(size), shape)))
+
+
 def _key(k) -> str:
     return repr(k) if isinstance(k, str) else repr(k.item() if isinstance(k, np.generic) else k)
 
@@ -113,18 +122,12 @@ class _Walk:
         if flat.size > MAX_ITEMS:
             self.truncated.append(f"{path} ({flat.size:,} values, first {MAX_ITEMS} read)")
             flat = flat[:MAX_ITEMS]
+        names = _index_names(path, arr.shape, flat.size)
         if arr.dtype.kind in "biuf":
-            for i, v in enumerate(flat.tolist()):
-                self.number(self._index(path, arr.shape, i), v)
+            self.out.update(zip(names, map(float, flat.tolist())))
         elif arr.dtype.kind == "O":
-            for i, v in enumerate(flat.tolist()):
-                self.value(self._index(path, arr.shape, i), v, depth + 1)
-
-    @staticmethod
-    def _index(path, shape, i) -> str:
-        if len(shape) <= 1:
-            return f"{path}[{i}]"
-        return f"{path}[{', '.join(map(str, np.unravel_index(i, shape)))}]"
+            for name, v in zip(names, flat.tolist()):
+                self.value(name, v, depth + 1)
 
     def sequence(self, path, items, depth: int):
         self.number(f"len({path})", len(items))
