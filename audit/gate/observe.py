@@ -32,6 +32,7 @@ import fractions
 import hashlib
 import inspect
 import io
+import itertools
 import logging
 import re
 import sys
@@ -126,19 +127,26 @@ class Observation(dict):
 
 #: a list, tuple or deque longer than this whose items are plain data is read whole through one digest
 LONG = 1_024
-_PLAIN_ITEMS = (bool, int, float, str, type(None))
+_PLAIN_KINDS = frozenset({bool, int, float, str, type(None)})
 
 
 def _plain_data(items) -> bool:
-    """Every item a number, string or None, or a tuple of them: ``repr`` then spells the whole content."""
-    return all(type(x) in _PLAIN_ITEMS or (type(x) is tuple and all(type(e) in _PLAIN_ITEMS for e in x))
-               for x in items)
+    """Every item a number, string or None, or a tuple of them: their hash is then a function of the content
+    (a default, identity-based hash is never used). Type checks run in C, so a list of 100,000 items costs a
+    few milliseconds."""
+    kinds = set(map(type, items))
+    if not kinds <= _PLAIN_KINDS | {tuple}:
+        return False
+    if tuple not in kinds:
+        return True
+    tuples = items if kinds == {tuple} else [x for x in items if type(x) is tuple]
+    return set(map(type, itertools.chain.from_iterable(tuples))) <= _PLAIN_KINDS
 
 
 def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
     """Read ``obj``'s graph into ``obs``. A long sequence of plain data (more than :data:`LONG` items, such as a
-    log every fit appends to: diffprivlib's global budget accountant) is one value, a digest of its whole
-    ``repr``, instead of a path per item: read whole and cheaply, whatever the process fitted before."""
+    log every fit appends to: diffprivlib's global budget accountant) is one value, its length and the hash of
+    its whole content, instead of a path per item: read whole and cheaply, whatever the process fitted before."""
     w = walk(obj, root, max_nodes)
     for path, node in w:
         got = canonical(node)
@@ -148,9 +156,9 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
             obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
             if isinstance(node, (list, tuple)) and len(node) > LONG and _plain_data(node):
-                text = _ADDRESS.sub("0x…", repr(node))
-                obs.setdefault(path + "#content", (("plain data", _digest(text.encode())),
-                                                   f"{len(node):,} items, sha256 {_digest(text.encode())}"))
+                # compared between fits of one run only (a str's hash is salted per process; never reported)
+                obs.setdefault(path + "#content", (("plain data", len(node), hash(tuple(node))),
+                                                   f"{len(node):,} items of plain data"))
                 w.prune()
     obs.truncated = obs.truncated or w.truncated
 
@@ -252,6 +260,15 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
     return obs
 
 
+def _not_the_model(value, est):
+    """A property's value, or the method's name when it is a method bound to the model itself (scikit-learn's
+    ``_repr_html_``): walking its ``__self__`` would read the whole model again under another path, and what the
+    method returns is observed on its own (``_repr_html_()``)."""
+    if getattr(value, "__self__", None) is est and callable(value):
+        return f"bound method {getattr(value, '__name__', '')} of the model"
+    return value
+
+
 def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
     """What the fit may leave beside the object: properties (public, computed on access), attributes set on
     the class, and the globals of the module that defines it (a cache of the last fit). Modules, classes,
@@ -259,7 +276,8 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
     cls = type(est)
     for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
         if not name.startswith("__") and wanted("model"):
-            _call(obs, f"model.{name}", lambda name=name: getattr(est, name), max_nodes=max_nodes)
+            _call(obs, f"model.{name}", lambda name=name: _not_the_model(getattr(est, name), est),
+                  max_nodes=max_nodes)
     for where, namespace in (("type(model)", vars(cls)), (f"module {cls.__module__}",
                                                           vars(sys.modules.get(cls.__module__, object)))):
         if not wanted(source_of(where)):
