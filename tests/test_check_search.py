@@ -191,10 +191,12 @@ LEAKS = [("EarlyStopTree", "add-remove"), ("ClassSetFromLabels", "add-remove"),
 
 @pytest.mark.slow
 def test_default_check_flags_a_leak_and_passes_its_fix(tmp_path):
-    """A crash on one class (exceptions are outcomes): found by the default search at 2,000 samples."""
+    """A crash on one class (exceptions are outcomes): found by the default search at 2,000 samples. The
+    determinism probe finds the crash before sampling too and would end the audit there (the default,
+    --after-finding stop): the search's own evidence is the object here, so it runs as well."""
     name = "ClassSetFromLabels"
     base = ["check", f"subjects.research:{name}", "--epsilon", "1", "--quiet", "--n-samples", "2000",
-            "--no-scale", "--out", str(tmp_path)]
+            "--no-scale", "--after-finding", "sample", "--out", str(tmp_path)]
     assert main(base + ["--params", '{"epsilon": 1, "broken": true}']) == 1
     row = json.loads((tmp_path / f"check-subjects.research-{name}" / "report.json").read_text())["claims"][0]
     assert row["winning_pair"].startswith("[") and len(row["pairs_tried"]) > 20
