@@ -50,6 +50,8 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (every subcommand and option; the docs' command line page is generated from it)."""
+    from audit.gate.verdict import AFTER_FINDING
+
     p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
@@ -141,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "log line, printed text, exception) the same on every fit as shipped of a dataset and "
                           "different on its neighbour, a trace of the data that no noise covers: fail the gate "
                           "(default), warn (report only) or off (no probe)")
-    chk.add_argument("--after-finding", choices=("stop", "sample"), default="stop",
+    chk.add_argument("--after-finding", choices=AFTER_FINDING, default="stop",
                      help="estimators: once kept state or determinism (both certain, from fits before any sampling) "
                           "has decided a violation, stop (default: the verdict is final and the report says the "
                           "sampled stages were skipped) or sample (run the scale family, the neighbour search and the "

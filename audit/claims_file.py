@@ -28,7 +28,7 @@
     scale = true                             # optional: the scale family of the search (estimators)
     state = "fail"                           # optional: kept random state: "fail", "warn" or "off" (estimators)
     determinism = "fail"                     # optional: deterministic traces of the data: "fail", "warn" or "off"
-    after_finding = "stop"                   # optional: after a certain finding (kept state, determinism): "stop" or "sample"
+    after_finding = "stop"                   # optional: after kept state or determinism: "stop" or "sample"
     strict_power = false                     # optional: an inconclusive pass fails the gate
 
 ``expected = "violation"`` records a violation the user already knows of (for example a library whose
@@ -48,6 +48,7 @@ import tomllib
 from pathlib import Path
 
 from audit.engine.runs.budget import BUDGETS
+from audit.gate.verdict import AFTER_FINDING
 from audit.gate.run import CheckError, Subject, parse_bounds, parse_classes, parse_params, parse_release
 
 __all__ = ["load_claims"]
@@ -122,8 +123,8 @@ def _state(value, key: str = "state") -> str:
 
 
 def _after_finding(value) -> str:
-    if value not in ("stop", "sample"):
-        raise CheckError(f"after_finding must be 'stop' or 'sample', got {value!r}")
+    if value not in AFTER_FINDING:
+        raise CheckError(f"after_finding must be one of {', '.join(map(repr, AFTER_FINDING))}, got {value!r}")
     return value
 
 

@@ -167,7 +167,8 @@ class ResidueGeometricCount:
 def test_false_alarm_rate_with_the_scale_family_stays_below_alpha():
     """200 seeds of the search with the scale family: its best pair (chosen on its own pilot samples) is confirmed
     with a third of alpha and the screened pairs with the rest, on a mechanism that is epsilon-DP at every size
-    (loss just below its claim). Each run is a false alarm with probability <= 0.05, so the count is at most Binomial(200, 0.05)
+    (loss just below its claim). Each run is a false alarm with probability <= 0.05, so the count is at most
+    Binomial(200, 0.05)
     (mean 10); "refuted" means 18 or more alarms, which a sound search produces with probability < 0.003."""
     from audit.engine.scale import scale_pairs
 

@@ -125,7 +125,7 @@ class Observation(dict):
     truncated = False
 
 
-#: a list, tuple or deque longer than this whose items are plain data is read whole through one digest
+#: a list or tuple longer than this whose items are plain data is one value: its length and content hash
 LONG = 1_024
 _PLAIN_KINDS = frozenset({bool, int, float, str, type(None)})
 

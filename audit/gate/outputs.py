@@ -335,23 +335,20 @@ class EstimatorRelease:
         return out
 
     def _points(self) -> list[str]:
-        """The grid's points in words, written once (every fit's predictions are named by them)."""
-        cached = getattr(self, "_point_words", None)
-        if cached is None or cached[0] is not self.grid:
-            cached = self._point_words = (self.grid, [_point(p) for p in self.grid])
-        return cached[1]
+        """The grid's points in words (every fit's predictions are named by them)."""
+        return self._names("{p}")
 
     def _names(self, pattern: str, columns: int = 0) -> list[str]:
-        """The coordinates' names ``pattern`` gives the grid's points (and ``columns`` columns per point, row by
-        row), written once per grid and shape (every fit's release is named by them)."""
+        """The coordinates' names ``pattern`` gives the grid's points in words (and ``columns`` columns per point,
+        row by row), written once per grid and shape: every fit's release is named by them."""
         cache = getattr(self, "_name_cache", None)
         if cache is None or cache[0] is not self.grid:
             cache = self._name_cache = (self.grid, {})
         key = (pattern, columns)
         if key not in cache[1]:
-            points = self._points()
-            cache[1][key] = [pattern.format(p=p) for p in points] if not columns else \
-                [pattern.format(p=p, k=k) for p in points for k in range(columns)]
+            words = [_point(p) for p in self.grid]
+            cache[1][key] = [pattern.format(p=p) for p in words] if not columns else \
+                [pattern.format(p=p, k=k) for p in words for k in range(columns)]
         return cache[1][key]
 
     def _features(self, est) -> dict:

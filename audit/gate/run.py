@@ -471,7 +471,9 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     """Audit one subject; return its claim row.
 
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
-    (:mod:`audit.gate.state.probe`) and the refusals seen while calibrating; then the outputs are sampled.
+    (:mod:`audit.gate.state.probe`), the determinism probe and the refusals seen while calibrating. A violation
+    of the first two ends the audit there unless ``after_finding`` is ``"sample"``; otherwise the outputs are
+    sampled (:func:`_sampled`).
     Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
     a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
     filled with the CPU seconds of each stage.
@@ -500,7 +502,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     cpu.lap("determinism")
     decided = certain_finding(probe, det, subject)
     if decided and subject.after_finding == "stop":
-        row, tried = decided_row(subject, claim, kind, decided, extra), None
+        row, tried = decided_row(subject, kind, decided, extra), None
     else:
         row, tried = _sampled(subject, budget, seed, plan, claim, det, cpu, extra, cuts)
     if probe is not None:
@@ -542,8 +544,8 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
                         "of the budget per dataset, at least 200), so the search does not raise that rate; they are "
                         f"confirmed group-sequentially, at {'/'.join(f'{x:g}' for x in LOOKS)} of the outputs per "
                         f"input, alpha spent {'/'.join(f'{x:.1%}' for x in SPEND)} over the looks, stopping at a "
-                        "violation, when the pass is conclusive (on its worst pair's event, as the row reads it), or when no look could refute the claim with "
-                        "the events chosen (futile). Unless "
+                        "violation, when the pass is conclusive (on its worst pair's event, as the row reads it), "
+                        "or when no look could refute the claim with the events chosen (futile). Unless "
                         f"--no-grow, {GROW_SHARE:.0%} of alpha is kept for growing an inconclusive pass (the first "
                         f"audit runs at {ALPHA * (1 - GROW_SHARE):g}).")
     report.elapsed_s = time.perf_counter() - start

@@ -199,14 +199,13 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
                 k = max(range(len(scores)), key=lambda i: scores[i])
                 a, b = sizes[k], sizes[k + 1]
                 score = scores[k]
-                if score[0] <= 0.0:
-                    a = b = None
-                while a is not None and b - a > 1:
+                flat = score[0] <= 0.0  # no interval moved: bisecting would follow noise
+                while not flat and b - a > 1:
                     mid = (a + b) // 2
                     samples[mid] = draw(pattern, mid)
                     left, right = _score(samples[a], samples[mid], delta), _score(samples[mid], samples[b], delta)
                     (a, b), score = ((a, mid), left) if left >= right else ((mid, b), right)
-                n = a
+                n = None if flat else a
             else:
                 n, score = lo, (0.0, 0.0)
         except _Cap:

@@ -30,21 +30,27 @@ def certain_finding(probe, det, subject) -> str:
     return " and ".join(found)
 
 
-def decided_row(subject, claim, kind: str, decided: str, extra: list) -> dict:
+def _row_head(subject, subject_text: str) -> dict:
+    """The fields every ``check`` row built without a sampled audit shares (:func:`decided_row`,
+    :func:`subject_error_row`): the claim, its subject and the expected verdict."""
+    return {"id": subject.name, "subject": subject_text, "neighbouring": subject.neighbours,
+            "epsilon_claimed": subject.epsilon, "delta": subject.delta, "epsilon_point": float("nan"),
+            "alpha": ALPHA, "expected": subject.expect, "expected_stated": bool(subject.expected_stated),
+            "method": "sampled"}
+
+
+def decided_row(subject, kind: str, decided: str, extra: list) -> dict:
     """The row of a claim that ``decided`` (:func:`certain_finding`) settled before sampling: no sampled bound
     (``n_samples`` 0, the sampled stages named as skipped in ``sampled_stages`` and in ``extra``); the probes'
     verdicts join it as they join a sampled row (:func:`state_verdict`, ``determinism.join_verdict``)."""
-    nan = float("nan")
     extra.append(f"sampled stages skipped: the claim was decided before any output was sampled, by {decided} "
                  "(certain: a violation whatever the outputs show); the scale family, the neighbour search, the "
                  "floating-point probe and the power reading did not run (--after-finding sample runs them too, to "
                  "measure every other leak)")
-    return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)} ({kind})",
-            "neighbouring": claim.neighbouring, "epsilon_claimed": claim.epsilon, "delta": claim.delta,
-            "epsilon_lower": 0.0, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "pass",
-            "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
-            "decided_by": [], "sampled_stages": f"skipped (decided by {decided})",
-            "detail": f"decided by {decided} before sampling", "winning_pair": ""}
+    return {**_row_head(subject, f"{subject.target} {params_text(subject.params)} ({kind})"),
+            "epsilon_lower": 0.0, "n_samples": 0, "verdict": "pass", "decided_by": [],
+            "sampled_stages": f"skipped (decided by {decided})", "detail": f"decided by {decided} before sampling",
+            "winning_pair": ""}
 
 
 def state_verdict(row, extra, probe, subject) -> None:
@@ -77,12 +83,8 @@ def state_verdict(row, extra, probe, subject) -> None:
 def subject_error_row(subject, exc: Exception) -> dict:
     """The row of a subject (an :class:`audit.gate.run.Subject`) whose audit could not finish (it ended the
     process inside ``fit``)."""
-    nan = float("nan")
-    return {"id": subject.name, "subject": f"{subject.target} {params_text(subject.params)}",
-            "neighbouring": subject.neighbours, "epsilon_claimed": subject.epsilon, "delta": subject.delta,
-            "epsilon_lower": nan, "epsilon_point": nan, "n_samples": 0, "alpha": ALPHA, "verdict": "error",
-            "expected": subject.expect, "expected_stated": bool(subject.expected_stated), "method": "sampled",
-            "decided_by": ["error"], "detail": f"error: {exc}"}
+    return {**_row_head(subject, f"{subject.target} {params_text(subject.params)}"), "epsilon_lower": float("nan"),
+            "n_samples": 0, "verdict": "error", "decided_by": ["error"], "detail": f"error: {exc}"}
 
 
 def float_verdict(row: dict, extra: list, event: str) -> None:
