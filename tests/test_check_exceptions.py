@@ -89,6 +89,28 @@ def test_an_exempt_refusal_is_judged_on_every_draw_not_on_five_fits(tmp_path):
     assert row["verdict"] == "violation" and not row["exempt_refusals"]
 
 
+def test_an_exemption_refuted_when_settled_sends_the_claim_back_to_be_audited_with_the_refusal_deciding(tmp_path):
+    """The staged exemption: ``VeryRarelyAcceptsEmpty`` refuses the empty dataset on the first look's 64 fits
+    (exempt there) and accepts it at fit 637 of the 2,000 the settled judgement makes. The row would pass on the
+    other pairs, so the exemption is settled, refuted, and the claim audited again without it: the refusal then
+    separates the pair (a violation, as a single look at 2,000 fits gives)."""
+    assert main(["check", "subjects.crashing:VeryRarelyAcceptsEmpty", *BASE, "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "VeryRarelyAcceptsEmpty")
+    assert row["verdict"] == "violation" and not row["exempt_refusals"]
+    assert "fit accepted an empty dataset (0 records) at fit 637 of the 2,000" in row["detail"]
+    assert "audited again with it deciding" in row["detail"]
+
+
+def test_a_violation_found_elsewhere_does_not_wait_for_the_exemption_to_be_settled(tmp_path):
+    """``RefusesEmptyLeaky`` publishes its exact count: the outputs decide, so its refusal of the empty dataset is
+    judged at the first look only (64 fits, not 2,000), and the row says so."""
+    assert main(["check", "subjects.crashing:RefusesEmptyLeaky", *BASE, "--out", str(tmp_path)]) == 1
+    row = _row(tmp_path, "RefusesEmptyLeaky")
+    assert row["verdict"] == "violation" and row["decided_by"][0] == "outputs"
+    assert all("on every one of 64 fits" in t for t in row["exempt_refusals"])
+    assert "judged at the exemption's first look, 64 fits" in row["detail"]
+
+
 def test_sys_exit_in_fit_is_an_error_row_and_exit_2_and_later_subjects_are_still_audited(tmp_path, capsys):
     assert main(["check", "subjects.crashing:ExitsInFit", *BASE, "--out", str(tmp_path)]) == 2
     row = _row(tmp_path, "ExitsInFit")

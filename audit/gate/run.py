@@ -47,10 +47,11 @@ from audit.engine.estimation.sequential import LOOKS, SPEND, sequential_audit
 from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.gate.inputs import user_pairs as _user_pairs
-from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FITS, evidence_of, exceptions_mode, exempt_list)
+from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FIRST, EXEMPT_FITS, evidence_of, exceptions_mode,
+                                  exempt_list)
 from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_text as _crash_text,
                                   exception_verdict as _exception_verdict, exempt_text as _exempt_text,
-                                  raises as _raises)
+                                  raises as _raises, ExemptionRefuted, settle_exemptions)
 from audit.gate.budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, coverage_cut, grow_limit, scale_records)
 from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, grow_text as _grow_text
@@ -185,9 +186,12 @@ def build(subject: Subject):
     return plan["mechanism"], plan["fixed"] + plan["candidates"], plan["kind"]
 
 
-def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
+def plan_subject(subject: Subject, draws: int = EXEMPT_FITS, not_exempt=()) -> dict:
     """Everything needed to audit a subject: its mechanism, kind, candidate and fixed pairs, notes. ``draws``:
-    the outputs per input the audit takes, the fits on which a refusal must hold to be exempt."""
+    the outputs per input the audit takes, the fits on which a refusal must hold to be exempt; the plan's
+    exemptions are judged at the first look (:data:`audit.gate.refusals.EXEMPT_FIRST` fits) and settled by
+    :func:`audit.gate.refusals.settle_refusals`. ``not_exempt``: keys of datasets whose refusal is known not to
+    be certain."""
     obj = resolve(subject.target)
     notes = []
     if _is_estimator(obj, subject.params):
@@ -224,7 +228,8 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
                          if mode != "off" else "")
         exempt = exempt_list(subject)
         cuts = []
-        certain = _certain_refusals(mech, datasets, exempt, draws, cuts) if errors and exempt else {}
+        certain = _certain_refusals(mech, datasets, exempt, min(draws, EXEMPT_FIRST), cuts, not_exempt) \
+            if errors and exempt else {}
         outside = [p for p in fixed + cands if data_key(p.d0) in certain or data_key(p.d1) in certain]
         exempted = [_exempt_text(p, certain) for p in outside]
         fixed = [p for p in fixed if not any(p is q for q in outside)]
@@ -239,7 +244,8 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS) -> dict:
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
                 "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
                 "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode,
-                "exempted": exempted, "exempt": exempt, "cuts": cuts}
+                "exempt": exempt, "cuts": cuts, "refusals": certain, "outside": outside, "draws": draws,
+                "not_exempt": set(not_exempt)}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
@@ -370,10 +376,12 @@ def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
 
 
 def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim, det, cpu, extra: list,
-             cuts: list) -> tuple[dict, list | None]:
+             cuts: list, decided: str = "") -> tuple[dict, list | None]:
     """The sampled stages of :func:`audit_subject` (the scale family, the neighbour search and its confirmation,
     growth, the floating-point re-audit, the power reading): ``(row, tried)``, the claim row and the pairs
-    tried by the search (None without a search). ``extra`` and ``cuts`` gain their notes."""
+    tried by the search (None without a search). ``extra`` and ``cuts`` gain their notes. A claim neither
+    violated here nor ``decided`` by a probe rests on the plan's exemptions, so they are settled
+    (:func:`audit.gate.refusals.settle_exemptions`, which raises when one is not certain)."""
     n = subject.n_samples or SAMPLES[budget]
     mech, kind = plan["mechanism"], plan["kind"]
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
@@ -452,6 +460,9 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
                             "only; --no-float-probe audits the claim in real arithmetic instead")
         elif res.violation:
             row["decided_by"] = ["outputs"]
+    if kind == "estimator" and not res.violation and not decided and plan.get("refusals"):
+        settle_exemptions(plan, cuts)
+        cpu.lap("refusal exemption (settled)")
     if kind == "estimator" and plan["exceptions"] != "off":
         _exception_verdict(row, extra, plan, res, audited, confirmed)
     if kind == "estimator" and res.violation and not row.get("decided_by"):  # exceptions off: the event says
@@ -467,7 +478,8 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     return row, tried
 
 
-def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None) -> dict:
+def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None,
+                  not_exempt: dict | None = None) -> dict:
     """Audit one subject; return its claim row.
 
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe
@@ -476,13 +488,17 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     sampled (:func:`_sampled`).
     Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
     a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
-    filled with the CPU seconds of each stage.
+    filled with the CPU seconds of each stage. An exemption judged at its first look and refuted when settled
+    (:class:`audit.gate.refusals.ExemptionRefuted`) makes the claim audited again without it (``not_exempt``:
+    dataset key -> what was seen).
     """
     if subject.after_finding not in AFTER_FINDING:
         raise CheckError(f"after_finding must be one of {', '.join(AFTER_FINDING)}, got {subject.after_finding!r}")
     cpu = CpuLaps(stage_cpu)
     n = subject.n_samples or SAMPLES[budget]
-    plan = plan_subject(subject, draws=n)
+    plan = plan_subject(subject, draws=n, not_exempt=not_exempt or {})
+    if not_exempt:
+        plan["notes"] += list(not_exempt.values())
     cuts = list(plan.get("cuts", ()))
     cpu.lap("plan (calibration, refusals)")
     mech, kind = plan["mechanism"], plan["kind"]
@@ -504,7 +520,10 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     if decided and subject.after_finding == "stop":
         row, tried = decided_row(subject, kind, decided, extra), None
     else:
-        row, tried = _sampled(subject, budget, seed, plan, claim, det, cpu, extra, cuts)
+        try:
+            row, tried = _sampled(subject, budget, seed, plan, claim, det, cpu, extra, cuts, decided)
+        except ExemptionRefuted as refuted:
+            return audit_subject(subject, budget, seed, stage_cpu, {**(not_exempt or {}), **refuted.notes})
     if probe is not None:
         _state_verdict(row, extra, probe, subject)
     if det is not None:

@@ -96,10 +96,20 @@ class RarelyAcceptsEmpty(RefusesEmpty):
     draw the audit takes (2,000 here: 0.98^2000 < 1e-17) the refusal is not certain, so it is an outcome, and the
     rare release of 6 on the empty side tells the pair apart."""
 
+    accept = 0.02
+
     def fit(self, X, y):
         if len(y) == 0:
             rng = np.random.default_rng(None if self.random_state is None else self.random_state + 2)
-            if rng.random() < 0.02:
+            if rng.random() < self.accept:
                 self.count_ = 6
                 return self
         return super().fit(X, y)
+
+
+class VeryRarelyAcceptsEmpty(RarelyAcceptsEmpty):
+    """As :class:`RarelyAcceptsEmpty`, accepting the empty dataset with probability 0.001: under the exemption's
+    seeds it refuses the first 636 fits (so the first look, 64 fits, exempts it) and accepts the 637th, so only
+    the settled judgement (2,000 fits) sees that the refusal is not certain."""
+
+    accept = 0.001
