@@ -50,6 +50,11 @@ LEAKS = {
     "ModuleCache": "module subjects.shipped_leaks.LAST_FIT['class 1']",
     "PropertyCounts": "model.support_['1']",
     "FitReturnsSummary": "fit()['counts'][1]",
+    "BatchIterator": "model.batches_.__reduce__()[1][0].__reduce__()[1][1]",
+    "IdCounter": "model.ids_.__reduce__()[1][0]",
+    "StdlibArray": "model.raw_.__reduce__()[1][3]",
+    "BoundedHistory": "model.recent_.maxlen",
+    "MaskedCounts": "model.masked_._mask",
 }
 
 

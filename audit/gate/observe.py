@@ -12,7 +12,8 @@ observable into one canonical value per path:
   ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
   public method's output on the public probe grid, a raised exception included;
 * ``model....``: the fitted object's whole graph (:func:`audit.gate.state.walk.walk`: attributes,
-  ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells), its leaves read as
+  ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells, what pickling
+  carries for C objects), its leaves read as
   numbers, strings, bytes, ``Decimal``, complex, dates and durations, numpy arrays (by content) and pandas
   objects (values and index);
 * ``model.NAME`` of every property (public, computed on access), ``type(model).NAME`` (attributes set on the
@@ -152,7 +153,8 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
         got = canonical(node)
         if got is not None:
             obs.setdefault(path, got)
-            w.prune()
+            if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
+                w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
             obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
             if isinstance(node, (list, tuple)) and len(node) > LONG and _plain_data(node):

@@ -5,15 +5,20 @@ add/remove: one record moves one count by one), predicts the noisy majority, and
 form: a default ``random_state=42``, a seed hashed from the data, exact counts in a pandas ``Series``,
 a ``functools.partial`` used as ``decision_function``, a summary string, a ``__repr__``, a SHA-256 of the
 training data, ``Decimal`` / complex / ``timedelta64`` values, a warning, a log record, a print, a
-``score_samples`` method. ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
+``score_samples`` method, an iterator, ``itertools.count``, ``array.array``, a ``deque``'s ``maxlen``, a
+masked array's mask (the last ones C objects or attributes beside an array's values: read through what their
+pickle carries). ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
 ``n_features_in_``, the declared ``classes_``, a model card that names only public parameters, and a
 warning whose text does not depend on the data. ``DoubleSpend`` spends 2 epsilon (its noise is half as
 wide), with integer noise, so only its outputs show it.
 """
 from __future__ import annotations
 
+import array
+import collections
 import decimal
 import functools
+import itertools
 import hashlib
 import logging
 import warnings
@@ -236,6 +241,44 @@ class FitReturnsSummary(Correct):
     def fit(self, X, y):
         super().fit(X, y)
         return {"records": len(y), "counts": self._exact(y).tolist()}
+
+
+class BatchIterator(Correct):
+    """An iterator over as many batches as the exact count of the last class (a C object: its pickle carries the
+    range and the position)."""
+
+    def _after(self, X, y, exact):
+        self.batches_ = iter(range(int(exact[-1])))
+
+
+class IdCounter(Correct):
+    """``itertools.count`` started at the exact count of the last class."""
+
+    def _after(self, X, y, exact):
+        self.ids_ = itertools.count(int(exact[-1]))
+
+
+class StdlibArray(Correct):
+    """The exact counts in a standard-library ``array.array``."""
+
+    def _after(self, X, y, exact):
+        self.raw_ = array.array("d", [float(v) for v in exact])
+
+
+class BoundedHistory(Correct):
+    """An empty ``deque`` whose ``maxlen`` is the exact count of the last class plus one."""
+
+    def _after(self, X, y, exact):
+        self.recent_ = collections.deque([], maxlen=int(exact[-1]) + 1)
+
+
+class MaskedCounts(Correct):
+    """A masked array of zeros whose mask marks as many cells as the exact count of the last class (up to 4)."""
+
+    def _after(self, X, y, exact):
+        mask = np.zeros(4, dtype=bool)
+        mask[:min(int(exact[-1]), 4)] = True
+        self.masked_ = np.ma.masked_array(np.zeros(4), mask=mask)
 
 
 #: the entropy of :class:`SharedSource` fits (a test seeds it, so its runs are reproducible)

@@ -5,7 +5,10 @@
 ``__getstate__`` returns), dict keys and values, the items of lists, tuples, sets, deques and the other
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
-functions, and the objects that bytes starting with a pickle header unpickle to. It never enters
+functions, the objects that bytes starting with a pickle header unpickle to, a deque's ``maxlen``, the
+attributes of container and array subclasses (a masked array's mask), and, for an object that shows nothing
+else (a C object: an iterator, ``range``, ``itertools.count``, ``array.array``), what its pickle carries
+(``__reduce_ex__``: arguments, state and items). It never enters
 modules, classes or a function's globals. When ``max_nodes`` is reached the walk stops and says so
 (``Walk.truncated``): no silent cap.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import itertools
 import pickle
 import random
 import types
@@ -70,7 +74,7 @@ def recognise(node, seed: int | None):
     if isinstance(node, (tuple, list)) and len(node) >= 3:
         if isinstance(node[0], str) and node[0] == "MT19937" and np.size(node[1]) == 624:
             return "state", "RandomState.get_state()"
-        if node[0] == 3 and isinstance(node[1], tuple) and len(node[1]) == 625:
+        if type(node[0]) is int and node[0] == 3 and isinstance(node[1], tuple) and len(node[1]) == 625:
             return "state", "random.Random.getstate()"
     if seed is not None and _is_seed(node, seed):
         return "seed", type(node).__name__
@@ -193,16 +197,13 @@ def _object_children(obj):
 
 def children(obj):
     """``(suffix, child)`` pairs of what ``obj`` holds (see the module docstring)."""
-    if isinstance(obj, dict):
-        return [(f".keys()[{i}]", k) for i, k in enumerate(obj)] + [(f"[{k!r}]", v) for k, v in obj.items()]
-    if isinstance(obj, (list, tuple, deque)):
-        return [(f"[{i}]", v) for i, v in enumerate(obj)]
-    if isinstance(obj, (set, frozenset)):
-        return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
+    if isinstance(obj, (dict, list, tuple, deque, set, frozenset)):
+        return _container_children(obj) + (_object_children(obj) if type(obj) not in _CONTAINERS else [])
     if isinstance(obj, collections.ChainMap):
         return [(f".maps[{i}]", m) for i, m in enumerate(obj.maps)]
-    if isinstance(obj, np.ndarray):
-        return [(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())] if obj.dtype == object else []
+    if isinstance(obj, np.ndarray):  # a subclass (a masked array's mask) holds attributes beside the values
+        return ([(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())] if obj.dtype == object else []) + \
+            (_object_children(obj) if type(obj) is not np.ndarray else [])
     if isinstance(obj, (bytes, bytearray)):
         if obj[:1] == b"\x80":
             try:
@@ -224,7 +225,47 @@ def children(obj):
         return out + ([(".__func__", obj.__func__)] if isinstance(obj, types.MethodType) else [])
     if inspect.isroutine(obj) or isinstance(obj, np.dtype):
         return []
-    return _object_children(obj)
+    return _object_children(obj) or _reduced(obj)
+
+
+#: the builtin containers whose items are all they hold (a subclass may add attributes)
+_CONTAINERS = frozenset({dict, list, tuple, deque, set, frozenset, collections.OrderedDict,
+                         collections.defaultdict})
+#: items of a reduction's list or dict iterator read at most (a larger one is cut, like any long walk)
+_REDUCED_ITEMS = 10_000
+
+
+def _container_children(obj):
+    if isinstance(obj, dict):
+        return [(f".keys()[{i}]", k) for i, k in enumerate(obj)] + [(f"[{k!r}]", v) for k, v in obj.items()]
+    if isinstance(obj, (set, frozenset)):
+        return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
+    items = [(f"[{i}]", v) for i, v in enumerate(obj)]
+    return items + ([(".maxlen", obj.maxlen)] if isinstance(obj, deque) and obj.maxlen is not None else [])
+
+
+def _reduced(obj):
+    """What pickling ``obj`` carries, for an object that shows nothing else (no ``__dict__``, slots or
+    ``__getstate__``: a C-implemented object such as an iterator, ``range``, ``itertools.count``,
+    ``array.array`` or a compiled pattern): the arguments, state and items of ``obj.__reduce_ex__(4)``, the
+    reconstructing callable left out. An object that cannot be pickled shows nothing."""
+    try:
+        reduced = obj.__reduce_ex__(4)
+    except Exception:  # noqa: BLE001 - outside code; not picklable
+        return []
+    if not isinstance(reduced, tuple) or len(reduced) < 2:
+        return []
+    out = [(".__reduce__()[1]", reduced[1])]
+    if len(reduced) > 2 and reduced[2] is not None:
+        out.append((".__reduce__()[2]", reduced[2]))
+    for k, what in ((3, "list"), (4, "dict")):
+        if len(reduced) > k and reduced[k] is not None:
+            try:
+                items = list(itertools.islice(reduced[k], _REDUCED_ITEMS))
+            except Exception:  # noqa: BLE001 - outside code
+                continue
+            out.append((f".__reduce__()[{k}]", dict(items) if what == "dict" else items))
+    return out
 
 
 def _cell_full(cell) -> bool:
