@@ -6,8 +6,9 @@ the user's parameters exactly as given, no injected ``random_state``, seeded mod
 observable into one canonical value per path:
 
 * ``fit raised``: the exception's type and canonical message, when ``fit`` raises;
-* ``warning[i]``, ``log[i]``, ``stdout``, ``stderr``: the warnings, log records and printed text emitted
-  during ``fit`` and the calls below (a message with an exact count is as visible as the count);
+* ``warning[i]``, ``log[i]``, ``stdout``, ``stderr``, ``file PATH``, ``environ[NAME]``: the warnings, log
+  records (from any logger), printed text, files written and environment variables set during ``fit`` and the
+  calls below (:mod:`audit.gate.emissions`; a message with an exact count is as visible as the count);
 * ``predict(grid)``, ``predict_proba(grid)``, ``predict_log_proba(grid)``, ``decision_function(grid)``,
   ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
   public method's output on the public probe grid, a raised exception included;
@@ -32,16 +33,14 @@ import decimal
 import fractions
 import hashlib
 import inspect
-import io
 import itertools
-import logging
 import re
 import sys
 import types
-import warnings
 
 import numpy as np
 
+from audit.gate.emissions import captured
 from audit.gate.outcome import outcome_text
 from audit.gate.state.walk import walk
 
@@ -165,43 +164,30 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
     obs.truncated = obs.truncated or w.truncated
 
 
-class _Capture(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.records = []
-
-    def emit(self, record):
-        try:
-            self.records.append(f"{record.name} {record.levelname}: {record.getMessage()}")
-        except Exception:  # noqa: BLE001 - a record whose message cannot be formatted
-            self.records.append(f"{record.name} {record.levelname}: <unformattable>")
-
-
 @contextlib.contextmanager
 def _captured(obs: Observation):
-    """Warnings, log records and printed text emitted inside the block join ``obs``."""
-    handler, root = _Capture(), logging.getLogger()
-    level = root.level
-    out, err = io.StringIO(), io.StringIO()
-    caught = []
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG)
+    """What the block emits (:func:`audit.gate.emissions.captured`) joins ``obs``: ``warning[i]``, ``log[i]``,
+    ``stdout``, ``stderr``, ``file PATH`` (size and content) and ``environ[NAME]``."""
     try:
-        with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(err):
-            warnings.simplefilter("always")
-            caught = seen
+        with captured() as out:
             yield
     finally:
-        root.removeHandler(handler)
-        root.setLevel(level)
-        for i, w in enumerate(caught):
-            obs[f"warning[{i}]"] = canonical(f"{w.category.__name__}: {w.message}")
-        for i, text in enumerate(handler.records):
-            obs[f"log[{i}]"] = canonical(text)
-        for name, buf in (("stdout", out), ("stderr", err)):
-            if buf.getvalue():
-                obs[name] = canonical(buf.getvalue())
+        _join(obs, out)
+
+
+def _join(obs: Observation, out) -> None:
+    for i, text in enumerate(out.warnings):
+        obs[f"warning[{i}]"] = canonical(text)
+    for i, text in enumerate(out.logs):
+        obs[f"log[{i}]"] = canonical(text)
+    for name in ("stdout", "stderr"):
+        if getattr(out, name):
+            obs[name] = canonical(getattr(out, name))
+    for path, got in out.files.items():
+        obs[f"file {path}"] = canonical("(removed again)") if got is None else \
+            (("file", got[0], canonical(got[1])[0]), f"{got[0]:,} bytes: {canonical(got[1])[1]}")
+    for name, value in out.environ.items():
+        obs[f"environ[{name}]"] = canonical("(removed)" if value is None else value)
 
 
 def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
@@ -218,7 +204,7 @@ def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
 
 _SOURCE = re.compile(r"[A-Za-z_]+")
 #: sources whose values any method call may emit (asking for one of them reads everything)
-_EMITTED = frozenset({"warning", "log", "stdout", "stderr"})
+_EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ"})
 
 
 def source_of(path: str) -> str:

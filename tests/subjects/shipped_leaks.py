@@ -7,7 +7,7 @@ a ``functools.partial`` used as ``decision_function``, a summary string, a ``__r
 training data, ``Decimal`` / complex / ``timedelta64`` values, a warning, a log record, a print, a
 ``score_samples`` method, an iterator, ``itertools.count``, ``array.array``, a ``deque``'s ``maxlen``, a
 masked array's mask (the last ones C objects or attributes beside an array's values: read through what their
-pickle carries). ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
+pickle carries), a library logger that does not propagate, a summary file, an environment variable. ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
 ``n_features_in_``, the declared ``classes_``, a model card that names only public parameters, and a
 warning whose text does not depend on the data. ``DoubleSpend`` spends 2 epsilon (its noise is half as
 wide), with integer noise, so only its outputs show it.
@@ -18,9 +18,13 @@ import array
 import collections
 import decimal
 import functools
-import itertools
 import hashlib
+import io
+import itertools
+import json
 import logging
+import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -279,6 +283,38 @@ class MaskedCounts(Correct):
         mask = np.zeros(4, dtype=bool)
         mask[:min(int(exact[-1]), 4)] = True
         self.masked_ = np.ma.masked_array(np.zeros(4), mask=mask)
+
+
+#: a library logger with its own handler that does not propagate to the root logger (its stream a buffer here,
+#: a console or a file in the wild)
+_LIBRARY_LOG = logging.getLogger("shipped_leaks.library")
+_LIBRARY_LOG.propagate = False
+_LIBRARY_LOG.addHandler(logging.StreamHandler(io.StringIO()))
+_LIBRARY_LOG.setLevel(logging.INFO)
+#: where :class:`SummaryFile` writes (one file per process, so parallel test workers do not share it)
+SUMMARY_FILE = os.path.join(tempfile.gettempdir(), f"shipped_leaks_summary_{os.getpid()}.json")
+
+
+class LibraryLogger(Correct):
+    """Logs the exact count of the last class through a library logger that never reaches the root logger."""
+
+    def _after(self, X, y, exact):
+        _LIBRARY_LOG.info("fitted with %d records of class 1", int(exact[-1]))
+
+
+class SummaryFile(Correct):
+    """Writes a training summary with the exact counts to a JSON file."""
+
+    def _after(self, X, y, exact):
+        with open(SUMMARY_FILE, "w") as f:
+            json.dump({"counts": [int(v) for v in exact]}, f)
+
+
+class EnvironmentNote(Correct):
+    """Leaves the exact count of the last class in an environment variable."""
+
+    def _after(self, X, y, exact):
+        os.environ["SHIPPED_LEAKS_CLASS_1"] = str(int(exact[-1]))
 
 
 #: the entropy of :class:`SharedSource` fits (a test seeds it, so its runs are reproducible)

@@ -1,0 +1,137 @@
+"""What a call emits beside what it returns: warnings, log records, printed text, the files it writes and the
+environment variables it sets.
+
+:func:`captured` runs a block (a ``fit``, a ``predict``) and collects all of it into an :class:`Emitted`, which
+:mod:`audit.gate.observe` turns into observations. A message, a file or a variable that carries an exact count
+is as visible to whoever runs the code as the count itself.
+
+* **Warnings**: every warning raised in the block (all filters set to ``"always"``).
+* **Log records**: every record any logger hands to its handlers, whatever the handlers are and whether the
+  record reaches the root logger (a library logger with its own handler and ``propagate = False`` included);
+  the root logger is set to ``DEBUG`` for the block, so a record a user could switch on is created.
+* **Printed text**: ``sys.stdout`` and ``sys.stderr`` as the block finds them (text written to the process's
+  file descriptors, by C code or through ``sys.__stderr__``, is not read).
+* **Files**: every file the block opens for writing (Python's ``open`` audit event: ``open``, ``os.open``,
+  ``numpy.save``, ``json.dump`` into a file, ``pandas.to_csv``), read back after the block (its first
+  :data:`FILE_BYTES` bytes and its size); bytecode caches (``__pycache__``) are left out.
+* **Environment**: the value after the block of every variable of ``os.environ`` a block has set, changed or
+  removed (this block or an earlier one in the process: a fit that sets a variable to what the last fit set
+  changes nothing, and its value still reads).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import sys
+import warnings
+from dataclasses import dataclass, field
+
+__all__ = ["Emitted", "captured", "FILE_BYTES"]
+
+#: bytes of a written file read back (a larger file is read in part; its size is read whole)
+FILE_BYTES = 8 * 2**20
+
+#: the recorders of the blocks running (the innermost last): each a set of the paths opened for writing
+_RECORDERS: list[set] = []
+_HOOKED = False
+#: the environment variables some block has set, changed or removed
+_TOUCHED: set = set()
+
+
+@dataclass
+class Emitted:
+    """What one block emitted, in order: warnings and log records as text, the printed text, the files written
+    (path -> ``(size, first bytes)``, or None when the block removed the file again) and the environment
+    variables touched (name -> value, or None when removed)."""
+
+    warnings: list = field(default_factory=list)
+    logs: list = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    files: dict = field(default_factory=dict)
+    environ: dict = field(default_factory=dict)
+
+
+def _writes(mode, flags) -> bool:
+    if isinstance(mode, str):
+        return any(c in mode for c in "wax+")
+    if isinstance(flags, int):
+        return bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT))
+    return False
+
+
+def _audit(event: str, args) -> None:
+    """The process's audit hook (:pep:`578`): while a block runs, note every path it opens for writing."""
+    if event != "open" or not _RECORDERS:
+        return
+    path, mode, flags = (tuple(args) + (None, None, None))[:3]
+    if isinstance(path, (str, bytes, os.PathLike)) and _writes(mode, flags):
+        text = os.fsdecode(path)
+        if "__pycache__" not in text:
+            _RECORDERS[-1].add(text)
+
+
+def _hook() -> None:
+    """Install :func:`_audit` once per process (an audit hook cannot be removed; it does nothing between blocks)."""
+    global _HOOKED
+    if not _HOOKED:
+        sys.addaudithook(_audit)
+        _HOOKED = True
+
+
+def _record_text(record: logging.LogRecord) -> str:
+    try:
+        return f"{record.name} {record.levelname}: {record.getMessage()}"
+    except Exception:  # noqa: BLE001 - a record whose message cannot be formatted
+        return f"{record.name} {record.levelname}: <unformattable>"
+
+
+def _read_back(path: str):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(FILE_BYTES)
+        return os.path.getsize(path), head
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a directory, a pipe, a file we may not read
+        return 0, f"<unreadable: {type(exc).__name__}>".encode()
+
+
+@contextlib.contextmanager
+def captured():
+    """Run the block and collect what it emits (module docstring) into the :class:`Emitted` it yields; the
+    result is complete when the block ends, whether it returned or raised."""
+    _hook()
+    out = Emitted()
+    root, records, paths = logging.getLogger(), [], set()
+    level, call_handlers = root.level, logging.Logger.callHandlers
+    environ = dict(os.environ)
+    stdout, stderr = io.StringIO(), io.StringIO()
+
+    def call(logger, record):  # every logger's records, before its handlers (and the hierarchy's) see them
+        records.append(_record_text(record))
+        return call_handlers(logger, record)
+
+    logging.Logger.callHandlers = call
+    root.setLevel(logging.DEBUG)
+    _RECORDERS.append(paths)
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(stdout), \
+                contextlib.redirect_stderr(stderr):
+            warnings.simplefilter("always")
+            caught = seen
+            yield out
+    finally:
+        _RECORDERS.pop()
+        logging.Logger.callHandlers = call_handlers
+        root.setLevel(level)
+        out.warnings = [f"{w.category.__name__}: {w.message}" for w in caught]
+        out.logs = records
+        out.stdout, out.stderr = stdout.getvalue(), stderr.getvalue()
+        out.files = {path: _read_back(path) for path in sorted(paths)}
+        now = dict(os.environ)
+        _TOUCHED.update(k for k in set(environ) | set(now) if environ.get(k) != now.get(k))
+        out.environ = {k: now.get(k) for k in sorted(_TOUCHED)}
