@@ -86,6 +86,16 @@ def test_a_ledger_row_reads_as_its_total_never_as_nan(tmp_path):
     assert "measured ledger total inf" in row_line("claim", row) and "nan" not in row_line("claim", row)
 
 
+def test_an_unbounded_reading_names_the_evidence_that_gave_it():
+    """ε = ∞ reads "kept state replays the noise" only when kept state decided the row; a row decided by the
+    determinism probe alone names a trace of the data that no noise covers."""
+    from audit.engine.runs.progress import measured
+
+    row = dict(_claim(0, "violation", "violation"), epsilon_reading="∞")
+    assert measured(dict(row, decided_by=["kept state"])) == "ε = ∞ (kept state replays the noise)"
+    assert measured(dict(row, decided_by=["determinism"])) == "ε = ∞ (a trace of the data no noise covers)"
+
+
 def test_a_report_replaces_its_own_files_and_keeps_the_certificate(tmp_path):
     """`run` and `certify` share a target's folder: writing a report keeps the certificate's files byte for byte and
     drops the previous report's figures that the new report does not draw."""

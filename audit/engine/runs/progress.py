@@ -141,7 +141,9 @@ def measured(row: dict, num=None) -> str:
     if row.get("method") == "ledger":
         return f"ledger total {num(row['epsilon_point'])} (an upper bound, not a measurement)"
     if row.get("epsilon_reading") == "∞":
-        return "ε = ∞ (kept state replays the noise)"
+        why = "kept state replays the noise" if "kept state" in row.get("decided_by", ()) else \
+            "a trace of the data no noise covers"
+        return f"ε = ∞ ({why})"
     if row.get("verdict") == "error":
         return "nothing (the audit could not finish)"
     return f"ε ≥ {num(row['epsilon_lower'])}"
