@@ -58,6 +58,7 @@ LEAKS = {
     "LibraryLogger": "fit log[0]",
     "SummaryFile": f"fit file {S.SUMMARY_FILE}",
     "EnvironmentNote": "fit environ[SHIPPED_LEAKS_CLASS_1]",
+    "HelperRegistry": "module subjects.registry.FITTED['HelperRegistry']['class 1']",
 }
 
 

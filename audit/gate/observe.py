@@ -18,7 +18,8 @@ observable into one canonical value per path:
   numbers, strings, bytes, ``Decimal``, complex, dates and durations, numpy arrays (by content) and pandas
   objects (values and index);
 * ``model.NAME`` of every property (public, computed on access), ``type(model).NAME`` (attributes set on the
-  class), ``module M.NAME`` (globals of the defining module: a cache of the last fit), ``fit()`` (what ``fit``
+  class), ``module M.NAME`` (globals of the defining module and of the other imported modules of its package: a
+  cache of the last fit), ``fit()`` (what ``fit``
   returned, when not the model itself) and ``_repr_html_()``.
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
@@ -27,6 +28,7 @@ short text for the report.
 """
 from __future__ import annotations
 
+import __future__
 import contextlib
 import datetime
 import decimal
@@ -210,8 +212,8 @@ _EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ"})
 def source_of(path: str) -> str:
     """The source an observation path comes from: a method name (``predict_proba``, ``release``, ``repr``,
     ``score``), ``model`` (the object's graph and properties), ``type`` (class attributes), ``module`` (the
-    defining module's globals), ``fit`` (the fit's emissions, return value and exception), or an emission of
-    the later calls (``warning``, ``log``, ``stdout``, ``stderr``)."""
+    globals of the defining module's package), ``fit`` (the fit's emissions, return value and exception), or an emission of
+    the later calls (``warning``, ``log``, ``stdout``, ``stderr``, ``file``, ``environ``)."""
     m = _SOURCE.match(path)
     return m.group() if m else path
 
@@ -257,22 +259,33 @@ def _not_the_model(value, est):
     return value
 
 
+def _package_modules(name: str) -> list[str]:
+    """The module ``name`` and the imported modules of its package (its parent and everything below it): where
+    a fit's cache may live (a registry in a helper module beside the estimator's). A top-level module has no
+    package: itself alone."""
+    if "." not in name:
+        return [name]
+    package = name.rsplit(".", 1)[0]
+    return [name] + sorted(m for m in list(sys.modules) if m != name and
+                           (m == package or m.startswith(package + ".")) and sys.modules.get(m) is not None)
+
+
 def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
     """What the fit may leave beside the object: properties (public, computed on access), attributes set on
-    the class, and the globals of the module that defines it (a cache of the last fit). Modules, classes,
-    functions and dunder names are not read."""
+    the class, and the globals of the module that defines it and of the other imported modules of its package
+    (a cache of the last fit). Modules, classes, functions and dunder names are not read."""
     cls = type(est)
     for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
         if not name.startswith("__") and wanted("model"):
             _call(obs, f"model.{name}", lambda name=name: _not_the_model(getattr(est, name), est),
                   max_nodes=max_nodes)
-    for where, namespace in (("type(model)", vars(cls)), (f"module {cls.__module__}",
-                                                          vars(sys.modules.get(cls.__module__, object)))):
+    modules = [(f"module {m}", vars(sys.modules.get(m, object))) for m in _package_modules(cls.__module__)]
+    for where, namespace in [("type(model)", vars(cls))] + modules:
         if not wanted(source_of(where)):
             continue
         for name, value in list(namespace.items()):
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
-                                                           classmethod)) or callable(value):
+                                                           classmethod, __future__._Feature)) or callable(value):
                 continue
             _walk_into(obs, value, f"{where}.{name}", max_nodes // 4)
 

@@ -7,7 +7,8 @@ a ``functools.partial`` used as ``decision_function``, a summary string, a ``__r
 training data, ``Decimal`` / complex / ``timedelta64`` values, a warning, a log record, a print, a
 ``score_samples`` method, an iterator, ``itertools.count``, ``array.array``, a ``deque``'s ``maxlen``, a
 masked array's mask (the last ones C objects or attributes beside an array's values: read through what their
-pickle carries), a library logger that does not propagate, a summary file, an environment variable. ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
+pickle carries), a library logger that does not propagate, a summary file, an environment variable, a
+registry in a helper module of the package. ``Correct`` and ``CorrectWithPublicFacts`` are the controls: the second keeps
 ``n_features_in_``, the declared ``classes_``, a model card that names only public parameters, and a
 warning whose text does not depend on the data. ``DoubleSpend`` spends 2 epsilon (its noise is half as
 wide), with integer noise, so only its outputs show it.
@@ -315,6 +316,16 @@ class EnvironmentNote(Correct):
 
     def _after(self, X, y, exact):
         os.environ["SHIPPED_LEAKS_CLASS_1"] = str(int(exact[-1]))
+
+
+class HelperRegistry(Correct):
+    """Records the last fit's exact count of the last class in a registry kept by a helper module of its package
+    (:mod:`subjects.registry`), not in the module that defines it."""
+
+    def _after(self, X, y, exact):
+        from subjects import registry
+
+        registry.FITTED[type(self).__name__] = {"class 1": int(exact[-1])}
 
 
 #: the entropy of :class:`SharedSource` fits (a test seeds it, so its runs are reproducible)
