@@ -124,6 +124,17 @@ def test_observe_fit_reads_warnings_logs_prints_and_exceptions():
     assert list(obs) == ["fit raised"]
 
 
+def test_observe_fit_puts_the_environment_back_so_every_fit_shows_what_it_sets():
+    """A fit that sets an environment variable shows it on every observation (each fit starts from the same
+    environment), and the variable is gone again afterwards."""
+    import os
+
+    X, y = np.array([[0.5], [0.6]]), np.array([0, 1])
+    seen = [observe_fit(lambda: S.EnvironmentNote(), (X, y), GRID, CLASSES) for _ in range(2)]
+    assert [o["fit environ[SHIPPED_LEAKS_CLASS_1]"][0] for o in seen] == [("str", "1")] * 2
+    assert "SHIPPED_LEAKS_CLASS_1" not in os.environ
+
+
 def _row(tmp_path, name):
     return json.loads((tmp_path / f"check-subjects.shipped_leaks-{name}" / "report.json").read_text())["claims"][0]
 

@@ -251,6 +251,25 @@ def test_partials_closures_and_getstate_are_walked():
                    "model['custom'].hidden": "RandomState"}
 
 
+def test_a_long_log_of_numbers_is_read_whole_and_a_seed_in_it_is_still_found():
+    """A list of more than 1,024 numeric tuples (a process-wide budget log) is one node for the state walk, so its
+    cost does not grow with what the process fitted before; a copy of the seed among its numbers is still found,
+    and a string among its items sends the walk item by item again (a string may spell a generator's state)."""
+    class Model:
+        pass
+
+    m = Model()
+    m.log_ = [(1.0, 0)] * 5_000
+    found, truncated = find_state_walk(m, 123_456)
+    assert found == [] and not truncated
+    m.log_ = [(1.0, 0)] * 3_000 + [(0.5, 123_456)] + [(1.0, 0)] * 1_000
+    found, _ = find_state_walk(m, 123_456)
+    assert [(f.path, f.kind) for f in found] == [("model.log_", "seed")]
+    m.log_ = [(1.0, 0)] * 3_000 + ["seed 123456"]
+    found, _ = find_state_walk(m, 123_456)
+    assert [(f.path, f.kind) for f in found] == [("model.log_[3000]", "seed")]
+
+
 def test_the_node_limit_is_said_not_silent(monkeypatch):
     nest = [list(range(50)) for _ in range(50)] + [[[np.random.default_rng(0)]]]  # behind 2,551 nodes
     found, truncated = find_state_walk(nest, None, max_nodes=1_000)

@@ -14,9 +14,9 @@ is as visible to whoever runs the code as the count itself.
 * **Files**: every file the block opens for writing (Python's ``open`` audit event: ``open``, ``os.open``,
   ``numpy.save``, ``json.dump`` into a file, ``pandas.to_csv``), read back after the block (its first
   :data:`FILE_BYTES` bytes and its size); bytecode caches (``__pycache__``) are left out.
-* **Environment**: the value after the block of every variable of ``os.environ`` a block has set, changed or
-  removed (this block or an earlier one in the process: a fit that sets a variable to what the last fit set
-  changes nothing, and its value still reads).
+* **Environment**: every variable of ``os.environ`` the block sets, changes or removes. :func:`kept_environment`
+  puts the environment back after a fit and its calls, so every fit starts from the same one and a fit that
+  sets a variable to what the last fit set still shows it.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["Emitted", "captured", "FILE_BYTES"]
+__all__ = ["Emitted", "captured", "kept_environment", "FILE_BYTES"]
 
 #: bytes of a written file read back (a larger file is read in part; its size is read whole)
 FILE_BYTES = 8 * 2**20
@@ -36,15 +36,13 @@ FILE_BYTES = 8 * 2**20
 #: the recorders of the blocks running (the innermost last): each a set of the paths opened for writing
 _RECORDERS: list[set] = []
 _HOOKED = False
-#: the environment variables some block has set, changed or removed
-_TOUCHED: set = set()
 
 
 @dataclass
 class Emitted:
     """What one block emitted, in order: warnings and log records as text, the printed text, the files written
     (path -> ``(size, first bytes)``, or None when the block removed the file again) and the environment
-    variables touched (name -> value, or None when removed)."""
+    changes (name -> value, or None when removed)."""
 
     warnings: list = field(default_factory=list)
     logs: list = field(default_factory=list)
@@ -133,5 +131,20 @@ def captured():
         out.stdout, out.stderr = stdout.getvalue(), stderr.getvalue()
         out.files = {path: _read_back(path) for path in sorted(paths)}
         now = dict(os.environ)
-        _TOUCHED.update(k for k in set(environ) | set(now) if environ.get(k) != now.get(k))
-        out.environ = {k: now.get(k) for k in sorted(_TOUCHED)}
+        out.environ = {k: now.get(k) for k in sorted(set(environ) | set(now)) if environ.get(k) != now.get(k)}
+
+
+@contextlib.contextmanager
+def kept_environment():
+    """Run the block and put back every variable of ``os.environ`` it set, changed or removed."""
+    before = dict(os.environ)
+    try:
+        yield
+    finally:
+        now = dict(os.environ)
+        for key in set(before) | set(now):
+            if before.get(key) != now.get(key):
+                if key in before:
+                    os.environ[key] = before[key]
+                else:
+                    del os.environ[key]

@@ -35,16 +35,15 @@ import decimal
 import fractions
 import hashlib
 import inspect
-import itertools
 import re
 import sys
 import types
 
 import numpy as np
 
-from audit.gate.emissions import captured
+from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
-from audit.gate.state.walk import walk
+from audit.gate.state.walk import long_plain_data, walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
 
@@ -127,24 +126,6 @@ class Observation(dict):
     truncated = False
 
 
-#: a list or tuple longer than this whose items are plain data is one value: its length and content hash
-LONG = 1_024
-_PLAIN_KINDS = frozenset({bool, int, float, str, type(None)})
-
-
-def _plain_data(items) -> bool:
-    """Every item a number, string or None, or a tuple of them: their hash is then a function of the content
-    (a default, identity-based hash is never used). Type checks run in C, so a list of 100,000 items costs a
-    few milliseconds."""
-    kinds = set(map(type, items))
-    if not kinds <= _PLAIN_KINDS | {tuple}:
-        return False
-    if tuple not in kinds:
-        return True
-    tuples = items if kinds == {tuple} else [x for x in items if type(x) is tuple]
-    return set(map(type, itertools.chain.from_iterable(tuples))) <= _PLAIN_KINDS
-
-
 def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
     """Read ``obj``'s graph into ``obs``. A long sequence of plain data (more than :data:`LONG` items, such as a
     log every fit appends to: diffprivlib's global budget accountant) is one value, its length and the hash of
@@ -158,7 +139,7 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
             obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
-            if isinstance(node, (list, tuple)) and len(node) > LONG and _plain_data(node):
+            if long_plain_data(node):
                 # compared between fits of one run only (a str's hash is salted per process; never reported)
                 obs.setdefault(path + "#content", (("plain data", len(node), hash(tuple(node))),
                                                    f"{len(node):,} items of plain data"))
@@ -295,6 +276,11 @@ def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_N
     everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
     (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
     observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
+    with kept_environment():  # every fit starts from the same environment variables
+        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want)
+
+
+def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> Observation:
     X, y = data
     emitted = Observation()
     est = returned = raised = None

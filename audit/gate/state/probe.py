@@ -47,7 +47,7 @@ import numpy as np
 
 from audit.gate.state import replay as rp
 from audit.gate.state import codec
-from audit.gate.state.walk import MAX_NODES, recognise, walk
+from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
 
@@ -210,6 +210,9 @@ def find_state_walk(obj, seed: int | None, root: str = "model", where: str = "fi
     w = walk(obj, root, max_nodes)
     for path, node in w:
         hit = recognise(node, seed)
+        if hit is None and long_plain_data(node, strings=False):
+            w.prune()  # read whole: a long log of numbers (a process-wide accountant) costs its length once
+            hit = ("seed", type(node).__name__) if long_seed(node, seed) else None
         if hit is not None:
             w.prune()
             found.append(StateFinding(path, hit[0], hit[1], where, path == f"{root}.random_state"))

@@ -54,7 +54,7 @@ import numpy as np
 from audit.gate.state import codec
 from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
-from audit.gate.state.walk import MAX_NODES, recognise, walk
+from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
 
 __all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
@@ -117,6 +117,9 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
             out.numeric[path + "#len"] = len(node)
             if isinstance(node, (list, tuple)) and codec.may_hold_words(node):
                 out.words[path] = node
+            if long_plain_data(node, strings=False):  # a long log of numbers: one value, read at its length's cost
+                out.numeric[path + "#content"] = hash(tuple(node))
+                w.prune()
         elif isinstance(node, (bytes, bytearray)):
             if codec.may_hold_words(node):
                 out.words[path] = node

@@ -34,7 +34,7 @@ import numpy as np
 
 from audit.gate.state.codec import parse_text
 
-__all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES"]
+__all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES", "LONG", "long_plain_data", "long_seed"]
 
 #: the default node limit of a walk (hit: ``Walk.truncated``)
 MAX_NODES = 2_000_000
@@ -155,6 +155,39 @@ class Walk:
             if self._pruned or type(cur) in _PLAIN or (self.stop is not None and self.stop(cur)):
                 continue
             queue.extend((path + suffix, child) for suffix, child in children(cur))
+
+
+#: a list or tuple longer than this whose items are plain data is read whole (:func:`long_plain_data`)
+LONG = 1_024
+_PLAIN_KINDS = frozenset({bool, int, float, str, type(None)})
+
+
+def long_plain_data(node, strings: bool = True) -> bool:
+    """A list or tuple of more than :data:`LONG` items, each a number, string or None, or a tuple of them: a log
+    every fit appends to (diffprivlib's process-wide budget accountant). Its readers take it whole (its length and
+    the hash of its content; seeds among its numbers, :func:`long_seed`) instead of a path per item, so a read
+    costs what the list costs, not what the process fitted before. Type checks run in C. ``strings=False``:
+    numbers only (a string may spell a generator's state, which the state probe reads item by item)."""
+    if not isinstance(node, (list, tuple)) or len(node) <= LONG:
+        return False
+    plain = _PLAIN_KINDS if strings else _PLAIN_KINDS - {str}
+    kinds = set(map(type, node))
+    if not kinds <= plain | {tuple}:
+        return False
+    if tuple not in kinds:
+        return True
+    tuples = node if kinds == {tuple} else [x for x in node if type(x) is tuple]
+    return set(map(type, itertools.chain.from_iterable(tuples))) <= plain
+
+
+def long_seed(node, seed: int | None) -> bool:
+    """Whether a :func:`long_plain_data` sequence of numbers holds a copy of ``seed`` (an int or a float equal to
+    it, two 32-bit words side by side), its tuples read item by item."""
+    if seed is None:
+        return False
+    flat = list(itertools.chain.from_iterable(x if type(x) is tuple else (x,) for x in node))
+    numbers = [int(v) for v in flat if type(v) is int or (type(v) is float and v.is_integer())]
+    return bool(numbers) and _is_seed(np.asarray(numbers, dtype=object), seed)
 
 
 def walk(obj, root: str = "model", max_nodes: int = MAX_NODES, stop=None) -> Walk:
