@@ -6,6 +6,8 @@ verdict. Data flows one way, from the inputs through the evidence to the verdict
 * :mod:`audit.gate.outputs`: what a fitted model publishes (:class:`~audit.gate.outputs.EstimatorRelease`).
 * :mod:`audit.gate.outcome`, :mod:`audit.gate.refusals`: exceptions as outcomes; which refusals decide.
 * :mod:`audit.gate.observe`: everything a fit lets its holder observe, as canonical values by path.
+* :mod:`audit.gate.emissions`: what a call emits beside its result (warnings, log records, printed text, files
+  written, environment variables set).
 * :mod:`audit.gate.determinism`: values the same on every fit of a dataset and different on its neighbour.
 * :mod:`audit.gate.state`: random state kept after ``fit``, decoded in any encoding and replayed.
 * :mod:`audit.gate.verdict`: the gate's level and how a row's verdict reads.

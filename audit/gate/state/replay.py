@@ -1,44 +1,40 @@
 """Replay: turn a suspicious integer kept by a fitted model into a measured privacy loss.
 
-A fitted model that keeps the seed its noise was drawn from (a derived ``tree_seed_``, an OS-entropy
-``seed_``, a tree's ``random_state`` inside a forest) lets whoever holds the model refit with that
-seed and obtain the very same model: the noise is known, the exact statistics come back. This
-module measures it.
+A fitted model that keeps the seed its noise was drawn from (a derived ``tree_seed_``, an OS-entropy ``seed_``, a
+tree's ``random_state`` inside a forest) lets whoever holds the model refit with that seed and obtain the very same
+model: the noise is known, the exact statistics come back. This module measures it.
 
-* :func:`leaves` reads a model's *fingerprint*: every numeric value its pickle carries (ints,
-  floats, numeric arrays, the fields of structured arrays, container lengths as ``path#len``) by
-  path, skipping generator states.
-* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first):
-  an integer (or int-array entry, or digit string) that changes and is at least ``2**16`` in
-  absolute value is a candidate.
-* :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole
-  model with ``random_state=c``; refit it with the probe's known seed while every generator seeded
-  with the candidate's value in that fit (``default_rng``, ``RandomState``, ``random.Random``) is
-  seeded with ``c`` instead (*reseed*: a derived seed drawn from the generator and then used for
-  the noise); or refit the sub-estimator holding the candidate
-  (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the
-  split diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not
-  determined by ``c`` (ledgers, timestamps): they are left out of the comparison. A replay must
-  reproduce values that change from seed to seed besides the candidate itself, else it proves
-  nothing (a noisy count alone is not a seed).
-* :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on
-  ``D`` and counts exact reproductions: the event "the replay on D reproduces the published
-  model" gives an epsilon lower bound (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`), with
-  alpha split (Bonferroni) over the candidates and the looks of the growing sample.
-* Kept generators (:func:`consumption`, :func:`rewound`, :func:`calibrate_rewind`): the probe's fit with a
-  known seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from
-  ``default_rng(seed)``; MT19937: the position in the first block of ``RandomState(seed)``); each
-  published model's kept generator or state, rewound by that many, is passed as ``random_state`` to a
-  fresh fit on D. ``random.Random`` states cannot be passed as ``random_state``: not replayed. A state kept as
-  a JSON or ``repr`` string (:func:`audit.gate.state.codec.parse_text`) is read as the dict it spells; Philox
-  is stepped back through its counter, SFC64 draw by draw (:func:`audit.gate.state.codec.sfc64_back`).
+* :func:`leaves` reads a model's *fingerprint*: every numeric value its pickle carries (ints, floats, numeric
+  arrays, the fields of structured arrays, container lengths as ``path#len``, a long log of numbers as its length
+  and content hash) by path, skipping generator states.
+* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first): an integer (or
+  int-array entry, or digit string) that changes and is at least ``2**16`` in absolute value is a candidate.
+* :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole model with
+  ``random_state=c``; refit it with the probe's known seed while every generator seeded with the candidate's value
+  in that fit (``default_rng``, ``RandomState``, ``random.Random``) is seeded with ``c`` instead (*reseed*: a
+  derived seed drawn from the generator and then used for the noise); or refit the sub-estimator holding the
+  candidate (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the split
+  diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not determined by ``c`` (ledgers,
+  timestamps): they are left out of the comparison. A replay must reproduce values that change from seed to seed
+  besides the candidate itself, else it proves nothing (a noisy count alone is not a seed).
+* :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on ``D`` and counts
+  exact reproductions: the event "the replay on D reproduces the published model" gives an epsilon lower bound
+  (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`), with alpha split (Bonferroni) over the candidates
+  and the looks of the growing sample.
+* Kept generators (:func:`consumption`, :func:`rewound`, :func:`calibrate_rewind`): the probe's fit with a known
+  seed measures how many raw draws the fit consumed (PCG64 family: ``advance(1)`` steps from ``default_rng(seed)``;
+  MT19937: the position in the first block of ``RandomState(seed)``); each published model's kept generator or
+  state, rewound by that many, is passed as ``random_state`` to a fresh fit on D. ``random.Random`` states cannot be
+  passed as ``random_state``: not replayed. A state kept as a JSON or ``repr`` string
+  (:func:`audit.gate.state.codec.parse_text`) is read as the dict it spells; Philox is stepped back through its
+  counter, SFC64 draw by draw (:func:`audit.gate.state.codec.sfc64_back`).
 * Kept raw words (:class:`EncodedState`, :func:`calibrate_start`): ints, lists, arrays or bytes that
-  :func:`audit.gate.state.codec.identify` names as a bit generator's state seeded with the probe's known
-  seed; each published model's words, read the same way, give the generator at its fit's start
+  :func:`audit.gate.state.codec.identify` names as a bit generator's state seeded with the probe's known seed; each
+  published model's words, read the same way, give the generator at its fit's start
   (:meth:`audit.gate.state.codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
 
-:func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random``
-for the duration of one replay fit: do not run it beside other threads that seed generators.
+:func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random`` for the
+duration of one replay fit: do not run it beside other threads that seed generators.
 """
 from __future__ import annotations
 
