@@ -167,8 +167,11 @@ def _join(obs: Observation, out) -> None:
         if getattr(out, name):
             obs[name] = canonical(getattr(out, name))
     for path, got in out.files.items():
-        obs[f"file {path}"] = canonical("(removed again)") if got is None else \
-            (("file", got[0], canonical(got[1])[0]), f"{got[0]:,} bytes: {canonical(got[1])[1]}")
+        if got is None:
+            obs[f"file {path}"] = canonical("(removed again)")
+            continue
+        key, shown = canonical(got[1])
+        obs[f"file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
     for name, value in out.environ.items():
         obs[f"environ[{name}]"] = canonical("(removed)" if value is None else value)
 
@@ -191,10 +194,10 @@ _EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ"})
 
 
 def source_of(path: str) -> str:
-    """The source an observation path comes from: a method name (``predict_proba``, ``release``, ``repr``,
-    ``score``), ``model`` (the object's graph and properties), ``type`` (class attributes), ``module`` (the
-    globals of the defining module's package), ``fit`` (the fit's emissions, return value and exception), or an emission of
-    the later calls (``warning``, ``log``, ``stdout``, ``stderr``, ``file``, ``environ``)."""
+    """The source an observation path comes from: a method name (``predict_proba``, ``release``, ``repr``, ``score``),
+    ``model`` (the object's graph and properties), ``type`` (class attributes), ``module`` (the globals of the
+    defining module's package), ``fit`` (the fit's emissions, return value and exception), or an emission of the
+    later calls (``warning``, ``log``, ``stdout``, ``stderr``, ``file``, ``environ``)."""
     m = _SOURCE.match(path)
     return m.group() if m else path
 

@@ -244,8 +244,7 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS, not_exempt=()) -> d
         return {"mechanism": mech, "kind": "estimator", "fixed": fixed, "candidates": cands,
                 "notes": [n for n in notes if n], "factory": lambda: obj(**subject.params), "base": (X, y),
                 "bounds": bounds, "classes": classes, "crash_pairs": crash, "exceptions": mode,
-                "exempt": exempt, "cuts": cuts, "refusals": certain, "outside": outside, "draws": draws,
-                "not_exempt": set(not_exempt)}
+                "exempt": exempt, "cuts": cuts, "refusals": certain, "outside": outside, "draws": draws}
     if inspect.isclass(obj) or subject.params:
         try:
             mech = obj(**subject.params)
