@@ -108,6 +108,17 @@ def test_the_candidate_cap_is_said():
     assert rp.find_candidates(small, rp.leaves({"s": np.arange(1, 41)}), small) == ([], False)
 
 
+def test_a_growing_log_read_whole_is_not_a_seed_candidate():
+    """A long log of numbers (diffprivlib's process-wide budget accountant) is read as its length and content hash;
+    the hash changes whenever the log grows, but it is the walk's number, not the model's: no candidate. A seed
+    among the log's numbers is the state probe's to find (``walk.long_seed``)."""
+    first = rp.leaves({"log": [(1.0, 0.0)] * 2_000})
+    grown = rp.leaves({"log": [(1.0, 0.0)] * 2_001})
+    assert "model['log']#content" in first.numeric and first.numeric["model['log']#content"] != \
+        grown.numeric["model['log']#content"]
+    assert rp.find_candidates(first, grown, grown) == ([], False)
+
+
 def test_the_reseed_patch_is_restored_even_when_the_fit_raises():
     before = (np.random.default_rng, np.random.RandomState)
     with pytest.raises(RuntimeError), rp.reseeded(5, 6):

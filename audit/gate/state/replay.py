@@ -7,16 +7,16 @@ model: the noise is known, the exact statistics come back. This module measures 
 * :func:`leaves` reads a model's *fingerprint*: every numeric value its pickle carries (ints, floats, numeric
   arrays, the fields of structured arrays, container lengths as ``path#len``, a long log of numbers as its length
   and content hash) by path, skipping generator states.
-* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first): an integer (or
-  int-array entry, or digit string) that changes and is at least ``2**16`` in absolute value is a candidate.
+* :func:`find_candidates` compares two fits with different seeds (and one repeat of the first): an integer of the
+  model's (or int-array entry, or digit string), changed and at least ``2**16`` in absolute value, is a candidate.
 * :func:`calibrate` tries the replays of one candidate on the probe's own fit: refit the whole model with
   ``random_state=c``; refit it with the probe's known seed while every generator seeded with the candidate's value
   in that fit (``default_rng``, ``RandomState``, ``random.Random``) is seeded with ``c`` instead (*reseed*: a
   derived seed drawn from the generator and then used for the noise); or refit the sub-estimator holding the
   candidate (``type(sub)(**sub.get_params(deep=False))``) on the data or on its even share of it (the split
-  diffprivlib's forest uses). Two replays with the same ``c`` tell which paths are not determined by ``c`` (ledgers,
-  timestamps): they are left out of the comparison. A replay must reproduce values that change from seed to seed
-  besides the candidate itself, else it proves nothing (a noisy count alone is not a seed).
+  diffprivlib's forest uses). Two replays with the same ``c`` tell which paths ``c`` does not determine (ledgers,
+  timestamps): left out of the comparison. A replay must reproduce values that change from seed to seed besides
+  the candidate itself, else it proves nothing (a noisy count alone is not a seed).
 * :func:`measure` publishes fresh models from ``D`` and ``D'`` with secret seeds, replays each on ``D`` and counts
   exact reproductions: the event "the replay on D reproduces the published model" gives an epsilon lower bound
   (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`), with alpha split (Bonferroni) over the candidates
@@ -151,10 +151,7 @@ def _prefixes(paths) -> set:
 
 
 def _excluded(path: str, prefixes) -> bool:
-    for q in prefixes:
-        if path == q or (path.startswith(q) and path[len(q)] in _BOUNDARY):
-            return True
-    return False
+    return any(path == q or (path.startswith(q) and path[len(q)] in _BOUNDARY) for q in prefixes)
 
 
 def _compare(fa: dict, fb: dict, prefixes) -> bool:
@@ -191,6 +188,9 @@ class Candidate:
             return None
 
 
+_DERIVED = ("#len", "#content")  # numbers the walk derives (a length, a long log's hash): never a seed candidate
+
+
 def _ints(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -205,7 +205,7 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
         return "derived from the seed" if c.value(la) == c.value(la2) else "changes with the same seed (OS entropy)"
 
     for key, v in la.numeric.items():
-        if key in skip or key.endswith("#len") or key not in lb.numeric:
+        if key in skip or key.endswith(_DERIVED) or key not in lb.numeric:
             continue
         w = lb.numeric[key]
         if _ints(v) and _ints(w):
@@ -556,7 +556,7 @@ def sibling_words(lv: Leaves, most: int = 6) -> dict:
     dict or container holds side by side (two to ``most`` of them), every pair in walk order."""
     groups = {}
     for path, v in lv.numeric.items():
-        if path.endswith("#len") or not _ints(v) or not MIN_WORD <= int(v) < 2 ** 128:
+        if path.endswith(_DERIVED) or not _ints(v) or not MIN_WORD <= int(v) < 2 ** 128:
             continue
         parent = _parent(path)
         if parent is not None and parent not in lv.words:
