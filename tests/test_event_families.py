@@ -4,6 +4,8 @@ the other events reach on the same samples (the family switched off), so it fail
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit import Claim, audit_pairs, events
 from audit.mutants import SparseVector
@@ -63,8 +65,47 @@ def test_a_private_ratio_report_passes():
 def test_families_handle_empty_and_all_atom_pilots(xa):
     a = Samples("vector", np.vstack((xa, [[0.5, -1000.0]])), (2,))
     b = Samples("vector", np.vstack((xa, [[-1000.0, 0.25]])), (2,))
-    cands = list(events._pattern_candidates(a.values, b.values, [0, 1]))
-    cands += list(events._pair_candidates(a.values, b.values, [0, 1]))
+    cands = list(events._triples(events._pattern_candidates(a.values, b.values, [0, 1])))
+    cands += list(events._triples(events._pair_candidates(a.values, b.values, [0, 1])))
     for ka, kb, make in cands:
         ev = make()
         assert ev.count(a) == ka and ev.count(b) == kb, ev.description
+
+
+def _reference_choice(a, b, *, delta, alpha):
+    """The event choice made one candidate at a time (the definition ``choose_event`` computes in bulk)."""
+    from audit.engine.estimation.bounds import epsilon_lower_bound
+
+    cands = list(events.candidates(a, b))
+    ka = np.array([c[0] for c in cands], dtype=float)
+    kb = np.array([c[1] for c in cands], dtype=float)
+    bound = epsilon_lower_bound(ka, len(a), kb, len(b), delta=delta, alpha=alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = np.log(np.maximum((ka + 0.5) / (len(a) + 1) - delta, 1e-300)) - np.log((kb + 0.5) / (len(b) + 1))
+    return cands, cands[int(np.lexsort((-point, -bound))[0])][2]()
+
+
+@settings(max_examples=30, deadline=None)
+@given(kind=st.sampled_from(["scalar", "vector", "atoms"]), n=st.integers(1, 60), shift=st.floats(0, 2),
+       seed=st.integers(0, 2 ** 16), delta=st.sampled_from([0.0, 1e-3]))
+def test_the_bulk_choice_is_the_one_by_one_choice(kind, n, shift, seed, delta):
+    """``choose_event`` builds thousands of threshold and interval candidates as arrays; its choice, and every
+    candidate's pilot counts in order, are those of the candidates taken one at a time. A candidate's counts are
+    its event's counts on the pilot (exact, the floating-point events being off)."""
+    rng = np.random.default_rng(seed)
+    if kind == "scalar":
+        a, b = Samples("scalar", rng.laplace(0, 1, n), ()), Samples("scalar", shift + rng.laplace(0, 1, n), ())
+    else:
+        xa, xb = rng.laplace(0, 1, (n, 3)), shift + rng.laplace(0, 1, (n, 3))
+        if kind == "atoms":  # a code at one coordinate (a stop mark) and a 0/1 coordinate
+            xa[rng.random(n) < 0.4, 0] = -1.0
+            xb[:, 2] = (xb[:, 2] > 0.5).astype(float)
+        a, b = Samples("vector", xa, (3,)), Samples("vector", xb, (3,))
+    cands, expected = _reference_choice(a, b, delta=delta, alpha=0.05)
+    ka, kb, make = events._in_bulk(a, b)
+    assert list(ka) == [float(c[0]) for c in cands] and list(kb) == [float(c[1]) for c in cands]
+    for i in rng.choice(len(cands), size=min(len(cands), 25), replace=False):
+        ev = make(int(i))
+        assert ev.description == cands[int(i)][2]().description
+        assert (ev.count(a), ev.count(b)) == (ka[i], kb[i]), ev.description
+    assert events.choose_event(a, b, delta=delta, alpha=0.05).description == expected.description

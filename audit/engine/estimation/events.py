@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -172,10 +172,22 @@ def _discrete_candidates(a: Samples, b: Samples):
 
 
 # --------------------------------------------------------------------------- thresholds
+class _Batch(NamedTuple):
+    """Candidates in bulk: the pilot counts of each as arrays, ``make(i)`` the ``i``-th event (built only for
+    the one chosen). The order of a batch's entries is the order they were offered in, so ties break as they
+    would one by one."""
+
+    ka: np.ndarray
+    kb: np.ndarray
+    make: Callable[[int], "Event"]
+
+
 def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: Callable[[Samples], np.ndarray],
                           grid: int, intervals: bool, describe: Callable[[str, float], str] | None = None):
-    """Events on a real-valued score: one-sided thresholds and (optionally) intervals; ``describe(op, t)``
-    words a one-sided threshold (default ``f"{label} {op} {t:.6g}"``)."""
+    """Events on a real-valued score, as :class:`_Batch` es: one-sided thresholds ``>= t`` then ``<= t`` at
+    the pooled pilot's quantiles, and (optionally) intervals on a coarser grid, each followed by its
+    complement (the two tails); ``describe(op, t)`` words a one-sided threshold (default ``f"{label} {op}
+    {t:.6g}"``)."""
     if describe is None:
         describe = lambda op, t: f"{label} {op} {t:.6g}"  # noqa: E731
     pooled = np.concatenate((sa, sb))
@@ -190,23 +202,28 @@ def _threshold_candidates(sa: np.ndarray, sb: np.ndarray, label: str, score_of: 
     def ge(sorted_s, t):  # count of s >= t
         return len(sorted_s) - np.searchsorted(sorted_s, t, side="left")
 
-    for t, ka, kb in zip(ts, ge(sa_sorted, ts), ge(sb_sorted, ts)):
-        yield ka, kb, lambda t=t: Event(describe(">=", t), lambda s, t=t: score_of(s) >= t)
-    for t, ka, kb in zip(ts, le(sa_sorted, ts), le(sb_sorted, ts)):
-        yield ka, kb, lambda t=t: Event(describe("<=", t), lambda s, t=t: score_of(s) <= t)
+    yield _Batch(ge(sa_sorted, ts), ge(sb_sorted, ts),
+                 lambda i: Event(describe(">=", ts[i]), lambda s, t=ts[i]: score_of(s) >= t))
+    yield _Batch(le(sa_sorted, ts), le(sb_sorted, ts),
+                 lambda i: Event(describe("<=", ts[i]), lambda s, t=ts[i]: score_of(s) <= t))
     if intervals:
         coarse = np.unique(np.quantile(pooled, np.linspace(0, 1, _INTERVAL_GRID)))
-        la, lb = le(sa_sorted, coarse), le(sb_sorted, coarse)
-        ga, gb = np.searchsorted(sa_sorted, coarse, side="left"), np.searchsorted(sb_sorted, coarse, side="left")
-        for i in range(len(coarse)):
-            for j in range(i + 1, len(coarse)):
-                lo, hi = coarse[i], coarse[j]
-                yield la[j] - ga[i], lb[j] - gb[i], lambda lo=lo, hi=hi: Event(
-                    f"{lo:.6g} <= {label} <= {hi:.6g}", lambda s, lo=lo, hi=hi: (score_of(s) >= lo) & (score_of(s) <= hi))
-                ka_out, kb_out = len(sa) - (la[j] - ga[i]), len(sb) - (lb[j] - gb[i])
-                yield ka_out, kb_out, lambda lo=lo, hi=hi: Event(
-                    f"{label} < {lo:.6g} or {label} > {hi:.6g}",
-                    lambda s, lo=lo, hi=hi: (score_of(s) < lo) | (score_of(s) > hi))
+        first, second = np.triu_indices(len(coarse), k=1)  # every (i, j) with i < j, row by row
+        inside_a = le(sa_sorted, coarse)[second] - np.searchsorted(sa_sorted, coarse, side="left")[first]
+        inside_b = le(sb_sorted, coarse)[second] - np.searchsorted(sb_sorted, coarse, side="left")[first]
+        ka, kb = np.empty(2 * len(first), dtype=np.int64), np.empty(2 * len(first), dtype=np.int64)
+        ka[0::2], ka[1::2] = inside_a, len(sa) - inside_a  # each interval, then its complement
+        kb[0::2], kb[1::2] = inside_b, len(sb) - inside_b
+
+        def make(k):
+            lo, hi = coarse[first[k // 2]], coarse[second[k // 2]]
+            if k % 2 == 0:
+                return Event(f"{lo:.6g} <= {label} <= {hi:.6g}",
+                             lambda s, lo=lo, hi=hi: (score_of(s) >= lo) & (score_of(s) <= hi))
+            return Event(f"{label} < {lo:.6g} or {label} > {hi:.6g}",
+                         lambda s, lo=lo, hi=hi: (score_of(s) < lo) | (score_of(s) > hi))
+
+        yield _Batch(ka, kb, make)
 
 
 def _vector_candidates(a: Samples, b: Samples):
@@ -487,8 +504,9 @@ def _vector_float_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int])
 
 
 # --------------------------------------------------------------------------- selection
-def candidates(a: Samples, b: Samples):
-    """Yield ``(count_a, count_b, make_event)`` for every candidate event of the pilot samples."""
+def _offered(a: Samples, b: Samples):
+    """Every candidate event of the pilot samples, in order: ``(count_a, count_b, make_event)`` triples and
+    :class:`_Batch` es of them."""
     if a.kind == "discrete":
         yield from _discrete_candidates(a, b)
     elif a.kind == "scalar":
@@ -499,17 +517,59 @@ def candidates(a: Samples, b: Samples):
         yield from _vector_candidates(a, b)
 
 
+def candidates(a: Samples, b: Samples):
+    """Yield ``(count_a, count_b, make_event)`` for every candidate event of the pilot samples."""
+    return _triples(_offered(a, b))
+
+
+def _triples(offered):
+    """The candidates ``offered`` (triples and batches) one by one, as triples."""
+    for item in offered:
+        if isinstance(item, _Batch):
+            for i in range(len(item.ka)):
+                yield item.ka[i], item.kb[i], lambda i=i, make=item.make: make(i)
+        else:
+            yield item
+
+
+def _in_bulk(a: Samples, b: Samples):
+    """The candidates as ``(count_a, count_b, make)`` over all of them: two float arrays and ``make(i)`` the
+    ``i``-th event, in the order :func:`candidates` yields them (batches kept whole, so thousands of
+    thresholds cost a few array operations, not a Python step each)."""
+    kas, kbs, parts, total = [], [], [], 0  # parts: (first index, a batch's make or a run of single makers)
+    for item in _offered(a, b):
+        if isinstance(item, _Batch):
+            parts.append((total, item.make))
+            kas.append(np.asarray(item.ka, dtype=float))
+            kbs.append(np.asarray(item.kb, dtype=float))
+        else:
+            if not parts or not isinstance(parts[-1][1], list):
+                parts.append((total, []))
+                kas.append([])
+                kbs.append([])
+            parts[-1][1].append(item[2])
+            kas[-1].append(float(item[0]))
+            kbs[-1].append(float(item[1]))
+        total += 1 if not isinstance(item, _Batch) else len(item.ka)
+    starts = [p[0] for p in parts]
+
+    def make(i):
+        first, maker = parts[int(np.searchsorted(starts, i, side="right")) - 1]
+        return maker[i - first]() if isinstance(maker, list) else maker(i - first)
+
+    join = lambda xs: np.concatenate([np.asarray(x, dtype=float) for x in xs]) if xs else np.zeros(0)  # noqa: E731
+    return join(kas), join(kbs), make
+
+
 def choose_event(a: Samples, b: Samples, *, delta: float, alpha: float) -> Event:
     """The candidate event with the largest pilot lower bound on ``ln P_a(S) / P_b(S)``.
 
     Ties (including "no candidate bounds anything") are broken by the
     smoothed pilot point estimate, then by order.
     """
-    cands = list(candidates(a, b))
-    ka = np.array([c[0] for c in cands], dtype=float)
-    kb = np.array([c[1] for c in cands], dtype=float)
+    ka, kb, make = _in_bulk(a, b)
     bound = epsilon_lower_bound(ka, len(a), kb, len(b), delta=delta, alpha=alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         point = np.log(np.maximum((ka + 0.5) / (len(a) + 1) - delta, 1e-300)) - np.log((kb + 0.5) / (len(b) + 1))
     best = int(np.lexsort((-point, -bound))[0])
-    return cands[best][2]()
+    return make(best)
