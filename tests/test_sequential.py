@@ -38,7 +38,7 @@ PAIRS = [(0, 1), (1, 0)]
 def test_a_correct_frequent_event_stops_conclusive_at_the_first_look():
     res = sequential_audit(Response(1.0), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
     assert not res.violation
-    assert res.planned == [1_250, 2_500, 5_000, 10_000, 20_000] == look_sizes(20_000)
+    assert res.planned == [1_250, 2_500, 5_000, 7_500, 10_000, 20_000] == look_sizes(20_000)
     j = len(res.looks) - 1
     assert res.looks[-1].stop == "conclusive" and j < 2 and res.n_samples == res.planned[j]
     assert all(lk.stop == "" for lk in res.looks[:-1])
@@ -80,7 +80,7 @@ def test_weak_events_stop_futile_and_futility_off_runs_every_look():
     res = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0)
     assert res.looks[-1].stop == "futile" and res.n_samples == 1_250 and futile(res.worst, Claim(1.0))
     full = sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=20_000, alpha=0.05, seed=0, futility=0)
-    assert [lk.n for lk in full.looks] == [1_250, 2_500, 5_000, 10_000, 20_000] and not full.violation
+    assert [lk.n for lk in full.looks] == [1_250, 2_500, 5_000, 7_500, 10_000, 20_000] and not full.violation
     assert full.alpha == pytest.approx(0.05 * SPEND[-1])
     # a claim below the true loss (0.22) is never futile: the upper bounds stay above it
     assert not futile(full.worst, Claim(0.05))
@@ -111,7 +111,7 @@ def test_bad_looks_are_refused_with_their_values():
                          spend=(0.5, 0.5))
     with pytest.raises(ValueError, match="spend"):
         sequential_audit(Shift(), PAIRS, Claim(1.0), n_samples=1_000, alpha=0.05, seed=0, looks=LOOKS,
-                         spend=(0.5, 0.5, 0.5, 0.5))
+                         spend=(0.5,) * len(LOOKS))
     with pytest.raises(ValueError, match="pairs must contain"):
         sequential_audit(Shift(), [], Claim(1.0), n_samples=1_000, alpha=0.05, seed=0)
 

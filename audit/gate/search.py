@@ -319,9 +319,9 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         input its confirmation can afford; it is confirmed with ``scale_share`` of ``alpha``, the other pairs
         with the rest (``scale_audit`` of the result).
     sequential : bool
-        Confirm group-sequentially (:mod:`audit.engine.estimation.sequential`): looks at an eighth, a quarter,
-        a half and all of ``n_samples``, alpha spent over them, stopping at a violation, when every pair's pass
-        is conclusive, or when every pair is futile. False: one look at ``n_samples``
+        Confirm group-sequentially (:mod:`audit.engine.estimation.sequential`): looks at the shares
+        :data:`~audit.engine.estimation.sequential.LOOKS` of ``n_samples``, alpha spent over them, stopping at
+        a violation, when the pass is conclusive, or when every pair is futile. False: one look at ``n_samples``
         (:func:`audit.engine.estimation.estimate.audit_pairs`).
     """
     ss_screen, ss_confirm = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)
