@@ -321,17 +321,21 @@ class EstimatorRelease:
             return [float(index[p]) for p in pred]
         return [_as_float(p) for p in pred]
 
-    def features(self, est) -> list[float]:
-        """The released numbers of a fitted estimator (without the ``raised`` flag), in the order of
-        ``names[1:]`` once calibrated (coordinates this fit lacks read 0)."""
+    def features(self, est):
+        """The released numbers of a fitted estimator (without the ``raised`` flag): a list in release order
+        before calibration, an array in the order of ``names[1:]`` after it (coordinates this fit lacks read
+        0)."""
         parts = self._features(est)
         if not self._index:
             return list(parts.values())
-        out = [0.0] * (len(self.names) - 1)
-        for name, v in parts.items():
-            j = self._index.get(name)
-            if j is not None:
-                out[j - 1] = v
+        keys = tuple(parts)
+        placed = self.__dict__.get("_placed")
+        if placed is None or placed[1] is not self._index or placed[0] != keys:  # names placed once per layout
+            take = [k for k, name in enumerate(keys) if name in self._index]
+            placed = self._placed = (keys, self._index, take, [self._index[keys[k]] - 1 for k in take])
+        values = list(parts.values())
+        out = np.zeros(len(self.names) - 1)
+        out[placed[3]] = [values[k] for k in placed[2]]
         return out
 
     def _points(self) -> list[str]:
@@ -499,8 +503,10 @@ class EstimatorRelease:
             out = np.zeros(1 + self.length)
             out[0] = float(exception_code(exc))  # a failed fit is an outcome of its own (type and message)
             return out
-        vals = (list(vals) + [0.0] * self.length)[:self.length]
-        out = np.asarray([0.0] + vals, dtype=float)
+        if isinstance(vals, np.ndarray) and len(vals) == self.length:
+            out = np.concatenate(([0.0], vals))
+        else:
+            out = np.asarray([0.0] + (list(vals) + [0.0] * self.length)[:self.length], dtype=float)
         out[~np.isfinite(out)] = 0.0
         return out
 
