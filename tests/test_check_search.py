@@ -350,6 +350,47 @@ def test_screening_samples_each_distinct_dataset_once():
     assert sum(mech.tally.values()) == first * len(distinct) + (400 - first) * len(topped) + 2 * 2 * 2000
 
 
+def test_the_confirmation_takes_the_screening_samples_as_its_pilot_and_a_resume_draws_them_again(tmp_path):
+    """The confirmed pairs' screening samples (drawn on streams of their own, never counted) begin the
+    confirmation's pilot, so a look draws only what its pilot lacks of a fifth of its outputs; a run resumed after
+    the screening draws those samples again from their streams and gives the result of the run in one go."""
+    import json
+
+    from audit.engine.runs import checkpoint
+
+    pairs = candidate_pairs([(0, 1)] * 2, [0, 1])
+    kw = dict(n_pilot=400, n_samples=4000, alpha=0.05, seed=5)
+    plain = TallyingLaplace(1.0)
+    with_pilots = search_and_confirm(plain, pairs, Claim(1.0), **kw)
+    looks = with_pilots.audit.looks
+    assert looks[-1].stop in ("conclusive", "futile") and looks[-1].n < 4000  # stopped early: the pilot mattered
+    confirmed = [search.data_key(d) for p in with_pilots.pairs for d in (p.d0, p.d1)]
+    first = search.screen_first(400)
+    for result in with_pilots.audit.results:  # each confirmed input's pilot is at least its screening samples
+        assert result.counts["n_pilot"] >= first
+    # each confirmed input drew its counting batch (four fifths of the last look) and only what its screening
+    # samples (a third of 400, or 400 when topped up) lacked of its pilot (a fifth of the last look)
+    n_pilot_last = round(looks[-1].n * 0.2)
+    n_count = looks[-1].n - n_pilot_last
+    for k in set(confirmed):
+        c = confirmed.count(k)
+        assert any(plain.tally[k] == s + c * (n_count + max(0, n_pilot_last - s)) for s in (first, 400)), k
+        assert plain.tally[k] < first + c * (n_count + n_pilot_last)  # less than with a pilot of its own
+    # a run resumed after its screening (the confirmation not yet stored) draws the samples again: same result
+    path = tmp_path / "ck.json"
+    with checkpoint.active(path), checkpoint.scope("s"):
+        search_and_confirm(TallyingLaplace(1.0), pairs, Claim(1.0), **kw)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({k: v for k, v in data.items() if not k.startswith("s|seq")}))
+    resumed_mech = TallyingLaplace(1.0)
+    with checkpoint.active(path, resume=True), checkpoint.scope("s"):
+        resumed = search_and_confirm(resumed_mech, pairs, Claim(1.0), **kw)
+    assert [r.counts for r in resumed.audit.results] == [r.counts for r in with_pilots.audit.results]
+    assert [lk.to_dict() for lk in resumed.audit.looks] == [lk.to_dict() for lk in looks]
+    assert str(resumed.audit.worst.event) == str(with_pilots.audit.worst.event)
+    assert set(resumed_mech.tally) == set(confirmed)  # only the confirmed datasets were drawn again
+
+
 def test_draw_many_gives_each_input_the_blocks_draw_gives_it_alone():
     """Two inputs drawn side by side (one pool under --jobs) get the samples of drawing each alone."""
     mech = CountingLaplace(1.0)

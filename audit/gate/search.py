@@ -196,8 +196,21 @@ class SearchResult:
         return "; ".join(lines)
 
 
-def _sequential(mechanism, pairs, claim, *, n_samples, alpha, seed) -> AuditResult:
-    return sequential_audit(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed)
+def _sequential(mechanism, pairs, claim, *, n_samples, alpha, seed, pilots=None) -> AuditResult:
+    return sequential_audit(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed, pilots=pilots)
+
+
+def _screened_pilots(pairs, screened: dict):
+    """The screening's samples of each input of ``pairs`` (all of them: its pilot and counting halves), as a
+    pilot for the confirmation: ``[(pilot of d0 or None, pilot of d1 or None)]``, or None when the screening
+    drew none of them. They chose the pairs and may choose the events; the confirmation's counting batches are
+    fresh and never see them, so its bounds stay sound (a pilot is never counted)."""
+    def pilot(d):
+        got = screened.get(data_key(d))
+        return None if got is None else sampling.collect([got[0], got[1]])
+
+    out = [(pilot(p.d0), pilot(p.d1)) if isinstance(p, NeighbourPair) else (None, None) for p in pairs]
+    return out if any(a is not None or b is not None for a, b in out) else None
 
 
 def data_key(data):
@@ -226,16 +239,22 @@ def screen_first(n_pilot: int) -> int:
     return 2 * min(n_half, max(100, int(round(n_half * SCREEN_FIRST))))
 
 
-def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
-    """Pilot scores ``[lower, point]`` of the candidates ``todo``.
+def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss, top=None, only=None):
+    """Pilot scores ``[lower, point]`` of the candidates ``todo``, the samples drawn (dataset key ->
+    ``(pilot, counts)``) and the candidates whose datasets the second stage topped up.
 
     Each distinct dataset is sampled once (half its outputs to choose the events, half to count them), and its
     samples serve every candidate pair it belongs to: the candidates share many datasets (the same base with
     different added records). Two stages: every dataset at :data:`SCREEN_FIRST` of ``n_pilot``; then the
     datasets of the :data:`SCREEN_TOP` best candidates are drawn further, on streams of their own, to
     ``n_pilot`` in all, and those candidates scored again (the others keep their first score, a bound on
-    fewer outputs and so a lower one). The scores only rank the candidates; none of these samples enters the
-    confirmation.
+    fewer outputs and so a lower one). The scores only rank the candidates; none of these samples is ever
+    *counted* by the confirmation (they may be its pilot: :func:`search_and_confirm`).
+
+    ``only`` (dataset keys) and ``top`` (the candidates the screening topped up) draw again, with no score, the
+    samples of a screening already scored (a resumed run), for the datasets of ``only``: the first stage for
+    those among the datasets of ``todo``, the second for those among the datasets of ``top``, on the same
+    streams, so the samples are those of the first run.
     """
     check_sizes(n_pilot, pilot_alpha, delta, 0.5)
     n_half = max(1, int(round(n_pilot * 0.5)))
@@ -252,6 +271,15 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
     seeds = dict(zip(keys, ss.spawn(max(1, len(keys)))))
     streams = {key: seeds[key].spawn(4) for key in keys}  # pilot and counting streams of each stage
     needed = list(dict.fromkeys(data_key(d) for k in todo for d in (candidates[k].d0, candidates[k].d1)))
+    if only is not None:  # the samples of a screening already scored, drawn again
+        again = [key for key in dict.fromkeys(data_key(d) for k in top for d in (candidates[k].d0, candidates[k].d1))
+                 if key in only]
+        samples = _draw_stage(mechanism, keys, [key for key in needed if key in only], n_first, n_first, streams, 0,
+                              {})
+        if n_first < n_half and again:
+            samples = _draw_stage(mechanism, keys, again, n_half - n_first, n_pilot - n_half - n_first, streams, 2,
+                                  samples)
+        return None, samples, list(top)
     progress.step(f"screening {len(todo)} candidate pairs: {len(needed)} datasets at {2 * n_first:,} outputs each"
                   + (f", the datasets of the best {SCREEN_TOP} then at {n_pilot:,}" if n_first < n_half else ""))
     samples = _draw_stage(mechanism, keys, needed, n_first, n_first, streams, 0, {})
@@ -261,7 +289,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
         r = estimate_from_samples(p0, p1, [(0, c0), (1, c1)], delta=delta, alpha=pilot_alpha)
         return [float(r.epsilon_lower), float(r.epsilon_point)]
 
-    scores = {k: score(k) for k in todo}
+    scores, top = {k: score(k) for k in todo}, []
     if n_first < n_half:
         top = sorted(todo, key=lambda k: (-scores[k][0], -scores[k][1]))[:SCREEN_TOP]
         again = list(dict.fromkeys(data_key(d) for k in top for d in (candidates[k].d0, candidates[k].d1)))
@@ -269,7 +297,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss):
                               samples)
         scores.update({k: score(k) for k in top})
     progress.step(f"screened {len(todo)} candidate pairs in {time.perf_counter() - start:.1f} s")
-    return [scores[k] for k in todo]
+    return [scores[k] for k in todo], samples, top
 
 
 def _draw_stage(mechanism, keys, needed, n_pilot_half, n_count_half, streams, first, samples):
@@ -325,14 +353,16 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
         (:func:`audit.engine.estimation.estimate.audit_pairs`).
     """
     ss_screen, ss_confirm = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)
-    tried = []
+    tried, screened = [], {}
     if len(candidates) > confirm:
         keys = [f"screen-shared{k}/{len(candidates)}:n={n_pilot}:seed={seed}" for k in range(len(candidates))]
+        top_key = f"screen-top/{len(candidates)}:n={n_pilot}:seed={seed}"
         scores = {k: checkpoint.lookup(key) for k, key in enumerate(keys)}
         todo = [k for k, v in scores.items() if v is None]
         if todo:
-            new = _screen(mechanism, candidates, todo, n_pilot=n_pilot, delta=claim.delta, pilot_alpha=pilot_alpha,
-                          ss=ss_screen)
+            new, screened, top = _screen(mechanism, candidates, todo, n_pilot=n_pilot, delta=claim.delta,
+                                         pilot_alpha=pilot_alpha, ss=ss_screen)
+            checkpoint.store(top_key, top)
             for k, saved in zip(todo, new):
                 checkpoint.store(keys[k], saved)
                 scores[k] = saved
@@ -358,8 +388,19 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
                   + (" (and the scale family's pair)" if scale is not None else ""))
     alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
     confirm_with = _sequential if sequential else audit_pairs
-    res = confirm_with(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
-                       seed=int(ss_confirm.generate_state(1)[0]))
+    if sequential:
+        if len(candidates) > confirm and not screened:  # resumed after the screening: its samples drawn again
+            top = checkpoint.lookup(top_key)
+            if top is not None:
+                only = {data_key(d) for p in chosen if isinstance(p, NeighbourPair) for d in (p.d0, p.d1)}
+                ss_again = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)[0]
+                _, screened, _ = _screen(mechanism, candidates, list(range(len(candidates))), n_pilot=n_pilot,
+                                         delta=claim.delta, pilot_alpha=pilot_alpha, ss=ss_again, top=top, only=only)
+        res = _sequential(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
+                          seed=int(ss_confirm.generate_state(1)[0]), pilots=_screened_pilots(chosen, screened))
+    else:
+        res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
+                          seed=int(ss_confirm.generate_state(1)[0]))
     out = SearchResult(tried, [p.description for p in chosen], res, n_pilot)
     out.pairs = chosen
     if scale is not None:

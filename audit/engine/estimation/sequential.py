@@ -3,12 +3,12 @@ on growing samples, with alpha spent over the looks.
 
 A pair is confirmed at looks of ``n_samples * f`` outputs per input, ``f`` in :data:`LOOKS` (at the quick
 budget 1,250, 2,500, 5,000, 7,500, 10,000 and 20,000). Each input has a pilot stream and a counting stream, both
-drawn further at each look (never redrawn): at look ``j`` the pilot holds ``pilot_fraction * n_j`` outputs, the
-counting batch the rest. The event of each direction is chosen on the pilot as it stands (the final look's
-pilot is the fixed protocol's whole pilot) and counted on the whole counting batch, which is independent of
-every pilot. Each look's bound is a Clopper-Pearson bound at its own share of alpha (:data:`SPEND`), so by
-the union bound over the looks a claim that holds is flagged at some look with probability at most alpha,
-whatever the stopping rule. The last look keeps most of alpha (75%): its bound is the fixed protocol's at
+drawn further at each look (never redrawn): at look ``j`` the pilot holds ``pilot_fraction * n_j`` outputs (or
+more: it may begin with outputs drawn before on streams of their own, the neighbour search's screening samples,
+``pilots``), the counting batch the rest. The event of each direction is chosen on the pilot as it stands and
+counted on the whole counting batch, which is independent of every pilot. Each look's bound is a
+Clopper-Pearson bound at its own share of alpha (:data:`SPEND`), so by the union bound over the looks a claim
+that holds is flagged at some look with probability at most alpha, whatever the stopping rule. The last look keeps most of alpha (75%): its bound is the fixed protocol's at
 0.75 alpha, a Clopper-Pearson interval wider by about 2% at the quick budget's levels. The look at 3/8 stops a
 pass whose loss is near its claim (diffprivlib's tree) a quarter of the draws before the look at a half.
 
@@ -138,7 +138,8 @@ class _Stream:
 
 
 def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: float, seed, pilot_fraction=0.2,
-                     looks=LOOKS, spend=SPEND, futility: float = FUTILITY, label: str = "confirmed") -> AuditResult:
+                     looks=LOOKS, spend=SPEND, futility: float = FUTILITY, label: str = "confirmed",
+                     pilots=None) -> AuditResult:
     """Audit ``claim`` on ``pairs`` with a group-sequential confirmation (see the module's text).
 
     Parameters
@@ -158,6 +159,10 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
         The looks as shares of ``n_samples``, and the share of ``alpha`` of each (summing to at most 1).
     futility : float
         Level of the upper bounds that end a pass early (0 turns futility off).
+    pilots : list of ``(Samples or None, Samples or None)``, one per pair, or None
+        Outputs already drawn from an input on streams of their own (the neighbour search's screening): they
+        begin its pilot, and a look draws only what the pilot lacks of ``pilot_fraction * n_j``. They choose
+        events and are never counted, so the bounds stay sound.
 
     Returns
     -------
@@ -172,7 +177,9 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
     if len(looks) != len(spend) or not math.isclose(looks[-1], 1.0) or sum(spend) > 1.0 + 1e-12:
         raise ValueError(f"looks must end at 1 and spend must match it and sum to at most 1, got looks={looks!r}, "
                          f"spend={spend!r}")
-    key = f"seq{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:looks={looks}:spend={spend}"
+    given = [(len(a) if a is not None else 0, len(b) if b is not None else 0) for a, b in pilots] if pilots else []
+    key = f"seq{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:looks={looks}:spend={spend}" \
+        + (f":pilots={given}" if pilots else "")
     saved = checkpoint.lookup(key)
     if saved is not None:
         return _from_saved(saved, claim, pairs)
@@ -180,6 +187,10 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
     pair_seeds = np.random.SeedSequence(int(seed)).spawn(len(pairs))
     look_seeds = [s.spawn(len(sizes)) for s in pair_seeds]
     streams = [[_Stream(), _Stream()] for _ in pairs]
+    for i, pair_pilots in enumerate(pilots or []):
+        for side, pilot in enumerate(pair_pilots):
+            if pilot is not None:
+                streams[i][side] = _Stream(pilot=pilot, n_pilot=len(pilot))
     data = [unpack_pair(p) for p in pairs]
     n_count_last = sizes[-1] - max(1, int(round(sizes[-1] * pilot_fraction)))  # the last look's counting batch
     history, audit, n_prev = [], None, 0
