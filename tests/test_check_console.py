@@ -264,7 +264,7 @@ def test_check_shows_each_pair_screened_and_confirmed_with_the_time_left_on_a_te
     assert "screening 25 candidate pairs: 39 datasets at 200 outputs each" in out
     assert "screened 25 candidate pairs in " in out and "best pilot scores: " in out
     assert "scale pattern 4/4 [pure region plus one record of another class]" in out
-    assert re.search(r"pair 1/2 confirmed at [\d,]+ outputs per input \(look \d of 5\): \[", out), out
+    assert re.search(r"pair 1/2 confirmed at [\d,]+ outputs per input \(look \d of 6\): \[", out), out
     assert "pair 2/2 confirmed" in out and "sequential confirmation stopped at look" in out
     assert "confirming the scale family's pair" in out and " left" not in out  # not a terminal: no time left
     lines = out.splitlines()
