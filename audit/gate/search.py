@@ -239,6 +239,11 @@ def screen_first(n_pilot: int) -> int:
     return 2 * min(n_half, max(100, int(round(n_half * SCREEN_FIRST))))
 
 
+def _dataset_keys(candidates, indices) -> list:
+    """The distinct datasets (their :func:`data_key`) of the candidates at ``indices``, in order."""
+    return list(dict.fromkeys(data_key(d) for k in indices for d in (candidates[k].d0, candidates[k].d1)))
+
+
 def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss, top=None, only=None):
     """Pilot scores ``[lower, point]`` of the candidates ``todo``, the samples drawn (dataset key ->
     ``(pilot, counts)``) and the candidates whose datasets the second stage topped up.
@@ -270,10 +275,9 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss, top
             keys.setdefault(data_key(d), d)
     seeds = dict(zip(keys, ss.spawn(max(1, len(keys)))))
     streams = {key: seeds[key].spawn(4) for key in keys}  # pilot and counting streams of each stage
-    needed = list(dict.fromkeys(data_key(d) for k in todo for d in (candidates[k].d0, candidates[k].d1)))
+    needed = _dataset_keys(candidates, todo)
     if only is not None:  # the samples of a screening already scored, drawn again
-        again = [key for key in dict.fromkeys(data_key(d) for k in top for d in (candidates[k].d0, candidates[k].d1))
-                 if key in only]
+        again = [key for key in _dataset_keys(candidates, top) if key in only]
         samples = _draw_stage(mechanism, keys, [key for key in needed if key in only], n_first, n_first, streams, 0,
                               {})
         if n_first < n_half and again:
@@ -292,7 +296,7 @@ def _screen(mechanism, candidates, todo, *, n_pilot, delta, pilot_alpha, ss, top
     scores, top = {k: score(k) for k in todo}, []
     if n_first < n_half:
         top = sorted(todo, key=lambda k: (-scores[k][0], -scores[k][1]))[:SCREEN_TOP]
-        again = list(dict.fromkeys(data_key(d) for k in top for d in (candidates[k].d0, candidates[k].d1)))
+        again = _dataset_keys(candidates, top)
         samples = _draw_stage(mechanism, keys, again, n_half - n_first, n_pilot - n_half - n_first, streams, 2,
                               samples)
         scores.update({k: score(k) for k in top})
@@ -388,19 +392,17 @@ def search_and_confirm(mechanism, candidates, claim: Claim, *, n_pilot: int, n_s
                   + (" (and the scale family's pair)" if scale is not None else ""))
     alpha_main = alpha * (1.0 - scale_share) if scale is not None else alpha
     confirm_with = _sequential if sequential else audit_pairs
+    pilots = {}
     if sequential:
         if len(candidates) > confirm and not screened:  # resumed after the screening: its samples drawn again
             top = checkpoint.lookup(top_key)
-            if top is not None:
+            if top is not None:  # ss_screen is still unspawned: the streams are the first run's
                 only = {data_key(d) for p in chosen if isinstance(p, NeighbourPair) for d in (p.d0, p.d1)}
-                ss_again = np.random.SeedSequence([int(seed), 0x5C4EE7]).spawn(2)[0]
                 _, screened, _ = _screen(mechanism, candidates, list(range(len(candidates))), n_pilot=n_pilot,
-                                         delta=claim.delta, pilot_alpha=pilot_alpha, ss=ss_again, top=top, only=only)
-        res = _sequential(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
-                          seed=int(ss_confirm.generate_state(1)[0]), pilots=_screened_pilots(chosen, screened))
-    else:
-        res = audit_pairs(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
-                          seed=int(ss_confirm.generate_state(1)[0]))
+                                         delta=claim.delta, pilot_alpha=pilot_alpha, ss=ss_screen, top=top, only=only)
+        pilots = {"pilots": _screened_pilots(chosen, screened)}
+    res = confirm_with(mechanism, chosen, claim, n_samples=n_samples, alpha=alpha_main,
+                       seed=int(ss_confirm.generate_state(1)[0]), **pilots)
     out = SearchResult(tried, [p.description for p in chosen], res, n_pilot)
     out.pairs = chosen
     if scale is not None:

@@ -542,6 +542,7 @@ def _in_bulk(a: Samples, b: Samples):
             parts.append((total, item.make))
             kas.append(np.asarray(item.ka, dtype=float))
             kbs.append(np.asarray(item.kb, dtype=float))
+            total += len(item.ka)
         else:
             if not parts or not isinstance(parts[-1][1], list):
                 parts.append((total, []))
@@ -550,7 +551,7 @@ def _in_bulk(a: Samples, b: Samples):
             parts[-1][1].append(item[2])
             kas[-1].append(float(item[0]))
             kbs[-1].append(float(item[1]))
-        total += 1 if not isinstance(item, _Batch) else len(item.ka)
+            total += 1
     starts = [p[0] for p in parts]
 
     def make(i):

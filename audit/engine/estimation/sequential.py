@@ -8,9 +8,10 @@ more: it may begin with outputs drawn before on streams of their own, the neighb
 ``pilots``), the counting batch the rest. The event of each direction is chosen on the pilot as it stands and
 counted on the whole counting batch, which is independent of every pilot. Each look's bound is a
 Clopper-Pearson bound at its own share of alpha (:data:`SPEND`), so by the union bound over the looks a claim
-that holds is flagged at some look with probability at most alpha, whatever the stopping rule. The last look keeps most of alpha (75%): its bound is the fixed protocol's at
-0.75 alpha, a Clopper-Pearson interval wider by about 2% at the quick budget's levels. The look at 3/8 stops a
-pass whose loss is near its claim (diffprivlib's tree) a quarter of the draws before the look at a half.
+that holds is flagged at some look with probability at most alpha, whatever the stopping rule. The last look
+keeps most of alpha (75%): its bound is the fixed protocol's at 0.75 alpha, a Clopper-Pearson interval wider by
+about 2% at the quick budget's levels. The look at 3/8 stops a pass whose loss is near its claim (diffprivlib's
+tree) a quarter of the draws before the look at a half.
 
 The confirmation stops after a look when
 
