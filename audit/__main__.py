@@ -4,7 +4,10 @@ reproduce PAPER``.
 Exit status: for ``run``, 0 when every verdict matches what is expected and
 1 when one does not; for ``check``, 0 when no claim is violated and 1 when
 one is, except that a claims-file subject marked ``expected = "violation"`` must be
-violated (its row is then as expected); 2 for a usage error (the message says what is wrong).
+violated (its row is then as expected); 2 for a usage error (the message says what is wrong, found before
+any sampling, an unwritable ``--out`` included); 3 when the gate could not finish (the subject ended the
+process, or the gate failed: :mod:`audit.fail_closed`, which runs ``check`` and ``compare`` in a worker process);
+130 when interrupted.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from audit import extras
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
 from audit.engine.runs.budget import BUDGETS
+from audit.fail_closed import EXIT_UNFINISHED
 from audit.engine.estimation.parts import single_thread
 from audit.report import write_report
 from audit.targets import TARGETS, load
@@ -258,6 +262,19 @@ def _error(msg: str) -> int:
     return 2
 
 
+def _unwritable(out) -> str | None:
+    """Why the directory ``--out`` names cannot take a report (None when it can): checked before any sampling,
+    so a run never spends its work and then fails to write."""
+    try:
+        where = Path(out)
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=where):
+            pass
+    except OSError as exc:
+        return f"--out {str(out)!r} cannot be written ({type(exc).__name__}: {exc.strerror or exc}); choose a writable directory"
+    return None
+
+
 def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str = "") -> int:
     report.elapsed_s += ckpt.elapsed_before()  # a resumed run's report shows the whole time
     path = write_report(report, out)
@@ -290,6 +307,8 @@ def _run(args) -> int:
     note = ""
     if args.out is None:
         args.out, note = _default_out(args.target, args.budget)
+    if (why := _unwritable(args.out)) is not None:
+        return _error(why)
     if note and not args.quiet and args.format == "text":
         print(note, flush=True)
     ckpt_path = Path(args.out) / f".{args.target}.checkpoint-{args.budget}-{args.seed}.json"
@@ -346,7 +365,7 @@ def _check(args) -> int:
     code = _finish(report, args.out, ckpt, report.ok)
     for c in errors:
         print(f"error: {c['id']}: {c['detail'].removeprefix('error: ')}", file=sys.stderr)
-    return 2 if errors else code
+    return EXIT_UNFINISHED if errors else code
 
 
 def _check_options(args) -> dict:
@@ -492,12 +511,16 @@ def _dispatch(args) -> int:
         except ImportError as exc:
             return _error(f"--scheduler needs distributed: {exc}{extras.hint(exc)}")
     checkpoint.set_progress(not args.quiet)
+    if args.command in ("reproduce", "certify") and args.out is not None and (why := _unwritable(args.out)):
+        return _error(why)
     if args.command == "reproduce":
         return _reproduce(args)
     if args.command == "certify":
         return _certify(args)
     if args.command != "run" and args.out is None:
         args.out = "reports"
+    if args.command != "run" and (why := _unwritable(args.out)) is not None:
+        return _error(why)
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler), single_thread():
         if args.command == "run":
             return _run(args)
@@ -507,5 +530,18 @@ def _dispatch(args) -> int:
             return {"check": _check, "compare": _compare}[args.command](args)
 
 
+def cli() -> int:
+    """The command line's entry (``python -m audit``): a command that runs outside code (``check``, ``compare``)
+    runs in a worker process, so that code cannot end the gate with a status of its choosing
+    (:mod:`audit.fail_closed`); ``main`` itself, called from Python, runs in the caller's process."""
+    from audit.fail_closed import WORKER_ENV, run_in_worker, runs_outside_code, worker_main
+
+    if os.environ.get(WORKER_ENV):
+        return worker_main(main)
+    if runs_outside_code(sys.argv[1:]):
+        return run_in_worker(sys.argv[1:])
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())

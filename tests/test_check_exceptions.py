@@ -2,7 +2,7 @@
 
 An exception's outcome is its type and its canonical message (:mod:`audit.engine.outcome`); the refusal of an
 empty dataset is reported on a line of its own and does not decide unless asked (``--exempt none``); a subject
-that ends the process (``sys.exit`` in ``fit``) is an error row and exit 2, never a silent exit 0. Statistical
+that ends the process (``sys.exit`` in ``fit``) is an error row and exit 3 (could not finish), never a silent exit 0. Statistical
 verdicts at alpha 0.05 with fixed seeds and 2,000 outputs per input (a refusal on one side only is certain, so
 the lower bound is about ln(2000 / 3.7) = 6.3 > 1); a correct estimator would be flagged with probability at
 most 0.05 under another seed.
@@ -111,8 +111,8 @@ def test_a_violation_found_elsewhere_does_not_wait_for_the_exemption_to_be_settl
     assert "judged at the exemption's first look, 64 fits" in row["detail"]
 
 
-def test_sys_exit_in_fit_is_an_error_row_and_exit_2_and_later_subjects_are_still_audited(tmp_path, capsys):
-    assert main(["check", "subjects.crashing:ExitsInFit", *BASE, "--out", str(tmp_path)]) == 2
+def test_sys_exit_in_fit_is_an_error_row_and_exit_3_and_later_subjects_are_still_audited(tmp_path, capsys):
+    assert main(["check", "subjects.crashing:ExitsInFit", *BASE, "--out", str(tmp_path)]) == 3
     row = _row(tmp_path, "ExitsInFit")
     assert row["verdict"] == "error" and "called sys.exit(None) inside fit" in row["detail"]
     assert "called sys.exit" in capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_sys_exit_in_fit_is_an_error_row_and_exit_2_and_later_subjects_are_still
                       'bounds = [[0, 1]]\nclasses = [0, 1]\nn_samples = 2000\nscale = false\n\n'
                       '[[subject]]\nname = "after"\ncallable = "subjects.crashing:RefusesEmpty"\nepsilon = 1.0\n'
                       'bounds = [[0, 1]]\nclasses = [0, 1]\nn_samples = 2000\nscale = false\nstate = "off"\n')
-    assert main(["check", "--claims", str(claims), "--quiet", "--out", str(tmp_path)]) == 2
+    assert main(["check", "--claims", str(claims), "--quiet", "--out", str(tmp_path)]) == 3
     rows = json.loads((tmp_path / "exits" / "report.json").read_text())["claims"]
     assert [r["verdict"] for r in rows] == ["error", "pass"]
 

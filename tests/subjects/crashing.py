@@ -69,6 +69,19 @@ class ExitsInFit(_Base):
         return np.zeros(len(X), dtype=int)
 
 
+class HardExitInFit(_Base):
+    """Ends the process with ``os._exit(0)`` inside ``fit`` (no exception, no cleanup): the old gate exited 0 after
+    one console line, with no report."""
+
+    def fit(self, X, y):
+        import os
+
+        os._exit(0)
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
 class CountInMessage(RefusesEmpty):
     """An epsilon-DP noisy count that refuses fewer than 4 records with a message carrying the exact count: the
     refusal's type is the same on both sides of a 2-vs-3 pair, its message is not."""
