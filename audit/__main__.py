@@ -539,7 +539,7 @@ def cli() -> int:
     if os.environ.get(WORKER_ENV):
         return worker_main(main)
     if runs_outside_code(sys.argv[1:]):
-        return run_in_worker(sys.argv[1:])
+        return run_in_worker(sys.argv[1:], main)
     return main()
 
 

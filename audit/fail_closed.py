@@ -72,30 +72,59 @@ def worker_main(main) -> int:
     return code
 
 
-def run_in_worker(argv: list[str]) -> int:
-    """Run ``python -m audit ARGV`` in a child interpreter and return the status it says it finished with, or
-    :data:`EXIT_UNFINISHED` (with a line on stderr) when it ended without saying so."""
-    read, write = os.pipe()
-    env = {**os.environ, WORKER_ENV: str(write)}
-    try:
-        child = subprocess.Popen([sys.executable, "-m", "audit", *argv], pass_fds=(write,), env=env)
-    finally:
-        os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        said = b""
-        while True:
+def _start(argv: list[str], main, write: int) -> int | None:
+    """Start the worker: a fork of this process running ``main()`` where the system forks (it has imported
+    the gate already, so it starts at once), else a new interpreter running ``python -m audit ARGV``. Returns
+    the child's pid (a fork) or None (a subprocess, kept in ``_start.proc``)."""
+    if hasattr(os, "fork"):
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = EXIT_UNFINISHED
             try:
-                chunk = pipe.read()
-                said += chunk or b""
-                break
-            except KeyboardInterrupt:  # Ctrl-C reaches the child too: wait for what it says
-                continue
+                os.environ[WORKER_ENV] = str(write)
+                code = worker_main(main)
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    try:
+                        stream.flush()
+                    except Exception:  # noqa: BLE001
+                        pass
+                os._exit(code)
+        return pid
+    _start.proc = subprocess.Popen([sys.executable, "-m", "audit", *argv], pass_fds=(write,),
+                                   env={**os.environ, WORKER_ENV: str(write)})
+    return None
+
+
+def _wait(pid: int | None) -> int:
+    """The worker's status (negative: the signal that ended it), Ctrl-C waiting on as the worker handles it."""
     while True:
         try:
-            status = child.wait()
-            break
+            if pid is None:
+                return _start.proc.wait()
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status)
         except KeyboardInterrupt:
             continue
+
+
+def run_in_worker(argv: list[str], main) -> int:
+    """Run the command ``main()`` (the command line ``argv``) in a worker process and return the status the worker
+    says it finished with, or :data:`EXIT_UNFINISHED` (with a line on stderr) when it ended without saying so."""
+    read, write = os.pipe()
+    try:
+        pid = _start(argv, main, write)
+    finally:
+        os.close(write)
+    said = b""
+    with os.fdopen(read, "rb") as pipe:
+        while True:
+            try:
+                said += pipe.read()
+                break
+            except KeyboardInterrupt:  # Ctrl-C reaches the worker too: wait for what it says
+                continue
+    status = _wait(pid)
     text = said.decode(errors="replace").strip()
     if text.lstrip("-").isdigit():
         return int(text)

@@ -177,11 +177,11 @@ def test_mechanism_that_raises_names_the_sample():
 
 
 def test_nan_output_names_the_sample():
-    def nan_at_7(data, rng):
-        nan_at_7.calls += 1
-        return math.nan if nan_at_7.calls == 8 else 0.5
+    def nan_at_7(data, rng):  # the eighth output of the first input (the inputs' calls are interleaved)
+        nan_at_7.calls[data] += 1
+        return math.nan if data == 0 and nan_at_7.calls[0] == 8 else 0.5
 
-    nan_at_7.calls = 0
+    nan_at_7.calls = {0: 0, 1: 0}
     with pytest.raises(MechanismOutputError, match="sample 7 is not finite: nan"):
         estimate_epsilon(nan_at_7, 0, 1, n_samples=1_000)
 

@@ -162,7 +162,7 @@ LAYERS = (
     ("audit.gate", "audit.baselines_law", "audit.privatree", "audit.diprime", "audit.random_trees", "audit.lpdt",
      "audit.mechanisms", "audit.mutants", "audit.oracle", "audit.reproduce", "audit.targets"),
     ("audit", "audit.__main__", "audit.doors", "audit.claims_file", "audit.compare_command", "audit.pytest_plugin",
-     "audit.samples", "audit._moved"),
+     "audit.samples", "audit.fail_closed", "audit._moved"),
 )
 
 

@@ -134,6 +134,12 @@ class DeterminismReport:
                 "of the data")
 
     @property
+    def lead(self) -> str:
+        """The words that open a violation's line in a ``check`` row."""
+        return ("violation through determinism (a value that no noise covers: the same on every fit of D, never on "
+                "D'; --determinism warn reports it without failing): ")
+
+    @property
     def remedy(self) -> str:
         if self.record_count_only and self.relation == "add-remove":
             return ("the value is the record count, which add/remove neighbours keep private; if the number of "
@@ -333,10 +339,7 @@ def join_verdict(row: dict, extra: list, report: DeterminismReport, mode: str = 
         row["epsilon_reading"] = "∞"
         for key in ("power", "detectable_loss", "n_conclusive"):
             row.pop(key, None)
-        extra.insert(0 if not sampled else 1,
-                     "violation through determinism (a value that no noise covers: the same on every fit of D, "
-                     "never on D'; --determinism warn reports it without failing): " + report.evidence
-                     + "; remedy: " + report.remedy)
+        extra.insert(0 if not sampled else 1, report.lead + report.evidence + "; remedy: " + report.remedy)
     elif report.verdict == "inconclusive" and row["verdict"] == "pass":
         row["power"] = "inconclusive"
         extra.insert(0, "inconclusive: " + report.summary())

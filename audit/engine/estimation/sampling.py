@@ -338,6 +338,9 @@ def _blocks_many(mechanism, items):
             for block in _dask_blocks(_SCHEDULER.get(), mechanism, data, [t[1:] for t in group]):
                 yield index, block
         return
+    if n_jobs == 1 and len(tasks) > 1 and not callable(getattr(mechanism, "batch", None)):
+        yield from _interleaved(mechanism, items, tasks)
+        return
     if n_jobs == 1 or len(tasks) == 1:
         for index, start, size, seed_seq in tasks:
             data = items[index][0]
@@ -351,6 +354,47 @@ def _blocks_many(mechanism, items):
             yield from zip((t[0] for t in tasks), pool.imap(_work, tasks, chunksize=chunk))
     finally:
         _WORK = None
+
+
+class _Block:
+    """One block's outputs drawn one call at a time, its own generator and its own copy of the global
+    generators' states (:func:`reseed_globals`) kept between its calls."""
+
+    def __init__(self, mechanism, data, size: int, rng, start: int):
+        self.mechanism, self.data, self.rng, self.start, self.out = mechanism, data, rng, start, []
+        reseed_globals(rng)
+        self.states = (np.random.get_state(), random.getstate())
+
+    def step(self, resume: bool) -> None:
+        if resume:
+            np.random.set_state(self.states[0])
+            random.setstate(self.states[1])
+        try:
+            self.out.append(self.mechanism(self.data, self.rng))
+        except Exception as exc:
+            raise MechanismOutputError(f"mechanism raised at sample {self.start + len(self.out)}: "
+                                       f"{type(exc).__name__}: {exc}") from exc
+        self.states = (np.random.get_state(), random.getstate())
+
+
+def _interleaved(mechanism, items, tasks):
+    """The blocks of :func:`_blocks_many` for a mechanism called once per output, drawn in an exchangeable order:
+    the calls of all the blocks are made in one random order (seeded by the blocks' sizes), so whatever drifts
+    with time or with the process's history (a clock, a counter, a cache) is shared by every input alike and
+    cannot tell two inputs apart. Each block keeps its own generator and its own global generators' states
+    between its calls, so a seed gives the samples :func:`draw` gives block by block; they are yielded in item
+    order once all are drawn."""
+    with seeded_fits():
+        blocks = [_Block(mechanism, items[index][0], size, np.random.default_rng(ss), start)
+                  for index, start, size, ss in tasks]
+        order = np.repeat(np.arange(len(tasks)), [t[2] for t in tasks])
+        np.random.default_rng([0x1E7, len(tasks), *(t[2] for t in tasks)]).shuffle(order)
+        last = None
+        for k in order.tolist():
+            blocks[k].step(resume=k != last)
+            last = k
+    for (index, start, _, _), block in zip(tasks, blocks):
+        yield index, _normalise(block.out, start)
 
 
 def draw_many(mechanism, items, expect: Samples | None = None):

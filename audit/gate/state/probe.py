@@ -29,8 +29,11 @@ reports by attribute path every
   D' and gives an epsilon lower bound.
 
 Every finding ends with its remedy: drop the attribute that keeps the state or seed, and draw fresh entropy
-per fit. The constructor parameter ``random_state`` holding the seed the user passed is the scikit-learn
-convention and is reported separately as a *note* (``parameter``). Anything else is a *finding*:
+per fit. A copy of the probe's own seed, wherever it lands (the constructor parameter ``random_state``, the
+scikit-learn convention, or a sub-estimator it was forwarded to, as pipelines and meta-estimators do), is the
+gate's secret, not the model's: as the code ships, no seed is injected, so it is reported as a *note*, never
+replayed (``parameter`` marks the constructor's own). A generator or generator state the model keeps stays a
+finding whatever seeded it: as shipped it is seeded from entropy and still replays the fit. Anything else is a *finding*:
 ``check`` counts a finding as a violation by default (``--state warn`` reports it without failing
 the gate, ``--state off`` skips the probe). A probe that could not run, or whose walk hit its node
 limit, is *inconclusive*, never clean.
@@ -94,10 +97,12 @@ class StateFinding:
 
     def describe(self) -> str:
         what = {"generator": f"{self.type_name} at {self.path}", "state": f"{self.type_name} at {self.path}",
-                "seed": f"the fit's seed at {self.path}",
+                "seed": f"a copy of the seed the probe injected at {self.path}" if not self.parameter
+                else f"the fit's seed at {self.path}",
                 "replay": f"a seed that replays the fit at {self.path}"}[self.kind]
-        fix = "" if self.parameter else f"; remedy: {self.remedy}"  # the user's own seed is a note, not a finding
-        return f"{what} ({self.where}): an attacker can {self.attack}{fix}"
+        if self.kind == "seed":  # a note: the seed is the one the probe injected, never the shipped model's
+            return f"{what} ({self.where}): as shipped no seed is injected, so it is not the model's state"
+        return f"{what} ({self.where}): an attacker can {self.attack}; remedy: {self.remedy}"
 
 
 def remedy(path: str) -> str:
@@ -304,9 +309,34 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
     else:
         more, cut = find_state_walk(back, s1, where="pickle", max_nodes=MAX_NODES)
         items, report.truncated = items + more, report.truncated or cut
-    for f in items:
-        (report.notes if f.parameter and f.kind == "seed" else report.findings).append(f)
+    shipped = _shipped(make_estimator, D0) if any(f.kind == "seed" and not f.parameter for f in items) else None
+    for f in items:  # a copy of the probe's seed is the gate's own secret (module docstring) ...
+        own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
+        (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
     _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap)
+
+
+def _shipped(make_estimator, D0):
+    """The fingerprint (:func:`audit.gate.state.replay.leaves`) of one fit as the code ships (no seed injected),
+    or None when that fit raises."""
+    try:
+        est = make_estimator()
+        est.fit(*D0)
+        return rp.leaves(est)
+    except Exception:  # noqa: BLE001 - outside code
+        return None
+
+
+def _holds_a_seed(shipped, path: str) -> bool:
+    """Whether the shipped fit keeps, at ``path``, a number of seed size of its own (OS entropy drawn by the fit,
+    ``SeedSequence(None).entropy`` say), where the probed fit kept a copy of the injected seed."""
+    if shipped is None:
+        return False
+    value = shipped.numeric.get(path, shipped.digits.get(path))
+    try:
+        return value is not None and float(value).is_integer() and abs(int(value)) >= rp.MIN_MAGNITUDE
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap):
@@ -325,6 +355,8 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
     inside = [p for path, cand in words for p in (cand.parts or (path,))]
     cands, _ = rp.find_candidates(la, lb, la2, cap=10 ** 6)
     cands = [c for c in cands if not _inside(c.key, inside)]  # the words' own ints are read as a state instead
+    copies = [f.path for f in report.notes]  # the injected seed where it landed: the gate's secret, not the model's
+    cands = [c for c in cands if not _inside(c.key, copies)]
     capped, cands = len(cands) > MAX_CANDIDATES, cands[:MAX_CANDIDATES]
     if capped:
         report.remarks.append(f"more than {MAX_CANDIDATES} changing integers: only the first {MAX_CANDIDATES} "

@@ -1,0 +1,119 @@
+"""The gate audits the randomness source (:mod:`audit.gate.fresh`) and samples exchangeably
+(:func:`audit.engine.estimation.sampling.draw_many`).
+
+Leaks: noise seeded at import (numpy's global seed, a module-level generator), from the clock in milliseconds, from
+the process id. Controls: a fit time and a fit counter kept beside fresh noise, ``random_state`` forwarded to an
+inner step. The probe's verdicts are at its alpha (2.5e-4, split over 8 candidates): a correct subject is flagged
+by it with probability at most 2.5e-4; the controls here pass whatever the entropy.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from audit.__main__ import main
+from audit.engine.estimation import sampling
+from audit.gate.fresh import probe_fresh
+
+X = np.array([[0.1], [0.4], [0.6], [0.9]])
+Y = np.array([0, 1, 1, 0])
+PAIRS = [SimpleNamespace(d0=(X, Y), d1=(X[:-1], Y[:-1]), description="the last record removed"),
+         SimpleNamespace(d0=(X[:2], Y[:2]), d1=(X[:3], Y[:3]), description="a record added")]
+GRID = np.linspace(0.0, 1.0, 5)[:, None]
+BASE = ["--epsilon", "1", "--bounds", "[[0, 1]]", "--classes", "0,1", "--quiet", "--n-samples", "2000",
+        "--no-scale"]
+
+
+@pytest.fixture(autouse=True)
+def _subjects_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+
+
+def _fresh(target):
+    return probe_fresh(target, {}, PAIRS, grid=GRID, classes=[0, 1], epsilon=1.0)
+
+
+@pytest.mark.parametrize("target, site", [
+    ("subjects.seeded_at_import:GlobalSeededAtImport", "seeded_at_import.py:"),
+    ("subjects.seeded_at_import:ModuleGenerator", "seeded_at_import.py:"),
+    ("subjects.as_shipped:ClockSeeded", "as_shipped.py:"),
+    ("subjects.as_shipped:PidSeeded", "as_shipped.py:"),
+])
+def test_noise_an_adversary_can_enumerate_is_found_across_fresh_processes(target, site):
+    rep = _fresh(target)
+    assert rep.verdict == "violation", rep.summary()
+    assert rep.epsilon_lower > 1.0 and rep.counts[1] == 0 and rep.paths[0]["path"] in ("model.counts_", "predict(grid)")
+    assert any(s.startswith(site) for _, _, s in rep.seeds), rep.seeds  # the call site of a seed not from entropy
+    assert "remedy: draw the noise from OS entropy" in rep.summary()
+
+
+def test_the_seed_set_at_import_is_named_with_its_value_and_call():
+    rep = _fresh("subjects.seeded_at_import:GlobalSeededAtImport")
+    assert ("numpy.random.seed", "1234") in {(w, t) for w, t, _ in rep.seeds}
+    assert rep.to_json()["constant_seeds"] and rep.to_json()["channel"] == "fresh processes"
+
+
+@pytest.mark.parametrize("target", ["subjects.as_shipped:KeepsFitTime", "subjects.as_shipped:NumbersItsFits",
+                                    "subjects.as_shipped:ForwardsRandomState", "subjects.shipped_leaks:Correct"])
+def test_fresh_noise_is_clean_across_fresh_processes(target):
+    rep = _fresh(target)
+    assert rep.verdict == "clean" and rep.screened == 24, rep.summary()
+
+
+def test_a_subject_given_as_an_object_that_cannot_be_reimported_is_skipped_and_says_why():
+    rep = probe_fresh(lambda: None, {}, PAIRS, grid=GRID, classes=[0, 1], epsilon=1.0)
+    assert rep.verdict == "skipped" and "MODULE:CALLABLE" in rep.notes[0]
+
+
+def test_a_class_given_in_python_is_reimported_by_reference():
+    from subjects.seeded_at_import import ModuleGenerator
+
+    assert probe_fresh(ModuleGenerator, {}, PAIRS, grid=GRID, classes=[0, 1], epsilon=1.0).verdict == "violation"
+
+
+def test_check_fails_a_module_level_generator_through_the_randomness_source(tmp_path):
+    assert main(["check", "subjects.seeded_at_import:ModuleGenerator", *BASE, "--out", str(tmp_path)]) == 1
+    row = json.loads((tmp_path / "check-subjects.seeded_at_import-ModuleGenerator" / "report.json")
+                     .read_text())["claims"][0]
+    assert row["verdict"] == "violation" and row["decided_by"] == ["determinism"]
+    assert row["determinism"]["channel"] == "fresh processes"
+    assert "violation through the randomness source" in row["detail"]
+
+
+@pytest.mark.parametrize("name", ["KeepsFitTime", "NumbersItsFits", "ForwardsRandomState"])
+def test_correct_code_that_keeps_a_time_a_counter_or_a_forwarded_seed_passes(tmp_path, name):
+    """The old gate failed the first two through the order of its draws (every output of D drawn before any of
+    D'), the third as kept state (the seed the gate itself injected, replayed)."""
+    assert main(["check", f"subjects.as_shipped:{name}", *BASE, "--out", str(tmp_path)]) == 0
+
+
+def _drifting(data, rng):
+    """A correct-looking output beside a value that drifts with the process's history."""
+    _drifting.calls += 1
+    return (int(data), _drifting.calls)
+
+
+def test_draws_are_exchangeable_in_time_and_keep_each_blocks_samples():
+    """Three inputs drawn by one call: their outputs' call numbers are spread alike over the whole run (a drift
+    cannot tell them apart), and each input's samples are those it gives alone (its own generator and global
+    generators' states)."""
+    _drifting.calls = 0
+    items = [(k, 1000, np.random.SeedSequence(k)) for k in range(3)]
+    calls = {i: np.array([v[1] for v in b.values]) for i, b in sampling.draw_many(_drifting, items)}
+    assert all(abs(np.median(c) - 1500) < 150 for c in calls.values())  # 3,000 calls in all, mixed
+
+    def noisy(data, rng):
+        return float(data + rng.laplace() + np.random.laplace() + random.random())
+
+    def fresh_items():  # spawning children advances a SeedSequence: each call gets its own
+        return [(k, 1000, np.random.SeedSequence(k)) for k in range(3)]
+
+    together = {i: b.values for i, b in sampling.draw_many(noisy, fresh_items())}
+    for i, item in enumerate(fresh_items()):
+        alone = next(sampling.draw(noisy, *item)).values
+        assert np.array_equal(alone, together[i])
