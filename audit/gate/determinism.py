@@ -18,8 +18,8 @@ The test, per audited pair:
    numbers before counts, counts before flags). Paths include the *parts* of values (:mod:`audit.gate.parts`:
    number tokens of text by their context, decoded JSON, gzip, zlib, base64 and pickles, the items of a dict
    keyed by identifiers by position), so a count printed beside a duration, or kept in a model card beside a
-   run id, is judged on its own; a part whose whole value is a candidate is dropped, and one value's parts
-   cannot take every place (:data:`PARTS_PER_VALUE`).
+   run id, is judged on its own; a part whose whole value is a candidate comes last, and one value's parts
+   cannot take every place (:data:`PARTS_PER_VALUE`, :func:`_order`).
 2. **Confirm** on fresh fits, D and D' in lockstep, looking at :data:`LOOKS` fits per side (capped by the
    budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
    first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all
@@ -168,7 +168,10 @@ class DeterminismReport:
 
 
 def _tier(key) -> int:
-    """0: values unlikely to repeat by chance (strings, arrays, fractional numbers); 1: counts; 2: flags."""
+    """0: values unlikely to repeat by chance (strings, arrays, fractional numbers); 1: counts; 2: flags and
+    absence (:data:`ABSENT`'s key is a bare string, not a tuple)."""
+    if key == ABSENT[0]:
+        return 2
     kind, value = key[0], key[1] if len(key) > 1 else None
     if kind in ("bool", "NoneType", "absent"):
         return 2
@@ -211,19 +214,25 @@ def _order(found: list) -> list:
     """Candidates in the order they are confirmed, judged by parts (:mod:`audit.gate.parts`) without letting the
     parts of one value crowd out a leak elsewhere.
 
-    A part whose whole value (or an outer part) is itself a candidate is dropped: the whole carries the same
-    evidence. The rest go in tier order (:func:`_tier`), a whole value before a part of the same tier, and at
-    most :data:`PARTS_PER_VALUE` parts of one whole value come before the candidates of other values (a JSON
-    card of many exact statistics is confirmed on a few of them; the others follow, past :data:`MAX_PATHS`)."""
+    A value present on both datasets' fits before one absent on either (a path that appears as fits go by: the
+    entries a registry gained between the fits of D and those of D', which screening observed at different
+    times), then tier order (:func:`_tier`), a whole value before a part of the same tier. A part whose whole value (or an outer part) is a candidate too comes after all others:
+    the whole carries the same evidence, and the part is kept only for a whole that breaks by chance (a
+    duration that repeated in screening). At most :data:`PARTS_PER_VALUE` parts of one whole value come before
+    the candidates of other values (a JSON card of many exact statistics is confirmed on a few of them)."""
     paths = {c[0] for c in found}
-    found = [c for c in found if not any(p in paths for p in ancestors(c[0]))]
-    found.sort(key=lambda c: (_tier(c[1][0]), whole_of(c[0]) != c[0]))
+
+    def rank(c):
+        path, va, vb = c
+        redundant = any(p in paths for p in ancestors(path))
+        return redundant, va[0] == ABSENT[0] or vb[0] == ABSENT[0], _tier(va[0]), whole_of(path) != path
+
     first, rest, per_value = [], [], {}
-    for c in found:
+    for c in sorted(found, key=rank):
         whole = whole_of(c[0])
         if whole != c[0]:
             per_value[whole] = per_value.get(whole, 0) + 1
-        (first if per_value.get(whole, 0) <= PARTS_PER_VALUE or whole == c[0] else rest).append(c)
+        (first if whole == c[0] or per_value[whole] <= PARTS_PER_VALUE else rest).append(c)
     return first + rest
 
 

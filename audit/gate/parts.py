@@ -17,7 +17,7 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
 * ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
   to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
   (:data:`MAX_DEPTH`).
-* ``PATH[#0]``, ``PATH[#-1]``, ``PATH[#-2]``: the items of a dict by position, when its first or last keys look
+* ``PATH[#0]``, ``PATH[#-1]``: the first and last items of a dict, when its first or last keys look
   like identifiers that never repeat between fits (:func:`is_identifier`: a hex run with digits and letters, a
   long decimal run, an int of 2**32 or more, bytes), so the path of such an item never repeats either. Only
   those dicts: an ordinary dict's items already have stable paths, and reading every dict twice would double
@@ -229,26 +229,26 @@ def is_identifier(key) -> bool:
 
 
 def positions(d: dict) -> list:
-    """``(suffix, item)`` of ``d``'s items by position, ``[#0]``, ``[#-1]`` and ``[#-2]``, when one of its first
-    or last three keys :func:`is_identifier`; else ``[]``. Cheap for a large dict (six keys looked at)."""
+    """``(suffix, item)`` of ``d``'s first and last items by position, ``[#0]`` and ``[#-1]``, when one of its
+    first or last three keys :func:`is_identifier`; else ``[]``. Cheap for a large dict (six keys looked at).
+
+    The last item is the newest of a registry every fit appends to (this fit's); the first is the only one of a
+    dict a fit builds afresh. Both are given for a dict of one item too (the process's first fit). The items between belong to earlier fits, whose values the probe's lockstep fits
+    of D and D' interleave: they would only add candidates that break."""
     if not d:
         return []
     try:
-        ends = [*_first(d, 3), *_first(reversed(d), 3)]
+        first, last = _first(d, 3), _first(reversed(d), 3)
     except (TypeError, RuntimeError):  # a mapping without order, or changed while read
         return []
-    if not any(is_identifier(k) for k in ends):
+    if not any(is_identifier(k) for k in first + last):
         return []
-    out = [("[#0]", d[ends[0]])]
-    last = list(_first(reversed(d), 2))
-    if len(d) >= 2:
-        out.append(("[#-1]", d[last[0]]))
-    if len(d) >= 3:
-        out.append(("[#-2]", d[last[1]]))
-    return out
+    return [("[#0]", d[first[0]]), ("[#-1]", d[last[0]])]  # both, one item or many: the paths never depend on
+    # how many fits the process made before
 
 
 def _first(keys, n: int) -> list:
+    """The first ``n`` of ``keys`` (an iterator over a dict, forwards or reversed)."""
     out = []
     for k in keys:
         if len(out) == n:
