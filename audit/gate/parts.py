@@ -12,7 +12,8 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
   around it on its line with every number and identifier masked as ``_`` and the token itself as ``#``
   (``stdout#num['fitted on _ records (# positive) in _ ms']``), and `` @2``, ``@3``... when the same context
   comes again. Masking identifiers (``0x`` addresses, words that mix digits and letters such as a hex run id)
-  keeps the context the same from fit to fit, so a memory address in decimal or hex beside a count needs no rule
+  keeps the context the same from fit to fit (a uuid is one identifier, even where a group of it is all
+  digits), so a memory address in decimal or hex beside a count needs no rule
   of its own: the address token never repeats and the count token does.
 * ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
   to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
@@ -55,7 +56,8 @@ CONTEXT = 32
 MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "[#")
 
 _SLOT = re.compile(
-    r"(?P<hex>0x[0-9a-fA-F]+)"
+    r"(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    r"|(?P<hex>0x[0-9a-fA-F]+)"
     r"|(?P<num>(?<![A-Za-z0-9.])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![A-Za-z0-9]|\.[0-9])"
     r"|(?P<word>[A-Za-z0-9]*[0-9][A-Za-z0-9]*)")
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}"
