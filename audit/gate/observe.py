@@ -65,6 +65,7 @@ SHOWN = 60
 ABSENT = ("absent", "(absent)")
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_TEXTUAL = (str, bytes, bytearray)
 _SCALAR = (bool, int, float, complex, str, bytes, bytearray, type(None), decimal.Decimal, fractions.Fraction,
            datetime.date, datetime.time, datetime.timedelta, np.generic)
 
@@ -146,7 +147,8 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0)
         if got is not None:
             if path not in obs:
                 obs[path] = got
-                _parts(obs, path, node, depth)
+                if isinstance(node, _TEXTUAL):  # only text and bytes have parts
+                    _parts(obs, path, node, depth)
             if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):

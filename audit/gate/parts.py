@@ -62,6 +62,8 @@ _SLOT = re.compile(
     r"|(?P<word>[A-Za-z0-9]*[0-9][A-Za-z0-9]*)")
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}"
                          r"(?![A-Za-z0-9])|[0-9]{9,}")
+_DIGIT = re.compile(r"[0-9]")
+_JSON_START = re.compile(r"\s*[\[{]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _MARKER = re.compile("|".join(re.escape(m) for m in MARKERS))
 
@@ -109,6 +111,8 @@ def number_parts(text: str) -> list:
     list of (str, int or float)
         ``("#num[CONTEXT]", value)`` pairs, in the order of the text.
     """
+    if _DIGIT.search(text) is None:  # most strings (names, keys, messages without numbers): nothing to mask
+        return []
     text = text[:MAX_TEXT]
     matches = list(_SLOT.finditer(text))
     numbers = [i for i, m in enumerate(matches) if m.lastgroup == "num"]
@@ -200,14 +204,13 @@ def decoded(value) -> list:
         return _bytes_decoded(bytes(value))
     if not isinstance(value, str) or len(value) > MAX_DECODED:
         return []
-    s = value.strip()
-    if s[:1] in ("{", "["):
+    if _JSON_START.match(value):
         try:
-            parsed = json.loads(s)
+            parsed = json.loads(value)
         except (ValueError, RecursionError):
             return []
         return [("#json", parsed)] if isinstance(parsed, (dict, list)) else []
-    return _base64(s)
+    return _base64(value) if len(value) >= 16 else []
 
 
 def is_identifier(key) -> bool:
