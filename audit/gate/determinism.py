@@ -15,7 +15,11 @@ The test, per audited pair:
 1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs. A path whose value is the
    same in both fits of D, the same in both fits of D', and different between them is a candidate (at most
    :data:`MAX_PATHS` per pair, the least likely to repeat by chance first: strings, arrays and fractional
-   numbers before counts, counts before flags).
+   numbers before counts, counts before flags). Paths include the *parts* of values (:mod:`audit.gate.parts`:
+   number tokens of text by their context, decoded JSON, gzip, zlib, base64 and pickles, the items of a dict
+   keyed by identifiers by position), so a count printed beside a duration, or kept in a model card beside a
+   run id, is judged on its own; a part whose whole value is a candidate comes last, and one value's parts
+   cannot take every place (:data:`PARTS_PER_VALUE`, :func:`_order`).
 2. **Confirm** on fresh fits, D and D' in lockstep, looking at :data:`LOOKS` fits per side (capped by the
    budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
    first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all
@@ -38,6 +42,7 @@ import numpy as np
 
 from audit.engine.estimation.bounds import epsilon_lower_bound
 from audit.gate.observe import ABSENT, observe_fit, source_of
+from audit.gate.parts import ancestors, whole_of
 
 __all__ = ["probe_determinism", "DeterminismReport", "LOOKS", "MAX_PATHS", "SCREEN_PAIRS", "ROUNDS",
            "MAX_FITS", "REMEDY", "as_shipped"]
@@ -46,6 +51,8 @@ __all__ = ["probe_determinism", "DeterminismReport", "LOOKS", "MAX_PATHS", "SCRE
 LOOKS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 #: candidates confirmed per pair, at most
 MAX_PATHS = 16
+#: parts of one whole value among a pair's first candidates, at most (the rest follow every other candidate)
+PARTS_PER_VALUE = 4
 #: pairs screened (two fits per dataset)
 SCREEN_PAIRS = 8
 #: pairs whose candidates may be confirmed, at most
@@ -167,7 +174,10 @@ class DeterminismReport:
 
 
 def _tier(key) -> int:
-    """0: values unlikely to repeat by chance (strings, arrays, fractional numbers); 1: counts; 2: flags."""
+    """0: values unlikely to repeat by chance (strings, arrays, fractional numbers); 1: counts; 2: flags and
+    absence (:data:`ABSENT`'s key is a bare string, not a tuple)."""
+    if key == ABSENT[0]:
+        return 2
     kind, value = key[0], key[1] if len(key) > 1 else None
     if kind in ("bool", "NoneType", "absent"):
         return 2
@@ -193,7 +203,7 @@ def _is_count(pair, a, b) -> bool:
 
 
 def _candidates(pair, a, b) -> list:
-    """Paths constant within D's fits and within D''s, different between them, in tier order."""
+    """Paths constant within D's fits and within D''s, different between them, in tier order (:func:`_order`)."""
     keys = {}
     for obs in (*a, *b):
         keys.update(dict.fromkeys(obs))
@@ -203,8 +213,33 @@ def _candidates(pair, a, b) -> list:
         vb = [o.get(path, ABSENT) for o in b]
         if all(v[0] == va[0][0] for v in va) and all(v[0] == vb[0][0] for v in vb) and va[0][0] != vb[0][0]:
             found.append((path, va[0], vb[0]))
-    found.sort(key=lambda c: _tier(c[1][0]))
-    return found
+    return _order(found)
+
+
+def _order(found: list) -> list:
+    """Candidates in the order they are confirmed, judged by parts (:mod:`audit.gate.parts`) without letting the
+    parts of one value crowd out a leak elsewhere.
+
+    A value present on both datasets' fits before one absent on either (a path that appears as fits go by: the
+    entries a registry gained between the fits of D and those of D', which screening observed at different
+    times), then tier order (:func:`_tier`), a whole value before a part of the same tier. A part whose whole value (or an outer part) is a candidate too comes after all others:
+    the whole carries the same evidence, and the part is kept only for a whole that breaks by chance (a
+    duration that repeated in screening). At most :data:`PARTS_PER_VALUE` parts of one whole value come before
+    the candidates of other values (a JSON card of many exact statistics is confirmed on a few of them)."""
+    paths = {c[0] for c in found}
+
+    def rank(c):
+        path, va, vb = c
+        redundant = any(p in paths for p in ancestors(path))
+        return redundant, va[0] == ABSENT[0] or vb[0] == ABSENT[0], _tier(va[0]), whole_of(path) != path
+
+    first, rest, per_value = [], [], {}
+    for c in sorted(found, key=rank):
+        whole = whole_of(c[0])
+        if whole != c[0]:
+            per_value[whole] = per_value.get(whole, 0) + 1
+        (first if whole == c[0] or per_value[whole] <= PARTS_PER_VALUE else rest).append(c)
+    return first + rest
 
 
 def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, delta: float = 0.0,

@@ -25,6 +25,13 @@ observable into one canonical value per path:
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
 for that reason alone. A value is a ``(key, shown)`` pair: ``key`` is compared across fits, ``shown`` is a
 short text for the report.
+
+Beside each whole value its *parts* are paths of their own, below the value's path and so from the same source
+(:func:`source_of`): the number tokens of a string by their masked context (``stdout#num['fitted on _ records
+(# positive) in _ ms']``), what a string or bytes decodes to (``#json``, ``#gzip``, ``#zlib``, ``#base64``,
+``#pickle``, ``#text``, read as a small graph) and the items of a dict keyed by identifiers by position
+(``[#-1]``: the newest entry of a registry keyed by ``uuid4().hex``). A value that never repeats (it holds a
+duration, a run id, a timestamp) may hold a part that does (:mod:`audit.gate.parts`).
 """
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ import numpy as np
 
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
+from audit.gate.parts import MAX_DEPTH, PART_NODES, decoded, number_parts, positions
 from audit.gate.state.walk import long_plain_data, walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
@@ -57,6 +65,7 @@ SHOWN = 60
 ABSENT = ("absent", "(absent)")
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_TEXTUAL = (str, bytes, bytearray)
 _SCALAR = (bool, int, float, complex, str, bytes, bytearray, type(None), decimal.Decimal, fractions.Fraction,
            datetime.date, datetime.time, datetime.timedelta, np.generic)
 
@@ -126,15 +135,20 @@ class Observation(dict):
     truncated = False
 
 
-def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
-    """Read ``obj``'s graph into ``obs``. A long sequence of plain data (more than :data:`LONG` items, such as a
-    log every fit appends to: diffprivlib's global budget accountant) is one value, its length and the hash of
-    its whole content, instead of a path per item: read whole and cheaply, whatever the process fitted before."""
+def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0) -> None:
+    """Read ``obj``'s graph into ``obs``, with the parts of its leaves and of its dicts keyed by identifiers
+    (:func:`_parts`, :func:`audit.gate.parts.positions`). A long sequence of plain data (more than :data:`LONG`
+    items, such as a log every fit appends to: diffprivlib's global budget accountant) is one value, its length
+    and the hash of its whole content, instead of a path per item: read whole and cheaply, whatever the process
+    fitted before."""
     w = walk(obj, root, max_nodes)
     for path, node in w:
         got = canonical(node)
         if got is not None:
-            obs.setdefault(path, got)
+            if path not in obs:
+                obs[path] = got
+                if isinstance(node, _TEXTUAL):  # only text and bytes have parts
+                    _parts(obs, path, node, depth)
             if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
@@ -144,7 +158,28 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
                 obs.setdefault(path + "#content", (("plain data", len(node), hash(tuple(node))),
                                                    f"{len(node):,} items of plain data"))
                 w.prune()
+            elif isinstance(node, dict) and depth < MAX_DEPTH:
+                for suffix, item in positions(node):
+                    _walk_into(obs, item, path + suffix, PART_NODES, depth + 1)
     obs.truncated = obs.truncated or w.truncated
+
+
+def _parts(obs: Observation, path: str, value, depth: int = 0) -> None:
+    """The parts of a leaf (:mod:`audit.gate.parts`) join ``obs`` below its path: the number tokens of a string
+    by their context, and what a string or bytes decodes to, read as a small graph (a few levels deep)."""
+    if depth >= MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        for suffix, number in number_parts(value):
+            obs.setdefault(path + suffix, canonical(number))
+    for suffix, inner in decoded(value):
+        _walk_into(obs, inner, path + suffix, PART_NODES, depth + 1)
+
+
+def _set(obs: Observation, path: str, value) -> None:
+    """``obs[path]`` is the leaf ``value``, with its parts."""
+    obs[path] = canonical(value)
+    _parts(obs, path, value)
 
 
 @contextlib.contextmanager
@@ -160,30 +195,31 @@ def _captured(obs: Observation):
 
 def _join(obs: Observation, out) -> None:
     for i, text in enumerate(out.warnings):
-        obs[f"warning[{i}]"] = canonical(text)
+        _set(obs, f"warning[{i}]", text)
     for i, text in enumerate(out.logs):
-        obs[f"log[{i}]"] = canonical(text)
+        _set(obs, f"log[{i}]", text)
     for name in ("stdout", "stderr"):
         if getattr(out, name):
-            obs[name] = canonical(getattr(out, name))
+            _set(obs, name, getattr(out, name))
     for path, got in out.files.items():
         if got is None:
             obs[f"file {path}"] = canonical("(removed again)")
             continue
         key, shown = canonical(got[1])
         obs[f"file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
+        _parts(obs, f"file {path}", got[1])
     for name, value in out.environ.items():
-        obs[f"environ[{name}]"] = canonical("(removed)" if value is None else value)
+        _set(obs, f"environ[{name}]", "(removed)" if value is None else value)
 
 
 def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
     try:
         value = fn(*args)
     except Exception as exc:  # noqa: BLE001 - a method that raises is an outcome too
-        obs[path] = canonical("raised " + outcome_text(exc))
+        _set(obs, path, "raised " + outcome_text(exc))
         return
     if canonical(value) is not None:
-        obs[path] = canonical(value)
+        _set(obs, path, value)
     else:
         _walk_into(obs, value, path, max_nodes)
 
@@ -295,7 +331,7 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> O
             raised, est = canonical(outcome_text(exc)), None
     obs = Observation()
     if raised is not None:
-        obs["fit raised"] = raised
+        obs["fit raised"] = raised  # whole: a refusal is judged as an outcome (audit.gate.refusals)
     obs.update({f"fit {k}": v for k, v in emitted.items()})
     if est is not None:
         if returned is not est and returned is not None:  # fit returned something else than the model

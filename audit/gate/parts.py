@@ -1,0 +1,273 @@
+"""The parts of an observable value: what the determinism probe judges beside the whole value.
+
+A value that never repeats between fits can still carry a part that does. ``fitted on 7 records (4 positive)
+in 0.41 ms`` differs on every fit because of its duration, but its ``4`` is the same on every fit of D and
+different on D'; a JSON model card with a ``run_id`` never repeats, but its ``n_train`` does; a module registry
+keyed by ``uuid4().hex`` gets a new path on every fit, but its newest entry is this fit's. The probe's principle
+(:mod:`audit.gate.determinism`: the same on every fit of D, different on D') applies unchanged to these parts,
+which :mod:`audit.gate.observe` records as extra paths below the value's own path (so a part comes from the
+same source, :func:`audit.gate.observe.source_of`, as its value):
+
+* ``PATH#num[CONTEXT]``: each number token of a string (:func:`number_parts`), named by its context: the text
+  around it on its line with every number and identifier masked as ``_`` and the token itself as ``#``
+  (``stdout#num['fitted on _ records (# positive) in _ ms']``), and `` @2``, ``@3``... when the same context
+  comes again. Masking identifiers (``0x`` addresses, words that mix digits and letters such as a hex run id)
+  keeps the context the same from fit to fit (a uuid is one identifier, even where a group of it is all
+  digits), so a memory address in decimal or hex beside a count needs no rule
+  of its own: the address token never repeats and the count token does.
+* ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
+  to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
+  (:data:`MAX_DEPTH`).
+* ``PATH[#0]``, ``PATH[#-1]``: the first and last items of a dict, when its first or last keys look
+  like identifiers that never repeat between fits (:func:`is_identifier`: a hex run with digits and letters, a
+  long decimal run, an int of 2**32 or more, bytes), so the path of such an item never repeats either. Only
+  those dicts: an ordinary dict's items already have stable paths, and reading every dict twice would double
+  the walk.
+
+Parts are bounded: at most :data:`MAX_TOKENS` number tokens per string (the first and the last halves), strings
+scanned up to :data:`MAX_TEXT` characters, encodings decoded up to :data:`MAX_DECODED` bytes in and out, and
+each decoded value or positioned item read with at most :data:`PART_NODES` nodes by the caller.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import pickle
+import re
+import zlib
+
+__all__ = ["number_parts", "decoded", "positions", "is_identifier", "whole_of", "ancestors", "MAX_TOKENS",
+           "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
+
+#: number tokens kept per string (the first half and the last half of them)
+MAX_TOKENS = 32
+#: characters of a string scanned for number tokens
+MAX_TEXT = 100_000
+#: bytes of an encoded value decoded, and of what it decodes to
+MAX_DECODED = 1 << 20
+#: levels of parts below a value (a number inside JSON inside base64 inside gzip is three)
+MAX_DEPTH = 3
+#: nodes of a decoded value or a positioned dict item read
+PART_NODES = 1_000
+#: characters of masked context kept on each side of a number token
+CONTEXT = 32
+#: how a part's path continues its value's path
+MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "[#")
+
+_SLOT = re.compile(
+    r"(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    r"|(?P<hex>0x[0-9a-fA-F]+)"
+    r"|(?P<num>(?<![A-Za-z0-9.])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?![A-Za-z0-9]|\.[0-9])"
+    r"|(?P<word>[A-Za-z0-9]*[0-9][A-Za-z0-9]*)")
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}"
+                         r"(?![A-Za-z0-9])|[0-9]{9,}")
+_DIGIT = re.compile(r"[0-9]")
+_JSON_START = re.compile(r"\s*[\[{]")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_MARKER = re.compile("|".join(re.escape(m) for m in MARKERS))
+
+
+def _number(token: str):
+    """The int or float a number token spells."""
+    try:
+        return int(token)
+    except ValueError:
+        return float(token)
+
+
+def _masked(text: str, matches: list):
+    """``text`` with every slot (number or identifier) replaced by ``_``, and where each slot's ``_`` is."""
+    pieces, where, pos, length = [], [], 0, 0
+    for m in matches:
+        gap = text[pos:m.start()]
+        pieces += [gap, "_"]
+        length += len(gap)
+        where.append(length)
+        length += 1
+        pos = m.end()
+    pieces.append(text[pos:])
+    return "".join(pieces), where
+
+
+def _context(masked: str, at: int) -> str:
+    """The masked text around the slot at ``at`` on its line, the slot itself ``#``, at most :data:`CONTEXT`
+    characters each side, whitespace collapsed."""
+    before = masked[max(0, at - CONTEXT):at].rsplit("\n", 1)[-1]
+    after = masked[at + 1:at + 1 + CONTEXT].split("\n", 1)[0]
+    return " ".join((before + "#" + after).split())
+
+
+def number_parts(text: str) -> list:
+    """``(suffix, number)`` for the number tokens of ``text`` (module docstring), at most :data:`MAX_TOKENS`.
+
+    Parameters
+    ----------
+    text : str
+        Any string; only its first :data:`MAX_TEXT` characters are read.
+
+    Returns
+    -------
+    list of (str, int or float)
+        ``("#num[CONTEXT]", value)`` pairs, in the order of the text.
+    """
+    if _DIGIT.search(text) is None:  # most strings (names, keys, messages without numbers): nothing to mask
+        return []
+    text = text[:MAX_TEXT]
+    matches = list(_SLOT.finditer(text))
+    numbers = [i for i, m in enumerate(matches) if m.lastgroup == "num"]
+    if not numbers:
+        return []
+    half = MAX_TOKENS // 2
+    keep = set(numbers if len(numbers) <= MAX_TOKENS else numbers[:half] + numbers[-half:])
+    masked, where = _masked(text, matches)
+    seen, out = {}, []
+    for i in numbers:
+        context = _context(masked, where[i])
+        seen[context] = seen.get(context, 0) + 1
+        if i in keep:
+            suffix = context if seen[context] == 1 else f"{context} @{seen[context]}"
+            out.append((f"#num[{suffix!r}]", _number(matches[i].group())))
+    return out
+
+
+def _text(data: bytes):
+    """``data`` as text when it is printable UTF-8, else None."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if text and (text.isprintable() or all(c.isprintable() or c.isspace() for c in text)) else None
+
+
+def _inflate(data: bytes, wbits: int):
+    """``data`` decompressed (gzip: ``wbits`` 31, zlib: 15), at most :data:`MAX_DECODED` bytes; None if not."""
+    try:
+        d = zlib.decompressobj(wbits)
+        out = d.decompress(data, MAX_DECODED)
+    except zlib.error:
+        return None
+    return out if d.eof else None
+
+
+def _unpickled(data: bytes):
+    try:
+        return pickle.loads(data)  # the subject's own bytes: its code already runs in this process
+    except Exception:  # noqa: BLE001 - not a pickle after all
+        return None
+
+
+def _bytes_decoded(data: bytes) -> list:
+    if data[:2] == b"\x1f\x8b":
+        inner = _inflate(data, 31)
+        return [("#gzip", _text(inner) or inner)] if inner is not None else []
+    if len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0:
+        inner = _inflate(data, 15)
+        return [("#zlib", _text(inner) or inner)] if inner is not None else []
+    if len(data) > 2 and data[0] == 0x80 and 2 <= data[1] <= 5:  # a pickle of protocol 2 to 5
+        value = _unpickled(data)
+        return [("#pickle", value)] if value is not None else []
+    text = _text(data)
+    return [("#text", text)] if text is not None else []
+
+
+def _base64(text: str) -> list:
+    """What base64 text decodes to, when that is an encoding or text (other strings of base64 letters, such as
+    hex digests, decode to noise and give nothing)."""
+    s = text.strip()
+    if not _BASE64.fullmatch(s) or len(s) % 4:
+        return []
+    try:
+        data = base64.b64decode(s, altchars=b"-_" if ("-" in s or "_" in s) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return []
+    inner = _bytes_decoded(data)
+    return [("#base64", inner[0][1] if inner[0][0] == "#text" else data)] if inner else []
+
+
+def decoded(value) -> list:
+    """``(suffix, value)`` for what a string or bytes value decodes to (module docstring), or ``[]``.
+
+    Parameters
+    ----------
+    value : object
+        A leaf of an observation; only ``str``, ``bytes`` and ``bytearray`` of at most :data:`MAX_DECODED`
+        characters or bytes are decoded.
+
+    Returns
+    -------
+    list of (str, object)
+        At most one pair: ``("#json", dict or list)``, ``("#base64", bytes or str)``, ``("#gzip", ...)``,
+        ``("#zlib", ...)``, ``("#pickle", object)`` or ``("#text", str)``.
+    """
+    if isinstance(value, (bytes, bytearray)) and 0 < len(value) <= MAX_DECODED:
+        return _bytes_decoded(bytes(value))
+    if not isinstance(value, str) or len(value) > MAX_DECODED:
+        return []
+    if _JSON_START.match(value):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            return []
+        return [("#json", parsed)] if isinstance(parsed, (dict, list)) else []
+    return _base64(value) if len(value) >= 16 else []
+
+
+def is_identifier(key) -> bool:
+    """Whether a dict key looks like an identifier that never repeats between fits: an int of 2**32 or more
+    (``id()``, ``time_ns()``, a random 64-bit word), a float of 10**9 or more (a timestamp), bytes of 8 or more,
+    a string with a hex run of 8 or more holding digits and letters (``uuid4().hex``, a uuid, a digest) or a
+    decimal run of 9 or more digits, or a tuple holding one of these."""
+    if isinstance(key, bool):
+        return False
+    if isinstance(key, int):
+        return abs(key) >= 2**32
+    if isinstance(key, float):
+        return abs(key) >= 1e9
+    if isinstance(key, (bytes, bytearray)):
+        return len(key) >= 8
+    if isinstance(key, str):
+        return _IDENTIFIER.search(key) is not None
+    if isinstance(key, tuple):
+        return any(is_identifier(k) for k in key[:8])
+    return False
+
+
+def positions(d: dict) -> list:
+    """``(suffix, item)`` of ``d``'s first and last items by position, ``[#0]`` and ``[#-1]``, when one of its
+    first or last three keys :func:`is_identifier`; else ``[]``. Cheap for a large dict (six keys looked at).
+
+    The last item is the newest of a registry every fit appends to (this fit's); the first is the only one of a
+    dict a fit builds afresh. Both are given for a dict of one item too (the process's first fit). The items between belong to earlier fits, whose values the probe's lockstep fits
+    of D and D' interleave: they would only add candidates that break."""
+    if not d:
+        return []
+    try:
+        first, last = _first(d, 3), _first(reversed(d), 3)
+    except (TypeError, RuntimeError):  # a mapping without order, or changed while read
+        return []
+    if not any(is_identifier(k) for k in first + last):
+        return []
+    return [("[#0]", d[first[0]]), ("[#-1]", d[last[0]])]  # both, one item or many: the paths never depend on
+    # how many fits the process made before
+
+
+def _first(keys, n: int) -> list:
+    """The first ``n`` of ``keys`` (an iterator over a dict, forwards or reversed)."""
+    out = []
+    for k in keys:
+        if len(out) == n:
+            break
+        out.append(k)
+    return out
+
+
+def whole_of(path: str) -> str:
+    """The path of the whole value a part belongs to (``path`` itself when it is no part)."""
+    m = _MARKER.search(path)
+    return path if m is None else path[:m.start()]
+
+
+def ancestors(path: str) -> list:
+    """The paths a part derives from, outermost first: ``a#json['b']#num['#']`` has ``a`` and ``a#json['b']``."""
+    return [path[:m.start()] for m in _MARKER.finditer(path) if m.start() > 0]

@@ -1,0 +1,135 @@
+"""Classifiers that leak an exact count inside a value that never repeats between fits.
+
+Each releases per-class counts with two-sided geometric noise (exactly epsilon-DP for counts under add/remove)
+drawn from a fresh ``np.random.default_rng()`` per fit, as in :mod:`subjects.shipped_leaks`, and then keeps or
+emits an exact count next to something that changes on every fit: a duration, a timestamp, a run id, a memory
+address (which may also repeat: then the whole value shows it), or an encoding (gzip, base64 of a pickle). The whole value never repeats, so only the determinism
+probe's *parts* (:mod:`audit.gate.parts`) see the count. :class:`Correct` keeps nothing else;
+:class:`TimestampedControl` is the control that keeps a timestamp, a run id, a JSON card of public parameters,
+a registry entry of public parameters under a uuid key, and prints and logs its duration: nothing in it depends
+on the data, and it must pass.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import logging
+import pickle
+import time
+import uuid
+
+import numpy as np
+
+_LOG = logging.getLogger("leaks_by_parts")
+#: every fit's entry, keyed by a fresh run id (what an experiment tracker keeps)
+REGISTRY = {}
+
+
+def _geometric(rng, epsilon, size):
+    """Two-sided geometric noise with P(k) proportional to exp(-epsilon |k|)."""
+    p = 1.0 - np.exp(-epsilon)
+    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
+
+
+class Correct:
+    """Noisy class counts, fresh entropy per fit; keeps nothing else."""
+
+    def __init__(self, epsilon=1.0, classes=(0, 1)):
+        self.epsilon, self.classes = epsilon, classes
+
+    def get_params(self, deep=True):
+        return {"epsilon": self.epsilon, "classes": self.classes}
+
+    def set_params(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, X, y):
+        started = time.perf_counter()
+        rng = np.random.default_rng()
+        y = np.asarray(y)
+        exact = np.array([int(np.sum(y == c)) for c in self.classes])
+        self.counts_ = exact + _geometric(rng, self.epsilon, len(self.classes))
+        self._after(X, y, exact, time.perf_counter() - started)
+        return self
+
+    def _after(self, X, y, exact, elapsed):
+        pass
+
+    def predict(self, X):
+        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
+
+
+class VerboseLine(Correct):
+    """Prints a progress line with the record count, the exact positives and the fit's duration."""
+
+    def _after(self, X, y, exact, elapsed):
+        print(f"fitted on {len(y)} records ({int(exact[-1])} positive) in {elapsed * 1e3:.2f} ms")
+
+
+class LoggedDuration(Correct):
+    """Logs the exact positives with the fit's duration."""
+
+    def _after(self, X, y, exact, elapsed):
+        _LOG.info("fit done: %d positive in %.6f s", int(exact[-1]), elapsed)
+
+
+class JsonModelCard(Correct):
+    """Keeps a JSON model card with a timestamp, a run id and the number of training records."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.model_card_ = json.dumps({"trained_at": time.time(), "run_id": uuid.uuid4().hex,
+                                       "epsilon": self.epsilon, "n_train": len(y)})
+
+
+class UuidRegistry(Correct):
+    """Records every fit in a module registry under a fresh run id, with the exact positives."""
+
+    def _after(self, X, y, exact, elapsed):
+        REGISTRY[uuid.uuid4().hex] = {"model": type(self).__name__, "positives": int(exact[-1])}
+
+
+class GzippedSummary(Correct):
+    """Keeps a gzip-compressed JSON summary (with its time) of the exact counts."""
+
+    def _after(self, X, y, exact, elapsed):
+        summary = {"fitted_at": time.time(), "counts": exact.tolist()}
+        self.summary_gz_ = gzip.compress(json.dumps(summary).encode())
+
+
+class Base64Pickle(Correct):
+    """Keeps its training state as base64 text of a pickle with a run id and the exact positives."""
+
+    def _after(self, X, y, exact, elapsed):
+        state = {"run": uuid.uuid4().hex, "positives": int(exact[-1])}
+        self.state_b64_ = base64.b64encode(pickle.dumps(state)).decode("ascii")
+
+
+class AddressedCachePath(Correct):
+    """Names its cache file by its memory address in decimal and the exact positives."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.cache_path_ = f"/tmp/models/{id(self)}/{int(exact[-1])}.npz"
+
+
+class StampedCachePath(Correct):
+    """Names its cache file by the time in nanoseconds and the exact positives."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.cache_path_ = f"/tmp/models/model_{time.time_ns()}_{int(exact[-1])}.npz"
+
+
+class TimestampedControl(Correct):
+    """The control: a timestamp, a run id, a JSON card and a registry entry of public parameters, its duration
+    printed and logged. None of it depends on the data."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.fitted_at_ = time.time()
+        self.run_id_ = uuid.uuid4().hex
+        self.model_card_ = json.dumps({"trained_at": self.fitted_at_, "run_id": self.run_id_,
+                                       "epsilon": self.epsilon, "classes": list(self.classes)})
+        REGISTRY[self.run_id_] = {"model": type(self).__name__, "epsilon": self.epsilon}
+        print(f"fitted in {elapsed * 1e3:.2f} ms")
+        _LOG.info("fit done in %.6f s", elapsed)
