@@ -38,9 +38,11 @@ import inspect
 import re
 import sys
 import types
+import weakref
 
 import numpy as np
 
+from audit.gate.behaviour import calls, model_view
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
 from audit.gate.state.walk import long_plain_data, walk
@@ -148,32 +150,32 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int) -> None:
 
 
 @contextlib.contextmanager
-def _captured(obs: Observation):
+def _captured(obs: Observation, prefix: str = ""):
     """What the block emits (:func:`audit.gate.emissions.captured`) joins ``obs``: ``warning[i]``, ``log[i]``,
-    ``stdout``, ``stderr``, ``file PATH`` (size and content) and ``environ[NAME]``."""
+    ``stdout``, ``stderr``, ``file PATH`` (size and content) and ``environ[NAME]``, each after ``prefix``."""
     try:
         with captured() as out:
             yield
     finally:
-        _join(obs, out)
+        _join(obs, out, prefix)
 
 
-def _join(obs: Observation, out) -> None:
+def _join(obs: Observation, out, prefix: str = "") -> None:
     for i, text in enumerate(out.warnings):
-        obs[f"warning[{i}]"] = canonical(text)
+        obs[f"{prefix}warning[{i}]"] = canonical(text)
     for i, text in enumerate(out.logs):
-        obs[f"log[{i}]"] = canonical(text)
+        obs[f"{prefix}log[{i}]"] = canonical(text)
     for name in ("stdout", "stderr"):
         if getattr(out, name):
-            obs[name] = canonical(getattr(out, name))
+            obs[prefix + name] = canonical(getattr(out, name))
     for path, got in out.files.items():
         if got is None:
-            obs[f"file {path}"] = canonical("(removed again)")
+            obs[f"{prefix}file {path}"] = canonical("(removed again)")
             continue
         key, shown = canonical(got[1])
-        obs[f"file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
+        obs[f"{prefix}file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
     for name, value in out.environ.items():
-        obs[f"environ[{name}]"] = canonical("(removed)" if value is None else value)
+        obs[f"{prefix}environ[{name}]"] = canonical("(removed)" if value is None else value)
 
 
 def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
@@ -190,7 +192,7 @@ def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
 
 _SOURCE = re.compile(r"[A-Za-z_]+")
 #: sources whose values any method call may emit (asking for one of them reads everything)
-_EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ"})
+_EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ", "calls"})
 
 
 def source_of(path: str) -> str:
@@ -202,9 +204,10 @@ def source_of(path: str) -> str:
     return m.group() if m else path
 
 
-def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
+def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None, records=None) -> Observation:
     """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions; ``want``: the
-    sources to read (:func:`source_of`; None: all)."""
+    sources to read (:func:`source_of`; None: all); ``records``: the pair's records the methods are also asked
+    about (:func:`audit.gate.behaviour.query_points`)."""
     if want is not None and _EMITTED & set(want):
         want = None
 
@@ -231,7 +234,16 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
     if wanted("model"):
         _walk_into(obs, est, "model", max_nodes)
     _around(obs, est, max_nodes, wanted)
+    _behaviour(obs, est, grid, records, max_nodes, wanted)
     return obs
+
+
+def _behaviour(obs: Observation, est, grid, records, max_nodes: int, wanted) -> None:
+    """Every other public method taking nothing or ``X`` (:func:`audit.gate.behaviour.calls`), called after the
+    storage is read (a method may change it), its emissions as ``calls warning[i]``, ``calls stdout``, ...."""
+    with _captured(obs, "calls "):
+        for path, fn, args in calls(est, grid, records, fixed=METHODS, skip=("score", "release"), wanted=wanted):
+            _call(obs, path, fn, *args, max_nodes=max_nodes)
 
 
 def _not_the_model(value, est):
@@ -269,21 +281,24 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
             continue
         for name, value in list(namespace.items()):
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
-                                                           classmethod, __future__._Feature)) or callable(value):
+                                                           classmethod, __future__._Feature)) or \
+                    callable(value) and not isinstance(value, weakref.ref):
                 continue
-            _walk_into(obs, value, f"{where}.{name}", max_nodes // 4)
+            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4)
 
 
-def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
+def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None,
+                records=None) -> Observation:
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
     everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
     (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
-    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
+    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate. ``records``: points shaped
+    like ``X`` that the methods are asked about beside ``grid`` (the pair's own records)."""
     with kept_environment():  # every fit starts from the same environment variables
-        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want)
+        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want, records)
 
 
-def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> Observation:
+def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, records=None) -> Observation:
     X, y = data
     emitted = Observation()
     est = returned = raised = None
@@ -300,7 +315,7 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> O
     if est is not None:
         if returned is not est and returned is not None:  # fit returned something else than the model
             _walk_into(obs, returned, "fit()", max_nodes)
-        after = observe_model(est, grid, classes, max_nodes, want)
+        after = observe_model(est, grid, classes, max_nodes, want, records)
         obs.update(after)
         obs.truncated = obs.truncated or after.truncated
     return obs
