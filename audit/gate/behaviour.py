@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import inspect
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["MAX_CALLS", "MAX_RECORDS", "public_methods", "query_points", "calls", "model_view", "THE_MODEL"]
+__all__ = ["MAX_CALLS", "MAX_RECORDS", "Queries", "public_methods", "query_points", "calls", "model_view",
+           "THE_MODEL"]
 
 #: public methods called per fitted model, at most (beside the fixed list the observation always reads)
 MAX_CALLS = 32
@@ -117,7 +119,19 @@ def _differing(X0: np.ndarray, X1: np.ndarray) -> list:
     return out
 
 
-def query_points(pair, columns: int | None = None) -> np.ndarray | None:
+class Queries(NamedTuple):
+    """The records a pair's fits are asked about: ``records`` (2-D float, shaped like the training ``X``), its
+    first ``differing`` rows the records that differ between D and D'."""
+
+    records: np.ndarray
+    differing: int
+
+    def key(self) -> tuple:
+        """A hashable identity (the fits of one dataset asked other questions are other observations)."""
+        return self.records.shape, self.records.tobytes(), self.differing
+
+
+def query_points(pair, columns: int | None = None) -> Queries | None:
     """The records of ``pair`` the methods are asked about: the differing records first, then the records of
     D and of D' in order, each row once, at most :data:`MAX_RECORDS`, as a 2-D float array shaped like the
     training ``X`` (``columns`` features). None when the pair's ``X`` is not a table of ``columns`` numbers."""
@@ -127,22 +141,35 @@ def query_points(pair, columns: int | None = None) -> np.ndarray | None:
         X0, X1 = _rows(X0, d), _rows(X1, d)
     except (TypeError, ValueError, IndexError):
         return None
-    rows, seen = [], set()
-    for row in [*_differing(X0, X1), *X0, *X1]:
+    rows, seen, differing = [], set(), _differing(X0, X1)
+    for row in [*differing, *X0, *X1]:
         if row.tobytes() not in seen:
             seen.add(row.tobytes())
             rows.append(row)
-    return np.array(rows[:MAX_RECORDS], dtype=float).reshape(-1, d) if rows else None
+    if not rows:
+        return None
+    first = len({r.tobytes() for r in differing})
+    return Queries(np.array(rows[:MAX_RECORDS], dtype=float).reshape(-1, d), min(first, MAX_RECORDS))
 
 
-def calls(est, grid, records=None, fixed=(), skip=(), wanted=lambda source: True) -> list:
+def _points(queries) -> list:
+    """``(where, X)``: each differing record alone (``record 0``, ...), then all the records (``records``)."""
+    if queries is None:
+        return []
+    rows = queries.records
+    return [(f"record {i}", rows[i:i + 1]) for i in range(queries.differing)] + [("records", rows)]
+
+
+def calls(est, grid, queries=None, fixed=(), skip=(), wanted=lambda source: True) -> list:
     """``(path, function, arguments)`` of the calls to make on the fitted ``est``.
 
-    The ``fixed`` methods (already called on the grid) are called on ``records``; every other public method
-    (:func:`public_methods`, ``skip`` left out) as ``name()``, or on ``records`` and on ``grid``. ``wanted``:
-    whether a method's name is a source to read."""
+    The ``fixed`` methods (already called on the grid) are called at the ``queries`` (:class:`Queries`: each
+    differing record alone, then all the records); every other public method (:func:`public_methods`, ``skip``
+    left out) as ``name()``, or at the queries and on ``grid``. ``wanted``: whether a method's name is a source to
+    read. A differing record alone is what a memorising model answers exactly (1.0 at a training row) while its
+    answers elsewhere are noisy."""
     out = []
-    points = [("records", records)] if records is not None and len(records) else []
+    points = _points(queries)
     for name in fixed:
         fn = getattr(est, name, None)
         if callable(fn) and wanted(name):

@@ -271,7 +271,7 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
 
         def fits(data, records):
             key = (np.asarray(data[0]).tobytes(), np.asarray(data[1]).tobytes(), np.shape(data[0]),
-                   None if records is None else records.tobytes())
+                   None if records is None else records.key())
             if key not in seen:
                 seen[key] = [observe_fit(make_estimator, data, grid, classes, records=records) for _ in range(2)]
                 report.screened += 2

@@ -12,6 +12,10 @@ observable into one canonical value per path:
 * ``predict(grid)``, ``predict_proba(grid)``, ``predict_log_proba(grid)``, ``decision_function(grid)``,
   ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
   public method's output on the public probe grid, a raised exception included;
+* ``NAME()``, ``NAME(record i)``, ``NAME(records)``, ``NAME(grid)``: every other public method taking nothing or
+  ``X``, and the methods above, asked at the pair's own records, the differing ones first
+  (:mod:`audit.gate.behaviour`), called after everything else is read; what they emit as ``calls warning[i]``,
+  ``calls stdout``, ...;
 * ``model....``: the fitted object's whole graph (:func:`audit.gate.state.walk.walk`: attributes,
   ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells, what pickling
   carries for C objects), its leaves read as
@@ -19,7 +23,8 @@ observable into one canonical value per path:
   objects (values and index);
 * ``model.NAME`` of every property (public, computed on access), ``type(model).NAME`` (attributes set on the
   class), ``module M.NAME`` (globals of the defining module and of the other imported modules of its package: a
-  cache of the last fit), ``fit()`` (what ``fit``
+  cache of the last fit; a weak dictionary's entry for the model as ``[model]``, a context variable's value in
+  the current context as ``.get()``), ``fit()`` (what ``fit``
   returned, when not the model itself) and ``_repr_html_()``.
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
@@ -207,7 +212,7 @@ def source_of(path: str) -> str:
 def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None, records=None) -> Observation:
     """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions; ``want``: the
     sources to read (:func:`source_of`; None: all); ``records``: the pair's records the methods are also asked
-    about (:func:`audit.gate.behaviour.query_points`)."""
+    about (:class:`audit.gate.behaviour.Queries`, :func:`audit.gate.behaviour.query_points`)."""
     if want is not None and _EMITTED & set(want):
         want = None
 
@@ -292,8 +297,9 @@ def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_N
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
     everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
     (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
-    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate. ``records``: points shaped
-    like ``X`` that the methods are asked about beside ``grid`` (the pair's own records)."""
+    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate. ``records``: the points shaped
+    like ``X`` that the methods are asked about beside ``grid`` (:class:`audit.gate.behaviour.Queries`: the pair's
+    own records)."""
     with kept_environment():  # every fit starts from the same environment variables
         return _observe_fit(make_estimator, data, grid, classes, max_nodes, want, records)
 

@@ -10,7 +10,7 @@ object's storage misses:
 * ``ContextCounts``: a module-level ``contextvars.ContextVar`` is set to the exact counts in ``fit``.
 * ``Memoriser``: ``predict_proba`` answers 1.0 for its label at a row it was trained on, the noisy majority
   share elsewhere: a membership attacker asking at the differing record learns whether it was in the data.
-  The rows are kept as digests under a fresh salt, so nothing stored repeats from fit to fit.
+  The rows are kept in a Bloom filter under a fresh salt, so nothing stored repeats from fit to fit.
 * ``CorrectWithMethods``: the control: public methods that return only public parameters (``describe()``,
   ``get_params()``), the noisy counts (``noisy_counts()``, different on every fit) or a probability from them,
   and a ``fitted_at_`` time stamp.
@@ -92,21 +92,31 @@ class ContextCounts(_Noisy):
 
 
 class Memoriser(_Noisy):
-    """Answers 1.0 for the trained label at a training row, the noisy shares elsewhere. The rows are kept as
-    digests keyed by a fresh salt (a cache of "seen" rows): what is stored differs on every fit."""
+    """Answers 1.0 for the trained label at a training row, the noisy shares elsewhere. The rows are kept in a
+    Bloom filter of fixed size under a fresh salt: what is stored differs on every fit and has the same size
+    whatever the data."""
+
+    BITS = 4096
 
     def _keep(self, X, y, exact, noise):
         super()._keep(X, y, exact, noise)
         self._salt = np.random.default_rng().bytes(16)
-        self._seen = {self._digest(row): label for row, label in zip(X, y)}
+        self._bits = np.zeros(self.BITS, dtype=bool)
+        for row, label in zip(X, y):
+            self._bits[self._positions(row, label)] = True
 
-    def _digest(self, row):
-        return hashlib.blake2b(np.asarray(row, dtype=float).tobytes(), key=self._salt, digest_size=16).hexdigest()
+    def _positions(self, row, label):
+        data = np.asarray(row, dtype=float).tobytes() + str(label).encode()
+        digest = hashlib.blake2b(data, key=self._salt, digest_size=12).digest()
+        return [int.from_bytes(digest[i:i + 4], "little") % self.BITS for i in (0, 4, 8)]
+
+    def _trained_label(self, row):
+        return next((c for c in self.classes if self._bits[self._positions(row, c)].all()), None)
 
     def predict_proba(self, X):
         out = np.tile(self._share(self.counts_), (len(X), 1))
         for i, row in enumerate(np.asarray(X, dtype=float)):
-            label = self._seen.get(self._digest(row))
+            label = self._trained_label(row)
             if label is not None:
                 out[i] = np.asarray(self.classes) == label
         return out
