@@ -12,10 +12,12 @@ off).
 
 The test, per audited pair:
 
-1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs. A path whose value is the
-   same in both fits of D, the same in both fits of D', and different between them is a candidate (at most
-   :data:`MAX_PATHS` per pair, the least likely to repeat by chance first: strings, arrays and fractional
-   numbers before counts, counts before flags).
+1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs, the methods asked at the pair's
+   own records (:func:`audit.gate.behaviour.query_points`). A path whose value is the same in both fits of one
+   dataset and read by neither fit of the other is a candidate (at most :data:`MAX_PATHS` per pair, the least
+   likely to repeat by chance first: strings, arrays and fractional numbers before counts, counts before
+   flags). The other dataset's value may change from fit to fit (a memoriser: 1.0 at a training record, a noisy
+   share where it was not one). A candidate constant on D' is confirmed with D and D' swapped.
 2. **Confirm** on fresh fits, D and D' in lockstep, looking at :data:`LOOKS` fits per side (capped by the
    budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
    first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all

@@ -6,7 +6,9 @@
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
 functions, the objects that bytes starting with a pickle header unpickle to, a deque's ``maxlen``, the
-attributes of container and array subclasses (a masked array's mask), and, for an object that shows nothing
+attributes of container and array subclasses (a masked array's mask), the entries of weak dictionaries and weak
+sets (a key's ``repr`` in the path, addresses masked), a weak reference's live target (``()``), a context
+variable's value in the current context (``.get()``), and, for an object that shows nothing
 else (a C object: an iterator, ``range``, ``itertools.count``, ``array.array``), what its pickle carries
 (``__reduce_ex__``: arguments, state and items). It never enters
 modules, classes or a function's globals. When ``max_nodes`` is reached the walk stops and says so
