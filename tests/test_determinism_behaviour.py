@@ -42,6 +42,7 @@ LEAKS = {
     "WeakRegistry": "module subjects.leaks_by_behaviour.FITTED['model']",
     "ContextCounts": "module subjects.leaks_by_behaviour.LAST_COUNTS.get()[1]",
     "Memoriser": "predict_proba(record 0)",
+    "OtherModule": "module colorsys.last_class_counts[1]",
 }
 
 

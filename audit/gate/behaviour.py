@@ -18,6 +18,11 @@ probe also calls the model's public methods and asks them about the pair's own r
   model reads as ``[model]``, a weak reference to it or its place in a weak set as ``the model``. Past
   models of the same class that are still alive are not read (their entries are the past fits').
 
+* :func:`module_sizes` and :func:`added_globals`: a global that a fit adds to *any* imported module (an
+  attribute set on another package's module) is found by the size of each module's namespace before and after
+  the fit (new names come last in a dict), and read on every later observation of the process. A global that
+  existed before and is rebound is not seen this way.
+
 A method runs to completion: the gate cannot stop one that never returns (a thread cannot be cancelled and a
 wall-clock cap would make the verdict depend on the machine's load), so a method that hangs hangs the probe.
 A method that raises is an outcome like any other. Functions wrapped in :func:`functools.lru_cache` keep
@@ -26,13 +31,15 @@ their cache in C and show only counts: they are read through the methods that ca
 from __future__ import annotations
 
 import inspect
+import sys
+import types
 import weakref
 from typing import NamedTuple
 
 import numpy as np
 
 __all__ = ["MAX_CALLS", "MAX_RECORDS", "Queries", "public_methods", "query_points", "calls", "model_view",
-           "THE_MODEL"]
+           "THE_MODEL", "module_sizes", "added_globals", "MAX_ADDED"]
 
 #: public methods called per fitted model, at most (beside the fixed list the observation always reads)
 MAX_CALLS = 32
@@ -40,6 +47,12 @@ MAX_CALLS = 32
 MAX_RECORDS = 256
 #: what a reference to the fitted model itself reads as
 THE_MODEL = "(the model)"
+#: globals added by fits to modules outside the estimator's package, remembered per process, at most
+MAX_ADDED = 64
+#: ``(module, name)`` of the globals a fit was seen to add to a module (read on every later observation)
+_ADDED: dict = {}
+#: the imported modules, recomputed when ``sys.modules`` changes size
+_MODULES: dict = {"count": -1, "list": []}
 #: methods that fit or configure: never called
 _NEVER = frozenset({"fit", "partial_fit", "get_metadata_routing"})
 _NEVER_PREFIXES = ("fit_", "set_", "partial_")
@@ -209,3 +222,41 @@ def model_view(value, est):
         target = value()
         return THE_MODEL if target is est else None if type(target) is own else target
     return value
+
+
+def _modules() -> list:
+    """The imported modules (recomputed only when ``sys.modules`` changed size)."""
+    if _MODULES["count"] != len(sys.modules):
+        _MODULES["count"] = len(sys.modules)
+        _MODULES["list"] = [m for m in sys.modules.copy().values() if type(m) is types.ModuleType]
+    return _MODULES["list"]
+
+
+def module_sizes() -> tuple:
+    """``(modules, sizes)``: the imported modules and the number of globals of each (counted in C: tens of
+    microseconds for a thousand modules)."""
+    modules = _modules()
+    return modules, list(map(len, map(vars, modules)))
+
+
+def _readable(name: str, value) -> bool:
+    return not name.startswith("__") and not isinstance(value, (types.ModuleType, type)) and not callable(value)
+
+
+def added_globals(before: tuple) -> list:
+    """``(module, name, value)`` of the globals fits were seen to add to modules imported ``before``
+    (:func:`module_sizes`; the newest names of a namespace that grew: dict order is insertion order), and of
+    those seen by earlier fits, in the order first seen; modules, classes, functions and dunder names left out."""
+    modules, sizes = before
+    now = list(map(len, map(vars, modules)))
+    if now != sizes:
+        for module, old, new in zip(modules, sizes, now):
+            if new > old and len(_ADDED) < MAX_ADDED:
+                for key in list(vars(module))[old - new:]:
+                    _ADDED.setdefault((module.__name__, key), None)
+    out = []
+    for module, key in _ADDED:
+        namespace = getattr(sys.modules.get(module), "__dict__", {})
+        if key in namespace and _readable(key, namespace[key]):
+            out.append((module, key, namespace[key]))
+    return out

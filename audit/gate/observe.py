@@ -47,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from audit.gate.behaviour import calls, model_view
+from audit.gate.behaviour import added_globals, calls, model_view, module_sizes
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
 from audit.gate.state.walk import long_plain_data, walk
@@ -311,6 +311,7 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, reco
     with _captured(emitted):
         try:
             est = make_estimator()
+            sizes = module_sizes() if want is None or "module" in want else None
             returned = est.fit(X, y)
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
             raised, est = canonical(outcome_text(exc)), None
@@ -322,6 +323,9 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, reco
         if returned is not est and returned is not None:  # fit returned something else than the model
             _walk_into(obs, returned, "fit()", max_nodes)
         after = observe_model(est, grid, classes, max_nodes, want, records)
+        if sizes is not None:
+            for module, name, value in added_globals(sizes):  # set by a fit on another package's module
+                _walk_into(after, model_view(value, est), f"module {module}.{name}", max_nodes // 4)
         obs.update(after)
         obs.truncated = obs.truncated or after.truncated
     return obs

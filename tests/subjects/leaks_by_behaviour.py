@@ -8,6 +8,7 @@ object's storage misses:
   different on every fit; a public ``class_counts()`` returns ``a_ - b_``, the exact counts.
 * ``WeakRegistry``: a module-level ``weakref.WeakKeyDictionary`` maps the fitted model to its exact counts.
 * ``ContextCounts``: a module-level ``contextvars.ContextVar`` is set to the exact counts in ``fit``.
+* ``OtherModule``: the exact counts are set as an attribute of another package's module.
 * ``Memoriser``: ``predict_proba`` answers 1.0 for its label at a row it was trained on, the noisy majority
   share elsewhere: a membership attacker asking at the differing record learns whether it was in the data.
   The rows are kept in a Bloom filter under a fresh salt, so nothing stored repeats from fit to fit.
@@ -17,6 +18,7 @@ object's storage misses:
 """
 from __future__ import annotations
 
+import colorsys
 import contextvars
 import hashlib
 import time
@@ -89,6 +91,14 @@ class ContextCounts(_Noisy):
     def _keep(self, X, y, exact, noise):
         super()._keep(X, y, exact, noise)
         LAST_COUNTS.set(tuple(exact.tolist()))
+
+
+class OtherModule(_Noisy):
+    """Notes its exact counts on a module of another package (the standard library's ``colorsys``)."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        colorsys.last_class_counts = tuple(exact.tolist())
 
 
 class Memoriser(_Noisy):
