@@ -239,7 +239,7 @@ def children(obj):
         return _container_children(obj) + (_object_children(obj) if type(obj) not in _CONTAINERS else [])
     if isinstance(obj, collections.ChainMap):
         return [(f".maps[{i}]", m) for i, m in enumerate(obj.maps)]
-    if isinstance(obj, _WEAK + (contextvars.ContextVar,)):
+    if isinstance(obj, _WEAK):
         return _weak_children(obj)
     if isinstance(obj, np.ndarray):  # a subclass (a masked array's mask) holds attributes beside the values
         return ([(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())] if obj.dtype == object else []) + \
@@ -284,7 +284,8 @@ def _container_children(obj):
     return items + ([(".maxlen", obj.maxlen)] if isinstance(obj, deque) and obj.maxlen is not None else [])
 
 
-_WEAK = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary, weakref.WeakSet, weakref.ref)
+_WEAK = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary, weakref.WeakSet, weakref.ref,
+         contextvars.ContextVar)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _UNSET = object()
 
