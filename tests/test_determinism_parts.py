@@ -160,10 +160,10 @@ def test_a_part_comes_from_the_source_of_its_value():
 def test_the_parts_of_one_value_do_not_crowd_out_a_leak_elsewhere():
     """Forty exact statistics in one card take at most PARTS_PER_VALUE places; a part whose whole is a candidate
     comes after the others."""
-    card = [(f"model.card_#json['s{i}']", canonical(1.5 + i), canonical(2.5 + i)) for i in range(40)]
-    leak = [("fit stdout#num['# positive']", canonical(4), canonical(5))]
-    whole = [("model.summary_", canonical("a 3"), canonical("a 4")),
-             ("model.summary_#num['a #']", canonical(3), canonical(4))]
+    card = [(f"model.card_#json['s{i}']", 0, canonical(1.5 + i), canonical(2.5 + i)) for i in range(40)]
+    leak = [("fit stdout#num['# positive']", 0, canonical(4), canonical(5))]
+    whole = [("model.summary_", 0, canonical("a 3"), canonical("a 4")),
+             ("model.summary_#num['a #']", 0, canonical(3), canonical(4))]
     order = [c[0] for c in det._order(card + whole + leak)]
     first = order[:det.PARTS_PER_VALUE + 3]
     assert leak[0][0] in first and "model.summary_" in first

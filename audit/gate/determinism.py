@@ -12,14 +12,16 @@ off).
 
 The test, per audited pair:
 
-1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs. A path whose value is the
-   same in both fits of D, the same in both fits of D', and different between them is a candidate (at most
-   :data:`MAX_PATHS` per pair, the least likely to repeat by chance first: strings, arrays and fractional
-   numbers before counts, counts before flags). Paths include the *parts* of values (:mod:`audit.gate.parts`:
-   number tokens of text by their context, decoded JSON, gzip, zlib, base64 and pickles, the items of a dict
-   keyed by identifiers by position), so a count printed beside a duration, or kept in a model card beside a
-   run id, is judged on its own; a part whose whole value is a candidate comes last, and one value's parts
-   cannot take every place (:data:`PARTS_PER_VALUE`, :func:`_order`).
+1. **Screen.** Two fits on each dataset of the first :data:`SCREEN_PAIRS` pairs, the methods asked at the pair's
+   own records (:func:`audit.gate.behaviour.query_points`). A path whose value is the same in both fits of one
+   dataset and read by neither fit of the other is a candidate (at most :data:`MAX_PATHS` per pair, the least
+   likely to repeat by chance first: strings, arrays and fractional numbers before counts, counts before
+   flags). The other dataset's value may change from fit to fit (a memoriser: 1.0 at a training record, a noisy
+   share where it was not one). A candidate constant on D' is confirmed with D and D' swapped. Paths include the
+   *parts* of values (:mod:`audit.gate.parts`: number tokens of text by their context, decoded JSON, gzip, zlib,
+   base64 and pickles, the items of a dict keyed by identifiers by position), so a count printed beside a
+   duration, or kept in a model card beside a run id, is judged on its own; a part whose whole value is a
+   candidate comes last, and one value's parts cannot take every place (:data:`PARTS_PER_VALUE`, :func:`_order`).
 2. **Confirm** on fresh fits, D and D' in lockstep, looking at :data:`LOOKS` fits per side (capped by the
    budget). The event is "the path reads the value D gave in screening". A candidate is dropped at its
    first break (D gives another value, or D' gives D's). At each look a surviving candidate seen on all
@@ -37,10 +39,12 @@ from __future__ import annotations
 import random
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from audit.engine.estimation.bounds import epsilon_lower_bound
+from audit.gate.behaviour import query_points
 from audit.gate.observe import ABSENT, observe_fit, source_of
 from audit.gate.parts import ancestors, whole_of
 
@@ -202,8 +206,18 @@ def _is_count(pair, a, b) -> bool:
         return False
 
 
+#: what a side's values read as when they changed between its fits
+OTHER = (("other values",), "other values")
+
+
+def _same(values) -> bool:
+    return all(v[0] == values[0][0] for v in values)
+
+
 def _candidates(pair, a, b) -> list:
-    """Paths constant within D's fits and within D''s, different between them, in tier order (:func:`_order`)."""
+    """``(path, side, value, other)``: paths constant within the fits of one dataset (``side`` 0: D, 1: D') whose
+    value the other dataset's fits never read, in the order of :func:`_order`. The other side's value is :data:`OTHER` when it
+    changed between fits (a memorising model: 1.0 at a training record, a noisy share where it was not one)."""
     keys = {}
     for obs in (*a, *b):
         keys.update(dict.fromkeys(obs))
@@ -211,8 +225,10 @@ def _candidates(pair, a, b) -> list:
     for path in keys:
         va = [o.get(path, ABSENT) for o in a]
         vb = [o.get(path, ABSENT) for o in b]
-        if all(v[0] == va[0][0] for v in va) and all(v[0] == vb[0][0] for v in vb) and va[0][0] != vb[0][0]:
-            found.append((path, va[0], vb[0]))
+        for side, own, other in ((0, va, vb), (1, vb, va)):
+            if _same(own) and all(v[0] != own[0][0] for v in other):
+                found.append((path, side, own[0], other[0] if _same(other) else OTHER))
+                break
     return _order(found)
 
 
@@ -222,16 +238,17 @@ def _order(found: list) -> list:
 
     A value present on both datasets' fits before one absent on either (a path that appears as fits go by: the
     entries a registry gained between the fits of D and those of D', which screening observed at different
-    times), then tier order (:func:`_tier`), a whole value before a part of the same tier. A part whose whole value (or an outer part) is a candidate too comes after all others:
-    the whole carries the same evidence, and the part is kept only for a whole that breaks by chance (a
-    duration that repeated in screening). At most :data:`PARTS_PER_VALUE` parts of one whole value come before
-    the candidates of other values (a JSON card of many exact statistics is confirmed on a few of them)."""
+    times), then tier order (:func:`_tier`), a whole value before a part of the same tier. A part whose whole
+    value (or an outer part) is a candidate too comes after all others: the whole carries the same evidence, and
+    the part is kept only for a whole that breaks by chance (a duration that repeated in screening). At most
+    :data:`PARTS_PER_VALUE` parts of one whole value come before the candidates of other values (a JSON card of
+    many exact statistics is confirmed on a few of them)."""
     paths = {c[0] for c in found}
 
     def rank(c):
-        path, va, vb = c
+        path, _, own, other = c
         redundant = any(p in paths for p in ancestors(path))
-        return redundant, va[0] == ABSENT[0] or vb[0] == ABSENT[0], _tier(va[0]), whole_of(path) != path
+        return redundant, own[0] == ABSENT[0] or other[0] == ABSENT[0], _tier(own[0]), whole_of(path) != path
 
     first, rest, per_value = [], [], {}
     for c in sorted(found, key=rank):
@@ -240,6 +257,13 @@ def _order(found: list) -> list:
             per_value[whole] = per_value.get(whole, 0) + 1
         (first if whole == c[0] or per_value[whole] <= PARTS_PER_VALUE else rest).append(c)
     return first + rest
+
+
+def _oriented(pair, side: int):
+    """The pair read from the side whose value is constant: itself, or D and D' swapped."""
+    if side == 0:
+        return pair
+    return SimpleNamespace(d0=pair.d1, d1=pair.d0, description=f"swapped: {pair.description}")
 
 
 def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, delta: float = 0.0,
@@ -289,16 +313,18 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
     with as_shipped(seed):
         seen = {}
 
-        def fits(data):
-            key = (np.asarray(data[0]).tobytes(), np.asarray(data[1]).tobytes(), np.shape(data[0]))
+        def fits(data, records):
+            key = (np.asarray(data[0]).tobytes(), np.asarray(data[1]).tobytes(), np.shape(data[0]),
+                   None if records is None else records.key())
             if key not in seen:
-                seen[key] = [observe_fit(make_estimator, data, grid, classes) for _ in range(2)]
+                seen[key] = [observe_fit(make_estimator, data, grid, classes, records=records) for _ in range(2)]
                 report.screened += 2
             return seen[key]
 
         rounds = 0
         for pair in pairs:
-            a, b = fits(pair.d0), fits(pair.d1)
+            records = query_points(pair, np.shape(grid)[1] if np.ndim(grid) == 2 else None)
+            a, b = fits(pair.d0, records), fits(pair.d1, records)
             if not refusals and any("fit raised" in o for o in (*a, *b)):
                 continue  # refusals do not decide here (exceptions "report" or "off")
             cands = _candidates(pair, a, b)[:MAX_PATHS]
@@ -306,7 +332,8 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
                 continue
             rounds += 1
             report.tried += len(cands)
-            if _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks):
+            if _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks,
+                        records):
                 if progress is not None:
                     progress("FOUND a deterministic trace of the data (as shipped): " + report.evidence)
                 return report
@@ -318,19 +345,22 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
     return report
 
 
-def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks) -> bool:
-    alive = {path: (va, vb) for path, va, vb in cands}
-    varies = set()  # paths whose D' value changed between fits (noise): reported as "other values"
+def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks,
+             records=None) -> bool:
+    """Confirm the candidates on fresh fits of both datasets in lockstep (module docstring); each candidate is
+    read from its constant side (``_candidates``), the query ``records`` the same as in screening."""
+    alive = {path: (side, va, vb) for path, side, va, vb in cands}
+    varies = {path for path, side, va, vb in cands if vb is OTHER}  # changed between fits: "other values"
     k = 0
     for look in looks:
         while k < look and alive:
             want = {source_of(p) for p in alive}  # read only what the surviving candidates come from
-            oa = observe_fit(make_estimator, pair.d0, grid, classes, want=want)
-            ob = observe_fit(make_estimator, pair.d1, grid, classes, want=want)
+            obs = (observe_fit(make_estimator, pair.d0, grid, classes, want=want, records=records),
+                   observe_fit(make_estimator, pair.d1, grid, classes, want=want, records=records))
             k += 1
-            for path, (va, vb) in list(alive.items()):
-                got = ob.get(path, ABSENT)[0]
-                if oa.get(path, ABSENT)[0] != va[0] or got == va[0]:
+            for path, (side, va, vb) in list(alive.items()):
+                got = obs[1 - side].get(path, ABSENT)[0]
+                if obs[side].get(path, ABSENT)[0] != va[0] or got == va[0]:
                     del alive[path]
                 elif got != vb[0]:
                     varies.add(path)
@@ -338,11 +368,13 @@ def _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, 
             return False
         bound = float(epsilon_lower_bound(k, k, 0, k, delta=delta, alpha=level))
         if bound > epsilon:
+            side = min(s for s, _, _ in alive.values())  # one orientation is reported: D's side first
+            pair = _oriented(pair, side)
             report.verdict, report.pair, report.fits, report.epsilon_lower = "violation", pair.description, k, bound
             # a D' value that changed between fits is noise (it need not repeat on another run): not shown
             report.paths = [{"path": p, "on_d": va[1], "on_d1": "other values" if p in varies else vb[1],
                              "record_count": p not in varies and _is_count(pair, va[0], vb[0])}
-                            for p, (va, vb) in alive.items()]
+                            for p, (s, va, vb) in alive.items() if s == side]
             report.record_count_only = all(p["record_count"] for p in report.paths)
             report.deterministic_model = all(dict(o) == dict(a[0]) for o in a) and \
                 all(dict(o) == dict(b[0]) for o in b)

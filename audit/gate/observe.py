@@ -12,6 +12,10 @@ observable into one canonical value per path:
 * ``predict(grid)``, ``predict_proba(grid)``, ``predict_log_proba(grid)``, ``decision_function(grid)``,
   ``score_samples(grid)``, ``transform(grid)``, ``score(grid)``, ``release()``, ``repr()``, ``str()``: every
   public method's output on the public probe grid, a raised exception included;
+* ``NAME()``, ``NAME(record i)``, ``NAME(records)``, ``NAME(grid)``: every other public method taking nothing or
+  ``X``, and the methods above, asked at the pair's own records, the differing ones first
+  (:mod:`audit.gate.behaviour`), called after everything else is read; what they emit as ``calls warning[i]``,
+  ``calls stdout``, ...;
 * ``model....``: the fitted object's whole graph (:func:`audit.gate.state.walk.walk`: attributes,
   ``__getstate__``, containers and their lengths, ``functools.partial`` and closure cells, what pickling
   carries for C objects), its leaves read as
@@ -19,7 +23,8 @@ observable into one canonical value per path:
   objects (values and index);
 * ``model.NAME`` of every property (public, computed on access), ``type(model).NAME`` (attributes set on the
   class), ``module M.NAME`` (globals of the defining module and of the other imported modules of its package: a
-  cache of the last fit), ``fit()`` (what ``fit``
+  cache of the last fit; a weak dictionary's entry for the model as ``[model]``, a context variable's value in
+  the current context as ``.get()``), ``fit()`` (what ``fit``
   returned, when not the model itself) and ``_repr_html_()``.
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
@@ -45,9 +50,11 @@ import inspect
 import re
 import sys
 import types
+import weakref
 
 import numpy as np
 
+from audit.gate.behaviour import added_globals, calls, model_view, module_sizes
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
 from audit.gate.parts import MAX_DEPTH, PART_NODES, decoded, number_parts, positions
@@ -183,33 +190,33 @@ def _set(obs: Observation, path: str, value) -> None:
 
 
 @contextlib.contextmanager
-def _captured(obs: Observation):
+def _captured(obs: Observation, prefix: str = ""):
     """What the block emits (:func:`audit.gate.emissions.captured`) joins ``obs``: ``warning[i]``, ``log[i]``,
-    ``stdout``, ``stderr``, ``file PATH`` (size and content) and ``environ[NAME]``."""
+    ``stdout``, ``stderr``, ``file PATH`` (size and content) and ``environ[NAME]``, each after ``prefix``."""
     try:
         with captured() as out:
             yield
     finally:
-        _join(obs, out)
+        _join(obs, out, prefix)
 
 
-def _join(obs: Observation, out) -> None:
+def _join(obs: Observation, out, prefix: str = "") -> None:
     for i, text in enumerate(out.warnings):
-        _set(obs, f"warning[{i}]", text)
+        _set(obs, f"{prefix}warning[{i}]", text)
     for i, text in enumerate(out.logs):
-        _set(obs, f"log[{i}]", text)
+        _set(obs, f"{prefix}log[{i}]", text)
     for name in ("stdout", "stderr"):
         if getattr(out, name):
-            _set(obs, name, getattr(out, name))
+            _set(obs, prefix + name, getattr(out, name))
     for path, got in out.files.items():
         if got is None:
-            obs[f"file {path}"] = canonical("(removed again)")
+            obs[f"{prefix}file {path}"] = canonical("(removed again)")
             continue
         key, shown = canonical(got[1])
-        obs[f"file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
-        _parts(obs, f"file {path}", got[1])
+        obs[f"{prefix}file {path}"] = ("file", got[0], key), f"{got[0]:,} bytes: {shown}"
+        _parts(obs, f"{prefix}file {path}", got[1])
     for name, value in out.environ.items():
-        _set(obs, f"environ[{name}]", "(removed)" if value is None else value)
+        _set(obs, f"{prefix}environ[{name}]", "(removed)" if value is None else value)
 
 
 def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
@@ -226,7 +233,7 @@ def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
 
 _SOURCE = re.compile(r"[A-Za-z_]+")
 #: sources whose values any method call may emit (asking for one of them reads everything)
-_EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ"})
+_EMITTED = frozenset({"warning", "log", "stdout", "stderr", "file", "environ", "calls"})
 
 
 def source_of(path: str) -> str:
@@ -238,9 +245,10 @@ def source_of(path: str) -> str:
     return m.group() if m else path
 
 
-def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
+def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None, records=None) -> Observation:
     """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions; ``want``: the
-    sources to read (:func:`source_of`; None: all)."""
+    sources to read (:func:`source_of`; None: all); ``records``: the pair's records the methods are also asked
+    about (:class:`audit.gate.behaviour.Queries`, :func:`audit.gate.behaviour.query_points`)."""
     if want is not None and _EMITTED & set(want):
         want = None
 
@@ -267,7 +275,16 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
     if wanted("model"):
         _walk_into(obs, est, "model", max_nodes)
     _around(obs, est, max_nodes, wanted)
+    _behaviour(obs, est, grid, records, max_nodes, wanted)
     return obs
+
+
+def _behaviour(obs: Observation, est, grid, records, max_nodes: int, wanted) -> None:
+    """Every other public method taking nothing or ``X`` (:func:`audit.gate.behaviour.calls`), called after the
+    storage is read (a method may change it), its emissions as ``calls warning[i]``, ``calls stdout``, ...."""
+    with _captured(obs, "calls "):
+        for path, fn, args in calls(est, grid, records, fixed=METHODS, skip=("score", "release"), wanted=wanted):
+            _call(obs, path, fn, *args, max_nodes=max_nodes)
 
 
 def _not_the_model(value, est):
@@ -305,27 +322,32 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
             continue
         for name, value in list(namespace.items()):
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
-                                                           classmethod, __future__._Feature)) or callable(value):
+                                                           classmethod, __future__._Feature)) or \
+                    callable(value) and not isinstance(value, weakref.ref):
                 continue
-            _walk_into(obs, value, f"{where}.{name}", max_nodes // 4)
+            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4)
 
 
-def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None) -> Observation:
+def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None,
+                records=None) -> Observation:
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
     everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
     (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
-    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
+    observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate. ``records``: the points shaped
+    like ``X`` that the methods are asked about beside ``grid`` (:class:`audit.gate.behaviour.Queries`: the pair's
+    own records)."""
     with kept_environment():  # every fit starts from the same environment variables
-        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want)
+        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want, records)
 
 
-def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> Observation:
+def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, records=None) -> Observation:
     X, y = data
     emitted = Observation()
     est = returned = raised = None
     with _captured(emitted):
         try:
             est = make_estimator()
+            sizes = module_sizes() if want is None or "module" in want else None
             returned = est.fit(X, y)
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
             raised, est = canonical(outcome_text(exc)), None
@@ -336,7 +358,10 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want) -> O
     if est is not None:
         if returned is not est and returned is not None:  # fit returned something else than the model
             _walk_into(obs, returned, "fit()", max_nodes)
-        after = observe_model(est, grid, classes, max_nodes, want)
+        after = observe_model(est, grid, classes, max_nodes, want, records)
+        if sizes is not None:
+            for module, name, value in added_globals(sizes):  # set by a fit on another package's module
+                _walk_into(after, model_view(value, est), f"module {module}.{name}", max_nodes // 4)
         obs.update(after)
         obs.truncated = obs.truncated or after.truncated
     return obs

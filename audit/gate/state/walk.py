@@ -6,7 +6,9 @@
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
 functions, the objects that bytes starting with a pickle header unpickle to, a deque's ``maxlen``, the
-attributes of container and array subclasses (a masked array's mask), and, for an object that shows nothing
+attributes of container and array subclasses (a masked array's mask), the entries of weak dictionaries and weak
+sets (a key's ``repr`` in the path, addresses masked), a weak reference's live target (``()``), a context
+variable's value in the current context (``.get()``), and, for an object that shows nothing
 else (a C object: an iterator, ``range``, ``itertools.count``, ``array.array``), what its pickle carries
 (``__reduce_ex__``: arguments, state and items). It never enters
 modules, classes or a function's globals. When ``max_nodes`` is reached the walk stops and says so
@@ -22,12 +24,15 @@ only when they match a generator seeded with the fit's seed (:func:`audit.gate.s
 from __future__ import annotations
 
 import collections
+import contextvars
 import functools
 import inspect
 import itertools
 import pickle
 import random
+import re
 import types
+import weakref
 from collections import deque
 
 import numpy as np
@@ -234,6 +239,8 @@ def children(obj):
         return _container_children(obj) + (_object_children(obj) if type(obj) not in _CONTAINERS else [])
     if isinstance(obj, collections.ChainMap):
         return [(f".maps[{i}]", m) for i, m in enumerate(obj.maps)]
+    if isinstance(obj, _WEAK):
+        return _weak_children(obj)
     if isinstance(obj, np.ndarray):  # a subclass (a masked array's mask) holds attributes beside the values
         return ([(f"[{i}]", v) for i, v in enumerate(obj.ravel().tolist())] if obj.dtype == object else []) + \
             (_object_children(obj) if type(obj) is not np.ndarray else [])
@@ -275,6 +282,27 @@ def _container_children(obj):
         return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
     items = [(f"[{i}]", v) for i, v in enumerate(obj)]
     return items + ([(".maxlen", obj.maxlen)] if isinstance(obj, deque) and obj.maxlen is not None else [])
+
+
+_WEAK = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary, weakref.WeakSet, weakref.ref,
+         contextvars.ContextVar)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_UNSET = object()
+
+
+def _weak_children(obj):
+    """What a weak container, a weak reference or a context variable holds: the entries of a weak dictionary
+    (a key's ``repr`` in the path, memory addresses masked), the members of a weak set, a reference's live
+    target (``()``) and a context variable's value in the current context (``.get()``)."""
+    if isinstance(obj, contextvars.ContextVar):
+        value = obj.get(_UNSET)
+        return [] if value is _UNSET else [(".get()", value)]
+    if isinstance(obj, weakref.ref):
+        target = obj()
+        return [] if target is None else [("()", target)]
+    if isinstance(obj, weakref.WeakSet):
+        return [(f"{{{i}}}", v) for i, v in enumerate(list(obj))]
+    return [(f"[{_ADDRESS.sub('0x…', repr(k))}]", v) for k, v in list(obj.items())]
 
 
 def _reduced(obj):
