@@ -74,7 +74,8 @@ class OddRefusal(_Slow):
 
 
 def main() -> int:
-    from audit.check import Subject, _state_probe, plan_subject
+    from audit.check import Subject, plan_subject
+    from audit.gate.channels import state_probe
 
     sys.modules.setdefault("bench_fail_fast", sys.modules[__name__])
     print("subject            plan (calibration) CPU-s   state probe CPU-s   total   finding")
@@ -83,7 +84,7 @@ def main() -> int:
         t0 = time.process_time()
         plan = plan_subject(subject)
         t1 = time.process_time()
-        probe = _state_probe(plan, subject)
+        probe = state_probe(plan, subject)
         t2 = time.process_time()
         found = "crash: " + str(len(plan["crash_pairs"])) + " pair(s)" if plan["crash_pairs"] else \
             f"state {probe.verdict}"

@@ -117,3 +117,18 @@ def test_draws_are_exchangeable_in_time_and_keep_each_blocks_samples():
     for i, item in enumerate(fresh_items()):
         alone = next(sampling.draw(noisy, *item)).values
         assert np.array_equal(alone, together[i])
+
+
+def test_a_structure_that_switches_at_a_round_size_is_found_on_the_ladder():
+    """The tiny candidates never reach 1,000 records; the ladder's pair 999 vs 1,000 does (determinism at its
+    share of alpha, 1.25e-4: a correct subject is flagged with probability at most that)."""
+    from audit.gate.determinism import probe_determinism
+    from audit.gate.ladder import ladder_pairs
+    from subjects.as_shipped import FinerAtAThousand
+
+    pairs = ladder_pairs([(0.0, 1.0)], [0, 1], "add-remove", n_max=2_000)
+    assert [p.description for p in pairs][:2] == ["[round size] 9 records vs 10", "[round size] 10 records vs 11"]
+    rep = probe_determinism(FinerAtAThousand, pairs, grid=GRID, classes=[0, 1], epsilon=1.0, alpha=1.25e-4,
+                            screen_pairs=len(pairs))
+    assert rep.verdict == "violation" and rep.pair == "[round size] 999 records vs 1,000", rep.summary()
+    assert [p["path"] for p in rep.paths] == ["model.n_bins_"]

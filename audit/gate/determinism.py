@@ -268,7 +268,8 @@ def _oriented(pair, side: int):
 
 def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, delta: float = 0.0,
                       alpha: float = 0.001, relation: str = "add-remove", max_fits: int = MAX_FITS["quick"],
-                      refusals: bool = True, progress=None, seed: int | None = 0) -> DeterminismReport:
+                      refusals: bool = True, progress=None, seed: int | None = 0,
+                      screen_pairs: int = SCREEN_PAIRS) -> DeterminismReport:
     """Fit ``make_estimator()`` as it ships on neighbouring datasets and find deterministic traces of the data.
 
     Parameters
@@ -297,13 +298,16 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
         ``progress(text)`` for a console line when a violation is found.
     seed : int or None
         Seeds the global generators for the probe's fits (:func:`as_shipped`; None leaves them as they are).
+    screen_pairs : int
+        Pairs screened, at most (the first ones); at most :data:`ROUNDS` of them are confirmed whatever this is,
+        so the error level does not depend on it.
 
     Returns
     -------
     DeterminismReport
     """
     report = DeterminismReport(relation=relation)
-    pairs = list(pairs)[:SCREEN_PAIRS]
+    pairs = list(pairs)[:screen_pairs]
     if not pairs:
         report.verdict, report.notes = "skipped", ["no pair to screen"]
         return report

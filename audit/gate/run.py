@@ -36,7 +36,6 @@ import inspect
 import math
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -66,9 +65,8 @@ from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
 from audit.gate.search import candidate_pairs, data_key, search_and_confirm
-from audit.gate.state.probe import probe_estimator
-from audit.gate.determinism import MAX_FITS, join_verdict, probe_determinism
-from audit.gate.fresh import probe_fresh
+from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, read_channels
+from audit.gate.determinism import join_verdict
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
@@ -79,10 +77,6 @@ __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_
 
 #: screened candidate pairs confirmed on fresh samples (alpha is shared over these only)
 CONFIRM = 2
-#: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
-DETERMINISM_SHARE = 0.02
-#: the share of alpha kept for the same evidence across fresh processes (:mod:`audit.gate.fresh`)
-FRESH_SHARE = 0.005
 
 
 @dataclass
@@ -287,52 +281,6 @@ def pilot_samples(n_samples: int) -> int:
     return int(min(20_000, max(200, n_samples // 30)))
 
 
-def _state_probe(plan: dict, subject: Subject):
-    """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides."""
-    accepted = [p for p in plan["fixed"] + plan["candidates"]
-                if _raises(plan["mechanism"], p.d0) is None and _raises(plan["mechanism"], p.d1) is None]
-    pair = (accepted[0].d0, accepted[0].d1) if accepted else None
-    return probe_estimator(plan["factory"], *plan["base"], pair=pair, epsilon=subject.epsilon, delta=subject.delta,
-                           alpha=ALPHA)
-
-
-def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int):
-    """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
-    return probe_determinism(plan["factory"], _shaped_pairs(plan), grid=plan["mechanism"].grid, classes=plan["classes"],
-                             epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
-                             relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
-                             refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed)
-
-
-def _shaped_pairs(plan: dict) -> list:
-    """The audited pairs (``fixed`` then ``candidates``), their records as 2-D float arrays."""
-    d = len(plan["bounds"])
-
-    def shaped(data):
-        return np.asarray(data[0], dtype=float).reshape(-1, d), np.asarray(data[1])
-
-    return [SimpleNamespace(d0=shaped(p.d0), d1=shaped(p.d1), description=p.description)
-            for p in plan["fixed"] + plan["candidates"]]
-
-
-def _fresh_probe(plan: dict, subject: Subject, det):
-    """The determinism evidence across fresh processes (:mod:`audit.gate.fresh`) on the first audited pairs that
-    ``fit`` accepts on both sides: the report that decides when it finds a violation, else ``det`` with its
-    summary among the notes."""
-    mech = plan["mechanism"]
-    pairs = [p for p in _shaped_pairs(plan) if _raises(mech, p.d0) is None and _raises(mech, p.d1) is None][:2]
-    fresh = probe_fresh(subject.target, subject.params, pairs, grid=mech.grid, classes=plan["classes"],
-                        epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * FRESH_SHARE)
-    if fresh.verdict == "violation":
-        progress.step("FOUND noise whose source an adversary can enumerate (fresh processes): " + fresh.evidence)
-        fresh.notes.append(det.summary())
-        return fresh
-    det.notes.append(fresh.summary())
-    if fresh.verdict == "inconclusive" and det.verdict == "clean":
-        det.verdict = "inconclusive"
-    return det
-
-
 #: the remedy of a violation through the floating-point probe alone
 FLOAT_REMEDY = ("remedy: add the noise on a public lattice with exact integer sampling, as the lattice mechanisms "
                 "reference.mechanisms.Laplace and TwoSidedGeometric do, so that both inputs' outputs lie on one lattice")
@@ -408,7 +356,7 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     mech, kind = plan["mechanism"], plan["kind"]
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0)
-                      - (DETERMINISM_SHARE + FRESH_SHARE if det is not None else 0.0))
+                      - (DETERMINISM_SHARE + FRESH_SHARE + LADDER_SHARE if det is not None else 0.0))
     grow_rows, looks = [], {}
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
@@ -527,17 +475,9 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     mech, kind = plan["mechanism"], plan["kind"]
     claim = Claim(subject.epsilon, subject.delta, subject.neighbours)
     extra = []
-    probe = None
-    if kind == "estimator" and subject.state != "off":
-        probe = _state_probe(plan, subject)
-        if probe.verdict == "violation":
-            progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
-        cpu.lap("state probe")
-    det = None
-    if kind == "estimator" and subject.determinism != "off":
-        det = _determinism_probe(plan, subject, budget, seed)
-        if det.verdict != "violation":  # the same test across fresh processes: where the noise comes from
-            det = _fresh_probe(plan, subject, det)
+    probe = det = None
+    if kind == "estimator":
+        probe, det = read_channels(plan, subject, budget, seed, cpu)
     if kind == "estimator" and plan["crash_pairs"] and plan["exceptions"] != "off":
         progress.step("FOUND a refusal that separates a pair: " + _crash_text(mech, plan["crash_pairs"][0]))
     cpu.lap("determinism")

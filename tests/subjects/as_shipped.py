@@ -7,7 +7,9 @@ Leaks (the noise's seed is something an adversary can enumerate):
 
 * ``ClockSeeded``: seeded from the clock in milliseconds, and keeps the minute it was trained (a model card's
   timestamp): every coordinate has the right law, only the seed space (60,000 values a minute) gives it away;
-* ``PidSeeded``: seeded from the process id.
+* ``PidSeeded``: seeded from the process id;
+* ``FinerAtAThousand``: fresh noise, but twice as many histogram bins from 1,000 records on (the structure
+  switches at an exact record count: 999 records against 1,000 tells the count).
 
 Correct controls (they must pass):
 
@@ -107,4 +109,11 @@ class ForwardsRandomState(_Counts):
     def fit(self, X, y):
         self.step_ = _NoisyCounts(self.epsilon, self.classes, random_state=self.random_state).fit(y)
         self.counts_ = self.step_.counts_
+        return self
+
+
+class FinerAtAThousand(_Counts):
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.n_bins_ = 10 if len(y) < 1_000 else 20
         return self

@@ -1,0 +1,127 @@
+"""The channels ``audit check`` reads an estimator through before any output is sampled.
+
+Each channel applies the gate's one principle (*whatever an adversary could compute from the published model,
+its pickle, its behaviour or the fit's side effects must be covered by the noise*) to one thing an adversary
+sees, and returns a report with a ``verdict`` (``"violation"``, ``"clean"``, ``"inconclusive"`` or
+``"skipped"``), its ``evidence`` and its ``remedy``:
+
+==================  =====================================================================  =================
+channel             what it reads                                                          module
+==================  =====================================================================  =================
+kept state          generators, states and seeds the fitted model or its pickle keeps      ``state.probe``
+determinism         everything a fit leaves behind, by parts, its behaviour at the         ``determinism``
+                    pair's records: the same on every fit of D, never on D'
+round sizes         the same test one record either side of round sizes (10 to 10,000)     ``ladder``
+fresh processes     the same test across fresh processes, nothing seeded by the gate and   ``fresh``
+                    the clock held fixed: where the noise comes from
+==================  =====================================================================  =================
+
+:func:`read_channels` runs them in that order; the determinism channels stop at the first violation (each
+later one is the same test on other fits). Each has its share of the claim's alpha (:data:`DETERMINISM_SHARE`,
+:data:`LADDER_SHARE`, :data:`FRESH_SHARE`); the sampled stages get the rest (:mod:`audit.gate.run`).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from audit.engine.runs import progress
+from audit.gate.budget import scale_records
+from audit.gate.determinism import MAX_FITS, probe_determinism
+from audit.gate.fresh import probe_fresh
+from audit.gate.ladder import ladder_pairs, round_sizes
+from audit.gate.refusals import raises as _raises
+from audit.gate.state.probe import probe_estimator
+from audit.gate.verdict import ALPHA
+
+__all__ = ["read_channels", "state_probe", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE"]
+
+#: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
+DETERMINISM_SHARE = 0.02
+#: the shares of alpha kept for the same evidence across fresh processes (:mod:`audit.gate.fresh`) and along the
+#: ladder of round sizes (:mod:`audit.gate.ladder`)
+FRESH_SHARE = 0.005
+LADDER_SHARE = 0.0025
+
+
+def read_channels(plan: dict, subject, budget: str, seed: int, cpu) -> tuple:
+    """``(state report or None, determinism report or None)``: the channels the subject's settings switch on
+    (``state``, ``determinism``), in the order of the module docstring; ``cpu`` gets a lap for each."""
+    probe = det = None
+    if subject.state != "off":
+        probe = state_probe(plan, subject)
+        if probe.verdict == "violation":
+            progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
+        cpu.lap("state probe")
+    if subject.determinism != "off":
+        det = _determinism_probe(plan, subject, budget, seed)
+        if det.verdict != "violation":
+            det = _ladder_probe(plan, subject, budget, seed, det)
+        if det.verdict != "violation":
+            det = _fresh_probe(plan, subject, det)
+    return probe, det
+
+
+def state_probe(plan: dict, subject: Subject):
+    """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides."""
+    accepted = [p for p in plan["fixed"] + plan["candidates"]
+                if _raises(plan["mechanism"], p.d0) is None and _raises(plan["mechanism"], p.d1) is None]
+    pair = (accepted[0].d0, accepted[0].d1) if accepted else None
+    return probe_estimator(plan["factory"], *plan["base"], pair=pair, epsilon=subject.epsilon, delta=subject.delta,
+                           alpha=ALPHA)
+
+
+def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int):
+    """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
+    return probe_determinism(plan["factory"], _shaped_pairs(plan), grid=plan["mechanism"].grid, classes=plan["classes"],
+                             epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
+                             relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
+                             refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed)
+
+
+def _ladder_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
+    """The determinism test one record either side of round sizes (:mod:`audit.gate.ladder`), up to the scale
+    family's largest size: the report that decides when it finds a violation, else ``det`` with its summary."""
+    pairs = ladder_pairs(plan["bounds"], plan["classes"], subject.neighbours, scale_records(subject, budget))
+    found = probe_determinism(plan["factory"], pairs, grid=plan["mechanism"].grid, classes=plan["classes"],
+                              epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * LADDER_SHARE,
+                              relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
+                              refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed,
+                              screen_pairs=len(pairs))
+    if found.verdict == "violation":
+        found.notes.append(det.summary())
+        return found
+    det.notes.append(f"at round sizes ({len(pairs)} pairs one record either side of 10 to "
+                     f"{max(round_sizes(scale_records(subject, budget)), default=0):,} records): "
+                     + found.summary())
+    return det
+
+
+def _shaped_pairs(plan: dict) -> list:
+    """The audited pairs (``fixed`` then ``candidates``), their records as 2-D float arrays."""
+    d = len(plan["bounds"])
+
+    def shaped(data):
+        return np.asarray(data[0], dtype=float).reshape(-1, d), np.asarray(data[1])
+
+    return [SimpleNamespace(d0=shaped(p.d0), d1=shaped(p.d1), description=p.description)
+            for p in plan["fixed"] + plan["candidates"]]
+
+
+def _fresh_probe(plan: dict, subject: Subject, det):
+    """The determinism evidence across fresh processes (:mod:`audit.gate.fresh`) on the first audited pairs that
+    ``fit`` accepts on both sides: the report that decides when it finds a violation, else ``det`` with its
+    summary among the notes."""
+    mech = plan["mechanism"]
+    pairs = [p for p in _shaped_pairs(plan) if _raises(mech, p.d0) is None and _raises(mech, p.d1) is None][:2]
+    fresh = probe_fresh(subject.target, subject.params, pairs, grid=mech.grid, classes=plan["classes"],
+                        epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * FRESH_SHARE)
+    if fresh.verdict == "violation":
+        progress.step("FOUND noise whose source an adversary can enumerate (fresh processes): " + fresh.evidence)
+        fresh.notes.append(det.summary())
+        return fresh
+    det.notes.append(fresh.summary())
+    if fresh.verdict == "inconclusive" and det.verdict == "clean":
+        det.verdict = "inconclusive"
+    return det
