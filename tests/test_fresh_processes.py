@@ -132,3 +132,55 @@ def test_a_structure_that_switches_at_a_round_size_is_found_on_the_ladder():
                             screen_pairs=len(pairs))
     assert rep.verdict == "violation" and rep.pair == "[round size] 999 records vs 1,000", rep.summary()
     assert [p["path"] for p in rep.paths] == ["model.n_bins_"]
+
+
+CONTROL = "subjects.as_shipped:WithProvenance"  # a fit time, a run id, a fit counter, a JSON card, a forwarded seed
+CONTROL_X = np.array([[0.2], [0.2], [0.2], [0.8]])
+CONTROL_Y = np.array([0, 0, 0, 1])
+CONTROL_PAIRS = [((CONTROL_X, CONTROL_Y), (CONTROL_X[:-1], CONTROL_Y[:-1]), "one record of class 1 removed")]
+
+
+@pytest.mark.slow
+def test_false_alarm_rate_of_the_sampled_audit_on_a_correct_model_that_keeps_its_provenance():
+    """200 seeds of the sampled audit (1,000 outputs per input, one pair, state probe on) of a correct classifier
+    that keeps its fit time, a run id, a fit counter and a JSON card, and forwards its random_state. Each run is a
+    false alarm with probability <= 0.05, so the count is at most Binomial(200, 0.05) (mean 10); "refuted" means
+    18 or more alarms, which a sound gate produces with probability < 0.003. The old gate, drawing every output of
+    D before any of D', failed this control on every seed (the fit time ordered the two sides)."""
+    from audit.gate.run import Subject, audit_subject
+
+    alarms = 0
+    for s in range(200):
+        subject = Subject("control", CONTROL, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], search=False, scale=False,
+                          n_samples=1000, determinism="off", grow=False, pairs=CONTROL_PAIRS)
+        alarms += audit_subject(subject, "quick", s)["verdict"] == "violation"
+    assert alarms < 18, alarms
+
+
+@pytest.mark.slow
+def test_false_alarm_rate_of_the_determinism_channels_on_the_same_control():
+    """200 seeds of the in-process determinism probe on the search's candidate pairs and on the ladder of round
+    sizes (up to 2,048 records), at their alphas (0.001 and 1.25e-4 per run): "refuted" means 3 or more alarms,
+    which sound probes produce with probability < 0.002 (Binomial(200, 0.00113))."""
+    from audit.gate.determinism import probe_determinism
+    from audit.gate.ladder import ladder_pairs
+    from audit.gate.search import candidate_pairs
+    from subjects.as_shipped import WithProvenance
+
+    tiny = candidate_pairs([(0.0, 1.0)], [0, 1], "add-remove", seed=0)
+    ladder = ladder_pairs([(0.0, 1.0)], [0, 1], "add-remove", n_max=2_100)
+    alarms = 0
+    for s in range(200):
+        for pairs, alpha in ((tiny, 1e-3), (ladder, 1.25e-4)):
+            rep = probe_determinism(WithProvenance, pairs, grid=GRID, classes=[0, 1], epsilon=1.0, alpha=alpha,
+                                    seed=s, screen_pairs=len(pairs) if pairs is ladder else 8)
+            alarms += rep.verdict == "violation"
+    assert alarms < 3, alarms
+
+
+@pytest.mark.slow
+def test_the_fresh_process_probe_never_flags_the_control():
+    """20 runs of the fresh-process probe (its children draw OS entropy, which no seed can fix: that is what it
+    tests). Each is a false alarm with probability <= 2.5e-4, so any alarm in 20 runs (probability <= 0.005)
+    refutes it."""
+    assert not any(_fresh(CONTROL).verdict == "violation" for _ in range(20))

@@ -16,12 +16,15 @@ Correct controls (they must pass):
 * ``KeepsFitTime``: fresh noise, and ``fitted_at_ = time.time()`` and the minute it was trained beside it;
 * ``NumbersItsFits``: fresh noise, and the number of fits the process has made so far (``fit_number_``);
 * ``ForwardsRandomState``: the scikit-learn way, ``random_state`` forwarded to an inner step that draws the
-  noise (``None`` as shipped: fresh entropy).
+  noise (``None`` as shipped: fresh entropy);
+* ``WithProvenance``: all of these at once, with a run id and a JSON model card of public parameters.
 """
 import datetime
 import itertools
+import json
 import os
 import time
+import uuid
 
 import numpy as np
 
@@ -116,4 +119,13 @@ class FinerAtAThousand(_Counts):
     def fit(self, X, y):
         super().fit(X, y)
         self.n_bins_ = 10 if len(y) < 1_000 else 20
+        return self
+
+
+class WithProvenance(ForwardsRandomState):
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.fitted_at_, self.run_id_, self.fit_number_ = time.time(), uuid.uuid4().hex, next(_FITS)
+        self.model_card_ = json.dumps({"trained_at": self.fitted_at_, "run_id": self.run_id_,
+                                       "epsilon": self.epsilon, "classes": list(self.classes)})
         return self
