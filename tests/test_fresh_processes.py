@@ -105,7 +105,9 @@ def test_draws_are_exchangeable_in_time_and_keep_each_blocks_samples():
     _drifting.calls = 0
     items = [(k, 1000, np.random.SeedSequence(k)) for k in range(3)]
     calls = {i: np.array([v[1] for v in b.values]) for i, b in sampling.draw_many(_drifting, items)}
-    assert all(abs(np.median(c) - 1500) < 150 for c in calls.values())  # 3,000 calls in all, mixed
+    # 3,000 calls in all, in runs of 16: each input's calls span the run and centre on its middle (drawn one input
+    # after the other, their means were 500, 1,500 and 2,500); the order is seeded, so this holds every time
+    assert all(c.min() < 100 and c.max() > 2900 and abs(c.mean() - 1500) < 400 for c in calls.values())
 
     def noisy(data, rng):
         return float(data + rng.laplace() + np.random.laplace() + random.random())

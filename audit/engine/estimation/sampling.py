@@ -357,29 +357,38 @@ def _blocks_many(mechanism, items):
 
 
 class _Block:
-    """One block's outputs drawn one call at a time, its own generator and its own copy of the global
-    generators' states (:func:`reseed_globals`) kept between its calls."""
+    """One block's outputs drawn one call at a time, with its own generator and its own copy of the global
+    generators' states (:func:`reseed_globals`), put aside while other blocks are drawn."""
 
     def __init__(self, mechanism, data, size: int, rng, start: int):
         self.mechanism, self.data, self.rng, self.start, self.out = mechanism, data, rng, start, []
         reseed_globals(rng)
+        self.save()
+
+    def save(self) -> None:
         self.states = (np.random.get_state(), random.getstate())
 
-    def step(self, resume: bool) -> None:
-        if resume:
-            np.random.set_state(self.states[0])
-            random.setstate(self.states[1])
+    def restore(self) -> None:
+        np.random.set_state(self.states[0])
+        random.setstate(self.states[1])
+
+    def call(self) -> None:
         try:
             self.out.append(self.mechanism(self.data, self.rng))
         except Exception as exc:
             raise MechanismOutputError(f"mechanism raised at sample {self.start + len(self.out)}: "
                                        f"{type(exc).__name__}: {exc}") from exc
-        self.states = (np.random.get_state(), random.getstate())
+
+
+#: consecutive calls of one block in the exchangeable order (:func:`_interleaved`): a block's global generators'
+#: states are put back once per run, not once per call
+RUN = 16
 
 
 def _interleaved(mechanism, items, tasks):
     """The blocks of :func:`_blocks_many` for a mechanism called once per output, drawn in an exchangeable order:
-    the calls of all the blocks are made in one random order (seeded by the blocks' sizes), so whatever drifts
+    the calls of all the blocks are made in runs of :data:`RUN` in one random order of the runs (seeded by the
+    blocks' sizes), so whatever drifts
     with time or with the process's history (a clock, a counter, a cache) is shared by every input alike and
     cannot tell two inputs apart. Each block keeps its own generator and its own global generators' states
     between its calls, so a seed gives the samples :func:`draw` gives block by block; they are yielded in item
@@ -387,12 +396,17 @@ def _interleaved(mechanism, items, tasks):
     with seeded_fits():
         blocks = [_Block(mechanism, items[index][0], size, np.random.default_rng(ss), start)
                   for index, start, size, ss in tasks]
-        order = np.repeat(np.arange(len(tasks)), [t[2] for t in tasks])
-        np.random.default_rng([0x1E7, len(tasks), *(t[2] for t in tasks)]).shuffle(order)
-        last = None
-        for k in order.tolist():
-            blocks[k].step(resume=k != last)
-            last = k
+        runs = [(k, min(RUN, size - i)) for k, (_, _, size, _) in enumerate(tasks) for i in range(0, size, RUN)]
+        order = np.random.default_rng([0x1E7, len(tasks), *(t[2] for t in tasks)]).permutation(len(runs))
+        current = None
+        for k, length in (runs[i] for i in order.tolist()):
+            if k != current:  # the global generators' states follow their block
+                if current is not None:
+                    blocks[current].save()
+                blocks[k].restore()
+                current = k
+            for _ in range(length):
+                blocks[k].call()
     for (index, start, _, _), block in zip(tasks, blocks):
         yield index, _normalise(block.out, start)
 
