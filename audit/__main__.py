@@ -265,9 +265,12 @@ def _error(msg: str) -> int:
 def _unwritable(out) -> str | None:
     """Why the directory ``--out`` names cannot take a report (None when it can): checked before any sampling,
     so a run never spends its work and then fails to write."""
-    try:
-        where = Path(out)
-        where.mkdir(parents=True, exist_ok=True)
+    try:  # the nearest folder that exists must take a file; nothing is created (a failed run writes nothing)
+        where = Path(out).absolute()
+        while not where.exists() and where != where.parent:
+            where = where.parent
+        if not where.is_dir():
+            raise NotADirectoryError(20, f"{where} is not a directory")
         with tempfile.TemporaryFile(dir=where):
             pass
     except OSError as exc:

@@ -16,8 +16,9 @@ fresh processes     the same test across fresh processes, nothing seeded by the 
                     the clock held fixed: where the noise comes from
 ==================  =====================================================================  =================
 
-:func:`read_channels` runs them in that order; the determinism channels stop at the first violation (each
-later one is the same test on other fits). Each has its share of the claim's alpha (:data:`DETERMINISM_SHARE`,
+:func:`read_channels` runs them in that order; the determinism channels (:data:`TRACE_CHANNELS`, a list: a
+new channel of that kind is one more entry, the orchestrator :mod:`audit.gate.run` unchanged) stop at the first
+violation (each later one is the same test on other fits). Each has its share of the claim's alpha (:data:`DETERMINISM_SHARE`,
 :data:`LADDER_SHARE`, :data:`FRESH_SHARE`); the sampled stages get the rest (:mod:`audit.gate.run`).
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ from audit.gate.refusals import raises as _raises
 from audit.gate.state.probe import probe_estimator
 from audit.gate.verdict import ALPHA
 
-__all__ = ["read_channels", "state_probe", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE"]
+__all__ = ["read_channels", "state_probe", "TRACE_CHANNELS", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE"]
 
 #: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
 DETERMINISM_SHARE = 0.02
@@ -55,11 +56,10 @@ def read_channels(plan: dict, subject, budget: str, seed: int, cpu) -> tuple:
             progress.step("FOUND kept state (certain, from one fit per dataset): " + probe.evidence)
         cpu.lap("state probe")
     if subject.determinism != "off":
-        det = _determinism_probe(plan, subject, budget, seed)
-        if det.verdict != "violation":
-            det = _ladder_probe(plan, subject, budget, seed, det)
-        if det.verdict != "violation":
-            det = _fresh_probe(plan, subject, det)
+        for read in TRACE_CHANNELS:
+            det = read(plan, subject, budget, seed, det)
+            if det.verdict == "violation":
+                break
     return probe, det
 
 
@@ -72,7 +72,7 @@ def state_probe(plan: dict, subject: Subject):
                            alpha=ALPHA)
 
 
-def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int):
+def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int, det=None):
     """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
     return probe_determinism(plan["factory"], _shaped_pairs(plan), grid=plan["mechanism"].grid, classes=plan["classes"],
                              epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
@@ -109,7 +109,7 @@ def _shaped_pairs(plan: dict) -> list:
             for p in plan["fixed"] + plan["candidates"]]
 
 
-def _fresh_probe(plan: dict, subject: Subject, det):
+def _fresh_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
     """The determinism evidence across fresh processes (:mod:`audit.gate.fresh`) on the first audited pairs that
     ``fit`` accepts on both sides: the report that decides when it finds a violation, else ``det`` with its
     summary among the notes."""
@@ -125,3 +125,9 @@ def _fresh_probe(plan: dict, subject: Subject, det):
     if fresh.verdict == "inconclusive" and det.verdict == "clean":
         det.verdict = "inconclusive"
     return det
+
+
+#: the channels that look for a trace of the data no noise covers, in order: each is
+#: ``read(plan, subject, budget, seed, so_far)`` and returns the report that decides (a violation) or ``so_far``
+#: (None for the first) with its own summary among the notes; a new channel of this kind is one more entry here
+TRACE_CHANNELS = (_determinism_probe, _ladder_probe, _fresh_probe)
