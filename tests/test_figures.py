@@ -56,6 +56,21 @@ def test_claims_figure_marks_zeros_and_caps_and_keeps_its_legend_off_the_data(mo
     assert _legend_below_axes(fig, ax)
 
 
+def test_a_users_claims_are_drawn_as_the_gates_answer_and_an_inconclusive_pass_apart(monkeypatch, tmp_path):
+    """``audit check`` without a stated ``expected``: a violation reads as a refuted claim, never as "NOT the
+    expected verdict"; an inconclusive pass has its own colour and label."""
+    kept = _captured(monkeypatch, figures)
+    rows = [dict(_claim(0, 0.9), expected_stated=False, power="conclusive"),
+            dict(_claim(1, 0.3), expected_stated=False, power="inconclusive"),
+            dict(_claim(2, 2.0, verdict="violation"), expected="pass", expected_stated=False)]
+    assert figures.claims_figure("check", rows, tmp_path / "c.png")
+    labels = [h.get_label() for h in kept[0].axes[0].get_legend().legend_handles] if kept[0].axes[0].get_legend() \
+        else [h.get_label() for leg in kept[0].legends for h in leg.legend_handles]
+    assert labels[:3] == ["pass", "pass, inconclusive (could not have caught 1.25 x the claim)",
+                          "violation: the claim is refuted"]
+    assert not any("NOT the expected" in label for label in labels)
+
+
 def test_poisoning_figures_count_on_integer_ticks_with_legends_below(monkeypatch, tmp_path):
     from audit.privatree import theorems as t
 

@@ -151,9 +151,10 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     y = np.arange(len(claims))
     ratio = [_ratio(c["epsilon_lower"], c["epsilon_claimed"]) for c in claims]
     kinds = {"pass": ("tab:green", "pass, as expected"), "known": ("tab:orange", "violation, as expected (known)"),
-             "unexpected": ("tab:red", "NOT the expected verdict")}
-    kind = ["unexpected" if c["verdict"] != c["expected"] else "known" if c["verdict"] == "violation" else "pass"
-            for c in claims]
+             "unexpected": ("tab:red", "NOT the expected verdict"), "passed": ("tab:green", "pass"),
+             "inconclusive": ("yellowgreen", "pass, inconclusive (could not have caught 1.25 x the claim)"),
+             "refuted": ("tab:red", "violation: the claim is refuted")}
+    kind = [_claim_kind(c) for c in claims]
     colours = [kinds[k][0] for k in kind]
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(claims) + 1.6))
     ax.barh(y, [min(r, cap) for r in ratio], color=colours, alpha=0.8, edgecolor="k",
@@ -168,6 +169,20 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     legend_below(ax, [Patch(color=kinds[k][0], label=kinds[k][1]) for k in kinds if k in kind] + marks, ncol=3)
     save(fig, path)
     return True
+
+
+def _claim_kind(c: dict) -> str:
+    """How a claims-figure bar is drawn: against the verdict a target or a claims file expected, or, for a
+    user's claim with no stated ``expected`` (``audit check``), as the gate's answer; an inconclusive pass apart
+    from a conclusive one."""
+    stated = c.get("expected_stated", True)
+    if stated and c["verdict"] != c["expected"]:
+        return "unexpected"
+    if c["verdict"] == "violation":
+        return "known" if stated else "refuted"
+    if c.get("power") == "inconclusive":
+        return "inconclusive"
+    return "pass" if stated else "passed"
 
 
 def _exact_marks(ax, rows, cap: float, floor: float = 0.0) -> list:
