@@ -60,3 +60,18 @@ def test_a_mean_whose_noise_is_right_from_two_records_on_is_flagged_and_its_fix_
     row = json.loads((tmp_path / "check-subjects.bounded_mean-NoisyMean" / "report.json").read_text())["claims"][0]
     if code:  # the leak lives on one record vs two at opposite bounds (loss 2 there, at most 4/3 elsewhere)
         assert row["winning_pair"].startswith(f"[{FAMILIES[10]}]") and row["epsilon_lower"] > 1
+
+
+def test_bounds_that_exclude_the_data_are_said_in_the_console_and_the_report(tmp_path, capsys):
+    """Iris against the public domain [0, 1]^4: its records lie outside, which the old gate never said."""
+    import json
+
+    from audit.__main__ import main
+
+    code = main(["check", "subjects.shipped_leaks:Correct", "--epsilon", "1", "--data", "builtin:iris", "--bounds",
+                 "[[0, 1], [0, 1], [0, 1], [0, 1]]", "--classes", "0,1,2", "--n-samples", "2000", "--no-scale",
+                 "--no-search", "--out", str(tmp_path)])
+    assert code in (0, 1)
+    assert "records of the dataset builtin:iris lie outside --bounds" in capsys.readouterr().out
+    row = json.loads(next(tmp_path.rglob("report.json")).read_text())["claims"][0]
+    assert "lie outside --bounds" in row["detail"]
