@@ -43,11 +43,13 @@ def _fresh(target):
     ("subjects.seeded_at_import:ModuleGenerator", "seeded_at_import.py:"),
     ("subjects.as_shipped:ClockSeeded", "as_shipped.py:"),
     ("subjects.as_shipped:PidSeeded", "as_shipped.py:"),
+    ("subjects.as_shipped:AddressSeeded", "as_shipped.py:"),
 ])
 def test_noise_an_adversary_can_enumerate_is_found_across_fresh_processes(target, site):
     rep = _fresh(target)
     assert rep.verdict == "violation", rep.summary()
-    assert rep.epsilon_lower > 1.0 and rep.counts[1] == 0 and rep.paths[0]["path"] in ("model.counts_", "predict(grid)")
+    assert rep.epsilon_lower > 1.0 and rep.counts[0] > rep.counts[1]
+    assert rep.paths[0]["path"] in ("model.counts_", "predict(grid)")
     assert any(s.startswith(site) for _, _, s in rep.seeds), rep.seeds  # the call site of a seed not from entropy
     assert "remedy: draw the noise from OS entropy" in rep.summary()
 

@@ -13,7 +13,9 @@ imported the gate but not the subject (:class:`Zygote`). In each child, before t
   is seeded after that (the gate injects no seed);
 * everything an adversary can enumerate is held fixed, the same in every child: the clock (``time.time`` and
   its siblings, ``datetime.now``, ``date.today``; each read advances it by one millisecond from a fixed
-  instant, so a deadline loop still ends), the process id; forked children also share their address layout;
+  instant, so a deadline loop still ends), the process id, and the addresses ``id()`` reads (every child is
+  forked from one template process whose memory never changes, so the same allocations give the same
+  addresses);
 * every seed handed to ``numpy.random.default_rng``, ``numpy.random.seed``, ``numpy.random.RandomState`` or
   ``random.seed`` is recorded with its call site (file:line).
 
@@ -198,8 +200,9 @@ def _receive(stream):
     return pickle.loads(data)
 
 
-def _child(request: dict, out_fd: int) -> None:
-    """In a forked child: the fresh interpreter's entropy, the held clock, then the subject's fits."""
+def _child(request: dict, answer: str) -> None:
+    """In a forked child: the fresh interpreter's entropy, the held clock, then the subject's fits; the answer
+    is written to the file ``answer`` (whole, or not at all)."""
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
@@ -219,47 +222,82 @@ def _child(request: dict, out_fd: int) -> None:
             obs = observe_fit(lambda: obj(**params), data, request["grid"], request["classes"],
                               want=request["want"])
             observed.append(dict(obs))
-    with os.fdopen(out_fd, "wb") as out:
-        _send(out, {"observations": observed, "seeds": list(_SEEDS)})
+    _write(answer, {"observations": observed, "seeds": list(_SEEDS)})
 
 
-def serve() -> None:
-    """The server's loop: read a request from stdin, fork a child that answers it, relay the answer (or why the
-    child gave none) on the original stdout. Ends at the end of stdin."""
-    channel = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # anything printed here goes to stderr, never into the channel
-    requests = sys.stdin.buffer
-    while True:
-        try:
-            request = _receive(requests)
-        except EOFError:
-            return
-        read, write = os.pipe()
+def _write(path: str, obj) -> None:
+    with open(path + ".part", "wb") as out:
+        _send(out, obj)
+    os.replace(path + ".part", path)
+
+
+def _template(folder: str, control: int, status: int) -> None:
+    """The process every child is forked from, itself forked once before any request is read, so that every
+    child starts from the same memory (the same addresses: ``id()`` repeats as it would for whoever replays a
+    fresh process). On each byte of ``control`` it forks a child that answers ``folder/request`` in
+    ``folder/answer``, waits for it and writes its wait status on ``status``."""
+    request, answer = os.path.join(folder, "request"), os.path.join(folder, "answer")
+    while os.read(control, 1):
         pid = os.fork()
         if pid == 0:  # the child
-            os.close(read)
             code = 0
             try:
-                _child(request, write)
-            except BaseException as exc:  # noqa: BLE001 - reported to the parent as the child's failure
+                with open(request, "rb") as source:
+                    _child(_receive(source), answer)
+            except BaseException as exc:  # noqa: BLE001 - reported to the server as the child's failure
                 try:
-                    with os.fdopen(write, "wb", closefd=False) as out:
-                        _send(out, {"error": f"{type(exc).__name__}: {exc}"[:500]})
+                    _write(answer, {"error": f"{type(exc).__name__}: {exc}"[:500]})
                 except Exception:  # noqa: BLE001
                     pass
                 code = 1
             os._exit(code)
-        os.close(write)
-        with os.fdopen(read, "rb") as answer:
+        _, code = os.waitpid(pid, 0)
+        os.write(status, struct.pack("<i", code))
+    os._exit(0)
+
+
+def serve() -> None:
+    """The server's loop: read a request from stdin, have the template fork a child that answers it
+    (:func:`_template`), relay the answer (or why the child gave none) on the original stdout. Ends at the end of
+    stdin."""
+    import shutil
+    import tempfile
+
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed here goes to stderr, never into the channel
+    folder = tempfile.mkdtemp(prefix="dp-audit-fresh-")
+    control_r, control_w = os.pipe()
+    status_r, status_w = os.pipe()
+    if os.fork() == 0:
+        os.close(control_w)
+        os.close(status_r)
+        _template(folder, control_r, status_w)
+    os.close(control_r)
+    os.close(status_w)
+    requests = sys.stdin.buffer
+    try:
+        while True:
             try:
-                got = _receive(answer)
+                request = _receive(requests)
             except EOFError:
-                got = None
-        _, status = os.waitpid(pid, 0)
-        if got is None:
-            got = {"error": f"the fresh process ended without an answer (wait status {status}): the subject "
-                            "ended it (os._exit, a crash)"}
-        _send(channel, got)
+                return
+            answer = os.path.join(folder, "answer")
+            if os.path.exists(answer):
+                os.remove(answer)
+            _write(os.path.join(folder, "request"), request)
+            os.write(control_w, b"f")
+            (status,) = struct.unpack("<i", os.read(status_r, 4))
+            got = None
+            if os.path.exists(answer):
+                with open(answer, "rb") as source:
+                    got = _receive(source)
+            if got is None:
+                got = {"error": f"the fresh process ended without an answer (wait status {status}): the subject "
+                                "ended it (os._exit, a crash)"}
+            _send(channel, got)
+    finally:
+        os.close(control_w)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class Zygote:
@@ -365,10 +403,12 @@ def _screen(obs_a, obs_b, obs_c) -> list:
     for o in obs_a:
         paths.update(dict.fromkeys(o))
     found = []
-    for path in paths:
-        va = [o.get(path, ABSENT)[0] for o in obs_a]
-        if all(b.get(path, ABSENT)[0] == v for b, v in zip(obs_b, va)) and \
-                all(c.get(path, ABSENT)[0] != v for c, v in zip(obs_c, va)):
+    for path in paths:  # present in every process: a path that only some have is keyed by an address, or is
+        # structure, which the in-process probe judges (a child's addresses follow its allocations)
+        if any(path not in o for o in (*obs_a, *obs_b, *obs_c)):
+            continue
+        va = [o[path][0] for o in obs_a]
+        if all(b[path][0] == v for b, v in zip(obs_b, va)) and all(c[path][0] != v for c, v in zip(obs_c, va)):
             found.append(path)
     return sorted(found, key=lambda p: (p.count("#"), len(p)))  # whole values before their parts
 

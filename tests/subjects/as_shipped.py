@@ -8,6 +8,7 @@ Leaks (the noise's seed is something an adversary can enumerate):
 * ``ClockSeeded``: seeded from the clock in milliseconds, and keeps the minute it was trained (a model card's
   timestamp): every coordinate has the right law, only the seed space (60,000 values a minute) gives it away;
 * ``PidSeeded``: seeded from the process id;
+* ``AddressSeeded``: seeded from ``id(self)``, the model's address (a fresh process allocates it alike);
 * ``FinerAtAThousand``: fresh noise, but twice as many histogram bins from 1,000 records on (the structure
   switches at an exact record count: 999 records against 1,000 tells the count).
 
@@ -68,6 +69,11 @@ class ClockSeeded(_Counts):
 class PidSeeded(_Counts):
     def _rng(self):
         return np.random.default_rng(os.getpid())
+
+
+class AddressSeeded(_Counts):
+    def _rng(self):
+        return np.random.default_rng(id(self))
 
 
 class KeepsFitTime(_Counts):
