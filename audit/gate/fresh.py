@@ -35,9 +35,10 @@ than the binomial's, Hoeffding 1956, Theorem 4), at ``alpha`` split over the can
 of :data:`POSITIONS` whose bound can exceed the claim.
 
 What it cannot see: a seed read from a clock the child does not hold fixed (pandas' ``Timestamp.now``, C code
-reading the clock directly), randomness drawn before the gate's own imports (a module the gate itself imports
-is imported once, in the server, before the fork), and a hash of a string (the server's hash seed is shared by
-its children).
+reading the clock directly), and randomness drawn before the gate's own imports (a module the gate itself
+imports is imported once, in the server, before the fork). What it reads too strictly: a seed taken from
+``hash()`` of a string is the same in every child (they share the server's hash secret), though a new
+interpreter draws a new secret; such a seed is reported as not OS entropy.
 """
 from __future__ import annotations
 
