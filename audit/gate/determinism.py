@@ -332,8 +332,8 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
             if not refusals and any("fit raised" in o for o in (*a, *b)):
                 continue  # refusals do not decide here (exceptions "report" or "off")
             cands = _candidates(pair, a, b)[:MAX_PATHS]
-            if not cands:
-                continue
+            if not cands or rounds >= ROUNDS:  # every pair is screened (the fits counted do not depend on the
+                continue  # subject's entropy: the same seed, the same report); at most ROUNDS are confirmed
             rounds += 1
             report.tried += len(cands)
             if _confirm(report, make_estimator, pair, cands, a, b, grid, classes, epsilon, delta, level, looks,
@@ -341,8 +341,6 @@ def probe_determinism(make_estimator, pairs, *, grid, classes, epsilon: float, d
                 if progress is not None:
                     progress("FOUND a deterministic trace of the data (as shipped): " + report.evidence)
                 return report
-            if rounds >= ROUNDS:
-                break
         if report.verdict == "inconclusive" and reachable <= epsilon:
             report.notes.append(f"{looks[-1]:,} fits per side can show at most ε ≥ {reachable:.3g}, not above the "
                                 f"claim {epsilon:g}")

@@ -28,11 +28,13 @@ whoever knows the code and the clock.
 The test. Screen on :data:`SCREEN_ROUNDS` rounds of the sequence: a path is a candidate when ``A`` and ``B``
 agree on it at every position and ``C`` never shows ``A``'s value (at most :data:`MAX_PATHS`, whole values
 first). Confirm on three new children over ``n`` positions: ``X`` positions where ``B`` shows ``A``'s value,
-``Y`` where ``C`` does. Given ``A``, the positions are independent fits, and an ε-DP release has
+``Y`` where ``C`` does (``C`` may show it by chance where its noise is another, e.g. where its allocations,
+hence an ``id()`` seed, went another way: ``n`` is the smallest of :data:`POSITIONS` whose bound exceeds the
+claim even with ``Y = n / 8``). Given ``A``, the positions are independent fits, and an ε-DP release has
 ``P(C_k = a_k) >= exp(-ε) P(B_k = a_k) - δ`` at each, so ``epsilon_lower_bound(X, n, Y, n)`` is a valid lower
 bound (the counts are sums of independent Bernoulli variables with unequal means; their tails are no heavier
 than the binomial's, Hoeffding 1956, Theorem 4), at ``alpha`` split over the candidates. ``n`` is the smallest
-of :data:`POSITIONS` whose bound can exceed the claim.
+of :data:`POSITIONS` so chosen.
 
 What it cannot see: a seed read from a clock the child does not hold fixed (pandas' ``Timestamp.now``, C code
 reading the clock directly), and randomness drawn before the gate's own imports (a module the gate itself
@@ -460,7 +462,7 @@ def probe_fresh(target, params, pairs, *, grid, classes, epsilon: float, delta: 
             return report
     level = alpha / MAX_PATHS
     n = next((m for m in POSITIONS if m <= max_positions and
-              epsilon_lower_bound(m, m, 0, m, delta=delta, alpha=level) > epsilon), None)
+              epsilon_lower_bound(m, m, m // 8, m, delta=delta, alpha=level) > epsilon), None)
     try:
         with Zygote() as zygote:
             screened, runs = _three(zygote, target, params, pairs, SCREEN_ROUNDS, grid, classes, None)
