@@ -274,7 +274,8 @@ def _unwritable(out) -> str | None:
         with tempfile.TemporaryFile(dir=where):
             pass
     except OSError as exc:
-        return f"--out {str(out)!r} cannot be written ({type(exc).__name__}: {exc.strerror or exc}); choose a writable directory"
+        return (f"--out {str(out)!r} cannot be written ({type(exc).__name__}: {exc.strerror or exc}); choose a "
+                "writable directory")
     return None
 
 
@@ -514,16 +515,14 @@ def _dispatch(args) -> int:
         except ImportError as exc:
             return _error(f"--scheduler needs distributed: {exc}{extras.hint(exc)}")
     checkpoint.set_progress(not args.quiet)
-    if args.command in ("reproduce", "certify") and args.out is not None and (why := _unwritable(args.out)):
-        return _error(why)
+    if args.command in ("check", "compare") and args.out is None:
+        args.out = "reports"
+    if args.command != "run" and args.out is not None and (why := _unwritable(args.out)) is not None:
+        return _error(why)  # run checks its own, once it has chosen where to write
     if args.command == "reproduce":
         return _reproduce(args)
     if args.command == "certify":
         return _certify(args)
-    if args.command != "run" and args.out is None:
-        args.out = "reports"
-    if args.command != "run" and (why := _unwritable(args.out)) is not None:
-        return _error(why)
     with sampling.jobs(args.jobs), sampling.scheduler(args.scheduler), single_thread():
         if args.command == "run":
             return _run(args)

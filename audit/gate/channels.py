@@ -63,39 +63,55 @@ def read_channels(plan: dict, subject, budget: str, seed: int, cpu) -> tuple:
     return probe, det
 
 
+def _accepted(plan: dict, pairs) -> list:
+    """The pairs whose two datasets ``fit`` accepts (:func:`audit.gate.refusals.raises`)."""
+    mech = plan["mechanism"]
+    return [p for p in pairs if _raises(mech, p.d0) is None and _raises(mech, p.d1) is None]
+
+
 def state_probe(plan: dict, subject: Subject):
     """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides."""
-    accepted = [p for p in plan["fixed"] + plan["candidates"]
-                if _raises(plan["mechanism"], p.d0) is None and _raises(plan["mechanism"], p.d1) is None]
+    accepted = _accepted(plan, plan["fixed"] + plan["candidates"])
     pair = (accepted[0].d0, accepted[0].d1) if accepted else None
     return probe_estimator(plan["factory"], *plan["base"], pair=pair, epsilon=subject.epsilon, delta=subject.delta,
                            alpha=ALPHA)
 
 
-def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int, det=None):
-    """The determinism evidence on the audited pairs, fitting the subject as it ships (no injected seed)."""
-    return probe_determinism(plan["factory"], _shaped_pairs(plan), grid=plan["mechanism"].grid, classes=plan["classes"],
-                             epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * DETERMINISM_SHARE,
+def _trace(plan: dict, subject: Subject, budget: str, seed: int, pairs, share: float, **options):
+    """:func:`audit.gate.determinism.probe_determinism` on ``pairs`` at ``share`` of the claim's alpha, fitting the
+    subject as it ships (no injected seed)."""
+    return probe_determinism(plan["factory"], pairs, grid=plan["mechanism"].grid, classes=plan["classes"],
+                             epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * share,
                              relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
-                             refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed)
+                             refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed, **options)
+
+
+def _joined(det, found, where: str = "", inconclusive: bool = True):
+    """``found`` when it is a violation (it decides; ``det``'s summary among its notes), else ``det`` with
+    ``found``'s summary among its notes, inconclusive when ``found`` is (and ``inconclusive``) and ``det`` was
+    clean."""
+    if found.verdict == "violation":
+        found.notes.append(det.summary())
+        return found
+    det.notes.append(where + found.summary())
+    if inconclusive and found.verdict == "inconclusive" and det.verdict == "clean":
+        det.verdict = "inconclusive"
+    return det
+
+
+def _determinism_probe(plan: dict, subject: Subject, budget: str, seed: int, det=None):
+    """The determinism evidence on the audited pairs."""
+    return _trace(plan, subject, budget, seed, _shaped_pairs(plan), DETERMINISM_SHARE)
 
 
 def _ladder_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
     """The determinism test one record either side of round sizes (:mod:`audit.gate.ladder`), up to the scale
-    family's largest size: the report that decides when it finds a violation, else ``det`` with its summary."""
-    pairs = ladder_pairs(plan["bounds"], plan["classes"], subject.neighbours, scale_records(subject, budget))
-    found = probe_determinism(plan["factory"], pairs, grid=plan["mechanism"].grid, classes=plan["classes"],
-                              epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * LADDER_SHARE,
-                              relation=subject.neighbours, max_fits=MAX_FITS.get(budget, MAX_FITS["quick"]),
-                              refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed,
-                              screen_pairs=len(pairs))
-    if found.verdict == "violation":
-        found.notes.append(det.summary())
-        return found
-    det.notes.append(f"at round sizes ({len(pairs)} pairs one record either side of 10 to "
-                     f"{max(round_sizes(scale_records(subject, budget)), default=0):,} records): "
-                     + found.summary())
-    return det
+    family's largest size (:func:`_joined` with ``det``)."""
+    largest = scale_records(subject, budget)
+    pairs = ladder_pairs(plan["bounds"], plan["classes"], subject.neighbours, largest)
+    found = _trace(plan, subject, budget, seed, pairs, LADDER_SHARE, screen_pairs=len(pairs))
+    return _joined(det, found, f"at round sizes ({len(pairs)} pairs one record either side of 10 to "
+                               f"{max(round_sizes(largest), default=0):,} records): ", inconclusive=False)
 
 
 def _shaped_pairs(plan: dict) -> list:
@@ -110,21 +126,14 @@ def _shaped_pairs(plan: dict) -> list:
 
 
 def _fresh_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
-    """The determinism evidence across fresh processes (:mod:`audit.gate.fresh`) on the first audited pairs that
-    ``fit`` accepts on both sides: the report that decides when it finds a violation, else ``det`` with its
-    summary among the notes."""
-    mech = plan["mechanism"]
-    pairs = [p for p in _shaped_pairs(plan) if _raises(mech, p.d0) is None and _raises(mech, p.d1) is None][:2]
-    fresh = probe_fresh(subject.target, subject.params, pairs, grid=mech.grid, classes=plan["classes"],
-                        epsilon=subject.epsilon, delta=subject.delta, alpha=ALPHA * FRESH_SHARE)
+    """The determinism evidence across fresh processes (:mod:`audit.gate.fresh`) on the first two audited pairs
+    that ``fit`` accepts on both sides (:func:`_joined` with ``det``)."""
+    fresh = probe_fresh(subject.target, subject.params, _accepted(plan, _shaped_pairs(plan))[:2],
+                        grid=plan["mechanism"].grid, classes=plan["classes"], epsilon=subject.epsilon,
+                        delta=subject.delta, alpha=ALPHA * FRESH_SHARE)
     if fresh.verdict == "violation":
         progress.step("FOUND noise whose source an adversary can enumerate (fresh processes): " + fresh.evidence)
-        fresh.notes.append(det.summary())
-        return fresh
-    det.notes.append(fresh.summary())
-    if fresh.verdict == "inconclusive" and det.verdict == "clean":
-        det.verdict = "inconclusive"
-    return det
+    return _joined(det, fresh)
 
 
 #: the channels that look for a trace of the data no noise covers, in order: each is

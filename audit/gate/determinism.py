@@ -136,13 +136,17 @@ class DeterminismReport:
         """One sentence: the paths, their values on D and D', the fits and the bound."""
         if self.verdict != "violation":
             return self.summary()
-        shown = "; ".join(f"{p['path']} = {p['on_d']} on D, {p['on_d1']} on D'" for p in self.paths[:3])
+        shown = self.shown_paths()
         more = f" (and {len(self.paths) - 3} more paths)" if len(self.paths) > 3 else ""
         what = "the release is deterministic: every observable was the same on every fit; " \
             if self.deterministic_model else ""
         return (f"{what}{shown}{more}, the same on all {self.fits:,} fits of D and never D's value on {self.fits:,} "
                 f"fits of D' (pair {self.pair}): ε ≥ {self.epsilon_lower:.3g} measured, ε = ∞ if it is a function "
                 "of the data")
+
+    def shown_paths(self, most: int = 3) -> str:
+        """The first ``most`` paths with their values on D and D'."""
+        return "; ".join(f"{p['path']} = {p['on_d']} on D, {p['on_d1']} on D'" for p in self.paths[:most])
 
     @property
     def lead(self) -> str:
@@ -216,8 +220,9 @@ def _same(values) -> bool:
 
 def _candidates(pair, a, b) -> list:
     """``(path, side, value, other)``: paths constant within the fits of one dataset (``side`` 0: D, 1: D') whose
-    value the other dataset's fits never read, in the order of :func:`_order`. The other side's value is :data:`OTHER` when it
-    changed between fits (a memorising model: 1.0 at a training record, a noisy share where it was not one)."""
+    value the other dataset's fits never read, in the order of :func:`_order`. The other side's value is
+    :data:`OTHER` when it changed between fits (a memorising model: 1.0 at a training record, a noisy share where
+    it was not one)."""
     keys = {}
     for obs in (*a, *b):
         keys.update(dict.fromkeys(obs))

@@ -131,7 +131,7 @@ MAX_SEEDS = 64
 
 def _site() -> str:
     """The first caller outside this module, numpy and ``random``: ``file:line``."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
         if not (name == __name__ or name.startswith("numpy") or name == "random"):
@@ -152,12 +152,16 @@ def _seed_text(seed) -> str | None:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+def _record(what: str, seed) -> None:
+    """Keep ``seed`` (handed to ``what``) with its call site, up to :data:`MAX_SEEDS`."""
+    text = _seed_text(seed)
+    if text is not None and len(_SEEDS) < MAX_SEEDS:
+        _SEEDS.append((what, text, _site()))
+
+
 def _recording(fn, what: str):
     def recorded(*args, **kwargs):
-        seed = args[0] if args else next(iter(kwargs.values()), None)
-        text = _seed_text(seed)
-        if text is not None and len(_SEEDS) < MAX_SEEDS:
-            _SEEDS.append((what, text, _site()))
+        _record(what, args[0] if args else next(iter(kwargs.values()), None))
         return fn(*args, **kwargs)
 
     recorded.__wrapped__ = fn
@@ -173,9 +177,7 @@ def _record_seeds() -> None:
 
     class RecordedRandomState(legacy):
         def __init__(self, seed=None):
-            text = _seed_text(seed)
-            if text is not None and len(_SEEDS) < MAX_SEEDS:
-                _SEEDS.append(("numpy.random.RandomState", text, _site()))
+            _record("numpy.random.RandomState", seed)
             super().__init__(seed)
 
     RecordedRandomState.__name__ = RecordedRandomState.__qualname__ = "RandomState"
@@ -352,13 +354,13 @@ class FreshReport(DeterminismReport):
     def evidence(self) -> str:
         if self.verdict != "violation":
             return self.summary()
-        shown = "; ".join(f"{p['path']} = {p['on_d']} on D, {p['on_d1']} on D'" for p in self.paths[:3])
+        shown = self.shown_paths()
         x, y = self.counts
         seeds = ("; seeds handed to a generator that were the same in every fresh process (not OS entropy): "
                  + ", ".join(f"{text} to {what} at {site}" for what, text, site in self.seeds[:4])) if self.seeds \
             else ""
-        return (f"across fresh processes (nothing seeded by the gate; the clock and process id held fixed, as an "
-                f"adversary enumerates them): {shown}, the same in two processes at {x} of {self.fits} fits and "
+        return (f"across fresh processes (nothing seeded by the gate; the clock, process id and addresses held "
+                f"fixed, as an adversary enumerates them): {shown}, the same in two processes at {x} of {self.fits} fits and "
                 f"the neighbour's process showing it at {y} (pair {self.pair}): ε ≥ {self.epsilon_lower:.3g} "
                 f"measured, ε = ∞ if the noise is a function of what an adversary knows{seeds}")
 
@@ -378,8 +380,8 @@ class FreshReport(DeterminismReport):
             return "fresh-process probe skipped: " + "; ".join(self.notes)
         extra = "".join(f"; {n}" for n in self.notes)
         return (f"fresh-process probe: no value was the same in two fresh processes and different in the "
-                f"neighbour's ({self.screened} fits in 3 processes, nothing seeded by the gate, the clock and "
-                f"process id held fixed)" + extra)
+                f"neighbour's ({self.screened} fits in 3 processes, nothing seeded by the gate, the clock, "
+                f"process id and addresses held fixed)" + extra)
 
     def to_json(self) -> dict:
         out = super().to_json()
@@ -446,7 +448,7 @@ def probe_fresh(target, params, pairs, *, grid, classes, epsilon: float, delta: 
     -------
     FreshReport
     """
-    report = FreshReport(relation="fresh processes")
+    report = FreshReport()
     pairs = list(pairs)[:2]
     if not pairs:
         report.verdict, report.notes = "skipped", ["no pair that fit accepts on both sides"]

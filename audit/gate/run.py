@@ -169,9 +169,10 @@ def _domain(subject: Subject):
             raise CheckError("--classes must name at least one class")
     elif subject.data and subject.data.endswith(".csv"):
         notes.append("classes taken from the CSV's labels (give the public ones with --classes)")
+    lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
     if subject.bounds is not None and X.shape[1] == len(bounds) and len(X):
-        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
-        outside = int(np.any((np.asarray(X, dtype=float) < lo) | (np.asarray(X, dtype=float) > hi), axis=1).sum())
+        values = np.asarray(X, dtype=float)
+        outside = int(np.any((values < lo) | (values > hi), axis=1).sum())
         if outside:  # the reference learners warn about such records; the gate says so in the console and report
             notes.append(f"WARNING: {outside} of {len(X)} records of the dataset {subject.data or 'builtin:blobs'} lie "
                          f"outside --bounds {bounds}: the declared public domain excludes the data, so the pairs "
@@ -180,7 +181,6 @@ def _domain(subject: Subject):
     if X.shape[1] != len(bounds) or not set(np.asarray(y).tolist()) <= set(classes):
         # the dataset does not fit the public domain: a public base dataset drawn inside it instead
         rng = np.random.default_rng(20261123)
-        lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
         X = lo + rng.random((BUILTIN_ROWS, len(bounds))) * (hi - lo)
         y = np.array([classes[k % len(classes)] for k in range(BUILTIN_ROWS)])
     return X, y, bounds, classes, notes
