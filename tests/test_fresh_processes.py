@@ -188,3 +188,17 @@ def test_the_fresh_process_probe_never_flags_the_control():
     tests). Each is a false alarm with probability <= 2.5e-4, so any alarm in 20 runs (probability <= 0.005)
     refutes it."""
     assert not any(_fresh(CONTROL).verdict == "violation" for _ in range(20))
+
+
+def test_a_later_trace_channel_decides_or_joins_the_first_ones_report():
+    """Each trace channel after the first (round sizes, fresh processes) decides when it finds a violation, and
+    otherwise joins the report so far: its summary among the notes, and an inconclusive reading kept (a value it
+    could not confirm above the claim makes a pass inconclusive, as the first channel's does)."""
+    from audit.gate.channels import _joined
+    from audit.gate.determinism import DeterminismReport
+
+    clean = DeterminismReport()
+    joined = _joined(clean, DeterminismReport(verdict="inconclusive", notes=["a value stayed"]), "at round sizes: ")
+    assert joined is clean and joined.verdict == "inconclusive" and joined.notes[0].startswith("at round sizes: ")
+    found = DeterminismReport(verdict="violation")
+    assert _joined(DeterminismReport(), found) is found and found.notes

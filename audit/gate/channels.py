@@ -86,15 +86,14 @@ def _trace(plan: dict, subject: Subject, budget: str, seed: int, pairs, share: f
                              refusals=plan["exceptions"] == "fail", progress=progress.step, seed=seed, **options)
 
 
-def _joined(det, found, where: str = "", inconclusive: bool = True):
+def _joined(det, found, where: str = ""):
     """``found`` when it is a violation (it decides; ``det``'s summary among its notes), else ``det`` with
-    ``found``'s summary among its notes, inconclusive when ``found`` is (and ``inconclusive``) and ``det`` was
-    clean."""
+    ``found``'s summary among its notes, inconclusive when ``found`` is and ``det`` was clean."""
     if found.verdict == "violation":
         found.notes.append(det.summary())
         return found
     det.notes.append(where + found.summary())
-    if inconclusive and found.verdict == "inconclusive" and det.verdict == "clean":
+    if found.verdict == "inconclusive" and det.verdict == "clean":
         det.verdict = "inconclusive"
     return det
 
@@ -111,7 +110,7 @@ def _ladder_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
     pairs = ladder_pairs(plan["bounds"], plan["classes"], subject.neighbours, largest)
     found = _trace(plan, subject, budget, seed, pairs, LADDER_SHARE, screen_pairs=len(pairs))
     return _joined(det, found, f"at round sizes ({len(pairs)} pairs one record either side of 10 to "
-                               f"{max(round_sizes(largest), default=0):,} records): ", inconclusive=False)
+                               f"{max(round_sizes(largest), default=0):,} records): ")
 
 
 def _shaped_pairs(plan: dict) -> list:
