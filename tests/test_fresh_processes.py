@@ -202,3 +202,12 @@ def test_a_later_trace_channel_decides_or_joins_the_first_ones_report():
     assert joined is clean and joined.verdict == "inconclusive" and joined.notes[0].startswith("at round sizes: ")
     found = DeterminismReport(verdict="violation")
     assert _joined(DeterminismReport(), found) is found and found.notes
+
+
+def test_an_inconclusive_fresh_probe_says_so():
+    """Its summary read "no value was the same ..." whatever the verdict, an inconclusive one too."""
+    from audit.gate.fresh import FreshReport
+
+    rep = FreshReport(verdict="inconclusive", notes=["1 value(s) were the same in two fresh processes"])
+    assert rep.summary().startswith("fresh-process probe inconclusive; 1 value(s)")
+    assert FreshReport(screened=24).summary().startswith("fresh-process probe: no value was the same")

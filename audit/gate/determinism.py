@@ -161,17 +161,24 @@ class DeterminismReport:
                     "records is public, declare neighbours = \"substitute\" (--neighbours substitute) instead")
         return REMEDY
 
+    #: what a violation's summary opens with, and what the probe is called in the others
+    kind, probe = "determinism", "determinism probe"
+
+    def clean_text(self) -> str:
+        """What a clean probe read."""
+        return (f"no observable was the same on every fit of a dataset and different on its neighbour "
+                f"({self.screened} fits as shipped, every public method, warning, log line, string and attribute "
+                f"read)")
+
     def summary(self) -> str:
         if self.verdict == "violation":
-            return "determinism: " + self.evidence + "; remedy: " + self.remedy
+            return f"{self.kind}: " + self.evidence + "; remedy: " + self.remedy
         if self.verdict == "skipped":
-            return "determinism probe skipped: " + "; ".join(self.notes)
+            return f"{self.probe} skipped: " + "; ".join(self.notes)
         extra = "".join(f"; {n}" for n in self.notes)
         if self.verdict == "inconclusive":
-            return "determinism probe inconclusive" + extra
-        return (f"determinism probe: no observable was the same on every fit of a dataset and different on its "
-                f"neighbour ({self.screened} fits as shipped, every public method, warning, log line, string and "
-                f"attribute read)" + extra)
+            return f"{self.probe} inconclusive" + extra
+        return f"{self.probe}: {self.clean_text()}" + extra
 
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "pair": self.pair, "paths": list(self.paths), "fits_per_side": self.fits,

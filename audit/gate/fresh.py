@@ -373,15 +373,11 @@ class FreshReport(DeterminismReport):
         return ("violation through the randomness source (noise an adversary can recompute from the code, the clock "
                 "or the process: the same in every fresh process; --determinism warn reports it without failing): ")
 
-    def summary(self) -> str:
-        if self.verdict == "violation":
-            return "randomness source: " + self.evidence + "; remedy: " + self.remedy
-        if self.verdict == "skipped":
-            return "fresh-process probe skipped: " + "; ".join(self.notes)
-        extra = "".join(f"; {n}" for n in self.notes)
-        return (f"fresh-process probe: no value was the same in two fresh processes and different in the "
-                f"neighbour's ({self.screened} fits in 3 processes, nothing seeded by the gate, the clock, "
-                f"process id and addresses held fixed)" + extra)
+    kind, probe = "randomness source", "fresh-process probe"
+
+    def clean_text(self) -> str:
+        return (f"no value was the same in two fresh processes and different in the neighbour's ({self.screened} "
+                f"fits in 3 processes, nothing seeded by the gate, the clock, process id and addresses held fixed)")
 
     def to_json(self) -> dict:
         out = super().to_json()
