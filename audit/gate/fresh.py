@@ -26,8 +26,8 @@ same in ``A`` and ``B`` at every position and differs in ``C``: a deterministic 
 whoever knows the code and the clock.
 
 The test. Screen on :data:`SCREEN_ROUNDS` rounds of the sequence: a path is a candidate when ``A`` and ``B``
-agree on it at every position and ``C`` never shows ``A``'s value (at most :data:`MAX_PATHS`, whole values
-first). Confirm on three new children over ``n`` positions: ``X`` positions where ``B`` shows ``A``'s value,
+agree on it at every position and ``C`` shows ``A``'s value at fewer than half of them (at most
+:data:`MAX_PATHS`, whole values first; ``C`` may match by chance, below). Confirm on three new children over ``n`` positions: ``X`` positions where ``B`` shows ``A``'s value,
 ``Y`` where ``C`` does (``C`` may show it by chance where its noise is another, e.g. where its allocations,
 hence an ``id()`` seed, went another way: ``n`` is the smallest of :data:`POSITIONS` whose bound exceeds the
 claim even with ``Y = n / 8``). Given ``A``, the positions are independent fits, and an ε-DP release has
@@ -242,6 +242,14 @@ def _template(folder: str, control: int, status: int) -> None:
     fresh process). On each byte of ``control`` it forks a child that answers ``folder/request`` in
     ``folder/answer``, waits for it and writes its wait status on ``status``."""
     request, answer = os.path.join(folder, "request"), os.path.join(folder, "answer")
+    # One empty cycle first: the first fork, wait and status write leave objects behind in this process (the
+    # struct module's format cache, among others), so the first child would otherwise start from other memory
+    # than every later one, and an id() seed would differ between the first child and the second.
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    struct.pack("<i", 0)
     while os.read(control, 1):
         pid = os.fork()
         if pid == 0:  # the child
@@ -409,7 +417,10 @@ def _screen(obs_a, obs_b, obs_c) -> list:
         if any(path not in o for o in (*obs_a, *obs_b, *obs_c)):
             continue
         va = [o[path][0] for o in obs_a]
-        if all(b[path][0] == v for b, v in zip(obs_b, va)) and all(c[path][0] != v for c, v in zip(obs_c, va)):
+        # C may show A's value by chance where its own allocations went another way (an id() seed: the
+        # neighbour's datasets are another size): a candidate differs in C at most positions, not at every one
+        if all(b[path][0] == v for b, v in zip(obs_b, va)) and \
+                2 * sum(c[path][0] == v for c, v in zip(obs_c, va)) < len(va):
             found.append(path)
     return sorted(found, key=lambda p: (p.count("#"), len(p)))  # whole values before their parts
 
