@@ -125,6 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
                           "(default 450 at quick, 2,400 at standard, 9,000 at full, about ten times the expected); "
                           "the work itself is fixed by --scale-records, never by time. When the cap stops the "
                           "family, the report and console name the patterns left out and a pass reads inconclusive")
+    chk.add_argument("--witnesses", default=None, metavar="PATH|off",
+                     help="the witness store: the pairs that came closest to refuting each claim, re-tested first "
+                          "on every run (a bug they found fails in seconds), with their evidence accumulated over "
+                          "runs (a test martingale: over the whole history a claim that holds is refuted by them "
+                          "with probability at most alpha), and the fingerprint of the last full audit (unchanged: "
+                          "the full audit is skipped). Default: $DP_AUDIT_WITNESSES, else .dp-audit in the working "
+                          "directory; off: none")
     chk.add_argument("--strict-power", action="store_true",
                      help="fail the gate (exit 1) on an inconclusive pass: one that could not have caught a loss of "
                           "1.25 times the claim with probability 0.9 (default: such a pass exits 0 and its line "
@@ -279,6 +286,26 @@ def _unwritable(out) -> str | None:
     return None
 
 
+def _witnesses_unusable(given) -> str | None:
+    """Why the witness store cannot be used (None when it can, or is off): checked before any sampling."""
+    from audit.gate.witnesses import WitnessStore, store_path
+
+    try:
+        folder = store_path(given)
+    except ValueError as exc:
+        return str(exc)
+    if folder is None:
+        return None
+    why = _unwritable(folder)
+    if why is not None:
+        return why.replace("--out", "--witnesses", 1)
+    try:
+        WitnessStore(folder)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _finish(report, out: str, ckpt: checkpoint.Checkpoint, ok: bool, note: str = "") -> int:
     report.elapsed_s += ckpt.elapsed_before()  # a resumed run's report shows the whole time
     path = write_report(report, out)
@@ -358,7 +385,7 @@ def _check(args) -> int:
             name = "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", args.subject.replace(":", "-"))  # module and class
         ckpt_path = Path(args.out) / f".{name}.checkpoint-{budget}-{seed}.json"
         with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
-            report = check_report(subjects, budget, seed, name)
+            report = check_report(subjects, budget, seed, name, witnesses=args.witnesses)
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
     violated = [c["id"] + (" (expected)" if c["expected"] == "violation" and c.get("expected_stated", True) else "")
@@ -366,10 +393,15 @@ def _check(args) -> int:
     if violated:
         print(f"VIOLATED: {', '.join(violated)}", file=sys.stderr)
     errors = [c for c in report.claims if c["verdict"] == "error"]
+    unfinished = [c for c in report.claims if c.get("finished") is False]
     code = _finish(report, args.out, ckpt, report.ok)
     for c in errors:
         print(f"error: {c['id']}: {c['detail'].removeprefix('error: ')}", file=sys.stderr)
-    return EXIT_UNFINISHED if errors else code
+    for c in unfinished:
+        print(f"could not finish: {c['id']}: a safety cap cut its coverage ("
+              + "; ".join(f"{cut['stage']}: {cut['cut']}" for cut in c["coverage_cut"]) + ")", file=sys.stderr)
+    refuted = any(c["verdict"] == "violation" for c in report.claims)
+    return EXIT_UNFINISHED if errors or (unfinished and not refuted) else code
 
 
 def _check_options(args) -> dict:
@@ -519,6 +551,8 @@ def _dispatch(args) -> int:
         args.out = "reports"
     if args.command != "run" and args.out is not None and (why := _unwritable(args.out)) is not None:
         return _error(why)  # run checks its own, once it has chosen where to write
+    if args.command == "check" and (why := _witnesses_unusable(args.witnesses)) is not None:
+        return _error(why)
     if args.command == "reproduce":
         return _reproduce(args)
     if args.command == "certify":

@@ -145,9 +145,11 @@ def _domain_from_pairs(pairs, bounds, classes):
 
 
 def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes, strict_power, options):
-    from audit.gate.run import Subject, audit_subject
+    from audit.gate.run import Subject, audit_claim
     from audit.engine.runs.budget import current_budget
 
+    options = dict(options)
+    witnesses = options.pop("witnesses", None)
     pairs = list(pairs)
     bounds, classes, note = _domain_from_pairs(pairs, bounds, classes)
     factory = EstimatorFactory(mechanism.make_estimator)
@@ -155,7 +157,7 @@ def _estimator_door(mechanism, pairs, claim, *, n_samples, seed, bounds, classes
                       neighbours=claim.neighbouring, pairs=pairs or None, bounds=[tuple(b) for b in bounds],
                       classes=list(classes), n_samples=n_samples, strict_power=strict_power, **options)
     with seeded_fits():  # the auditor's fits are seeded (same seed, same result), as in `python -m audit check`
-        row = audit_subject(subject, current_budget(), seed)
+        row = audit_claim(subject, current_budget(), seed, witnesses=witnesses)
     return GateResult(row, "estimator", [note] if note else [])
 
 
@@ -214,6 +216,9 @@ def gate_assert(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n
                                  strict_power=strict_power, float_probe_on=float_probe)
     if result.verdict != "pass":
         what = ("violated" if result.violation else
+                "not shown: the audit did not finish (a safety cap cut its coverage: "
+                + "; ".join(f"{c['stage']}: {c['cut']}" for c in result.row["coverage_cut"]) + ")"
+                if result.row.get("finished") is False else
                 "not shown: an inconclusive pass (strict_power=True)")
         decided = f" through {', '.join(result.decided_by)}" if result.decided_by else ""
         raise AssertionError(
@@ -267,7 +272,8 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
         For an estimator, the other fields of :class:`audit.gate.run.Subject` (``release``, ``search``,
         ``scale``, ``scale_records``, ``scale_seconds``, ``state``, ``exceptions``, ``grow``, ``grow_max``,
         ``exempt``, ``data``), as the
-        command line's flags set them.
+        command line's flags set them; and ``witnesses``, the witness store's folder or ``"off"``
+        (:mod:`audit.gate.witnesses`; default ``$DP_AUDIT_WITNESSES``, else ``.dp-audit``), as ``--witnesses``.
 
     Returns
     -------

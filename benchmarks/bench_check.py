@@ -1,7 +1,9 @@
 """CPU seconds of a quick ``audit check`` per subject and per stage (issue: a per-pull-request gate costs at most
 about a minute of CPU on a correct estimator).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_check.py [--subjects NAME,...] [--budget quick] [--small]``.
+Run: ``PYTHONPATH=. python benchmarks/bench_check.py [--subjects NAME,...] [--budget quick] [--small]``;
+``--rerun`` gives each subject's first run and re-run with one witness store (:mod:`audit.gate.witnesses`),
+``--reintroduce`` a bug found, fixed and re-introduced under one name.
 
 Each subject is checked with ``--jobs 1`` in this process; the table gives the CPU seconds of the whole check
 (``time.process_time`` of this process plus the CPU of its children, ``resource.getrusage(RUSAGE_CHILDREN)``),
@@ -111,8 +113,59 @@ def run_one(name: str, budget: str, seed: int, extra: list[str]) -> dict:
             "verdict": row.get("verdict"), "power": row.get("power"), "stages": stages}
 
 
+def rerun_rows(name: str, budget: str, seed: int, extra: list[str]) -> dict:
+    """A first run and a re-run of one subject with a witness store of their own (``audit.gate.witnesses``): the
+    re-run finds the fingerprint unchanged, re-tests the stored witnesses and skips the full audit."""
+    store = tempfile.mkdtemp()
+    first = run_one(name, budget, seed, [*extra, "--witnesses", store])
+    again = run_one(name, budget, seed, [*extra, "--witnesses", store])
+    return {"subject": name, "first_cpu_s": first["cpu_s"], "rerun_cpu_s": again["cpu_s"],
+            "ratio": round(again["cpu_s"] / max(first["cpu_s"], 1e-9), 3), "first": first["verdict"],
+            "rerun": again["verdict"]}
+
+
+#: a lattice classifier whose noise strength is a constant of its source (1.0 correct; 5.0 the bug)
+REINTRODUCED = """import numpy as np
+STRENGTH = {strength}
+class Counts:
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon, self.random_state = epsilon, random_state
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        p = 1 - np.exp(-self.epsilon * STRENGTH)
+        self.counts_ = np.bincount(np.asarray(y, dtype=int), minlength=2) + rng.geometric(p, 2) - rng.geometric(p, 2)
+        return self
+    def predict(self, X):
+        return np.full(len(X), int(np.argmax(self.counts_)))
+{comment}"""
+
+
+def reintroduced_rows(budget: str, seed: int) -> list[dict]:
+    """A bug found, fixed and re-introduced under the same module and class name, each version checked in a
+    fresh interpreter (``python -m audit check``) with one witness store: CPU seconds of each run."""
+    import os
+    import subprocess
+
+    work = Path(tempfile.mkdtemp())
+    (work / "bench_bug").mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), str(HERE.parent)])}
+    rows = []
+    for what, strength, comment in (("correct", 1.0, ""), ("bug", 5.0, ""), ("fixed", 1.0, "# fixed"),
+                                    ("bug re-introduced", 5.0, "")):
+        (work / "bench_bug" / "__init__.py").write_text(REINTRODUCED.format(strength=strength, comment=comment))
+        start = cpu_now()
+        proc = subprocess.run([sys.executable, "-m", "audit", "check", "bench_bug:Counts", "--epsilon", "1",
+                               "--bounds", "[[0, 1]]", "--classes", "0,1", "--budget", budget, "--seed", str(seed),
+                               "--jobs", "1", "--quiet", "--out", str(work / "out"), "--witnesses",
+                               str(work / "store")], cwd=work, env=env, capture_output=True, text=True)
+        report = json.loads(next((work / "out").rglob("report.json")).read_text())["claims"][0]
+        rows.append({"run": what, "exit": proc.returncode, "cpu_s": round(cpu_now() - start, 1),
+                     "decided_by": report.get("decided_by"), "outputs": report.get("n_samples")})
+    return rows
+
+
 #: the options of ``--small``
-SMALL = ["--n-samples", "1000", "--no-scale"]
+SMALL = ["--n-samples", "1000", "--no-scale", "--witnesses", "off"]
 
 
 def small_row() -> dict:
@@ -128,11 +181,29 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--small", action="store_true", help="the lattice classifier at --n-samples 1000 (seconds, for CI)")
     p.add_argument("--json", default=None, help="also write the rows to this file")
+    p.add_argument("--rerun", action="store_true",
+                   help="per subject, a first run and a re-run with one witness store (the re-run's share of CPU)")
+    p.add_argument("--reintroduce", action="store_true",
+                   help="a bug found, fixed and re-introduced under one name, with one witness store")
     args = p.parse_args(argv)
     sys.modules.setdefault("bench_check", sys.modules[__name__])
     sys.path.insert(0, str(HERE.parent / "tests"))  # subjects.opendp_float
     names = args.subjects.split(",") if args.subjects else [k for k, v in SUBJECTS.items() if v[2] or not args.small]
     extra = SMALL if args.small else []
+    if args.reintroduce:
+        for row in reintroduced_rows(args.budget, args.seed):
+            print(f"{row['run']}: exit {row['exit']}, {row['cpu_s']:.1f} CPU-s, decided by {row['decided_by']}, "
+                  f"{row['outputs']:,} outputs per input", flush=True)
+        return 0
+    if args.rerun:
+        for name in names:
+            if SUBJECTS[name][1] and importlib.util.find_spec(SUBJECTS[name][1]) is None:
+                continue
+            row = rerun_rows(name, args.budget, args.seed, extra)
+            print(f"{name}: first run {row['first_cpu_s']:.1f} CPU-s ({row['first']}), re-run {row['rerun_cpu_s']:.1f} "
+                  f"CPU-s ({row['rerun']}): {row['ratio']:.1%} of the first", flush=True)
+        return 0
+    extra = extra + ["--witnesses", "off"]  # the full audit's own cost, as before the store (the last flag wins)
     rows = []
     for name in names:
         needs = SUBJECTS[name][1]

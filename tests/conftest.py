@@ -11,7 +11,8 @@ statistical test here runs at a fixed seed. The session's main thread enters ``s
 whole session (threads and worker processes the tests start get the mode only when it is handed to them, as
 the auditor does); ``DPTREE_SEEDED_FITS=1`` is put in the environment so that the commands the tests start
 (``python -m`` ..., a child ``pytest``) fit in seeded mode from their start. Tests of the privacy-first
-default fit inside ``seeded_fits(False)``.
+default fit inside ``seeded_fits(False)``. The witness store is off (``DP_AUDIT_WITNESSES=off``) unless a test
+names one.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ import pytest
 from reference.randomness import SEEDED_FITS_ENV, seeded_fits
 
 os.environ[SEEDED_FITS_ENV] = "1"  # read by the processes the tests start (this one read it at its first import)
+# No witness store unless a test names one (tests/test_witnesses.py uses a folder of its own): the default,
+# .dp-audit in the working directory, would carry evidence from one test (or one CI run) to the next.
+os.environ["DP_AUDIT_WITNESSES"] = "off"
 _SESSION_MODE = seeded_fits()  # kept: a collected generator would leave the block
 _SESSION_MODE.__enter__()  # the session's main thread, never left (module docstring)
 

@@ -6,7 +6,7 @@ patched to run 50 times faster than real time, so every stage looks 50 times slo
 family chose its largest size and the growth its stages from measured times, and the replay measurement and the
 refusal fits stopped at a deadline: under such a clock the report changed. Now each stage's work is a count fixed by
 the budget and the seed, and the time caps that remain are safety nets far above the expected (10 times): when one
-stops a stage, the report names the stage and the cut and the pass reads inconclusive at best.
+stops a stage, the report names the stage and the cut and the audit did not finish (exit 3, never a pass).
 
 Every run here is deterministic (fixed seeds, compared against itself): no false alarm is possible.
 """
@@ -119,20 +119,34 @@ def test_the_scale_pairs_confirmation_is_a_count_of_records():
     assert confirm_samples(small, 24_000_000, 20_000) == 20_000 and confirm_samples(big, 10, 20_000) == 200
 
 
-def test_a_check_whose_scale_family_is_cut_reads_inconclusive_and_names_the_cut(tmp_path, capsys):
-    """``--scale-seconds`` is a safety cap: a tiny one stops the family before its first size; the claim's pass
-    (conclusive once grown, as in the first test) reads inconclusive and the report and console name the stage and
-    the cut (``--strict-power`` fails it)."""
+def test_a_check_whose_scale_family_is_cut_did_not_finish_and_names_the_cut(tmp_path, capsys):
+    """``--scale-seconds`` is a safety cap: a tiny one stops the family before its first size. The claim's pass
+    (conclusive once grown, as in the first test) is no pass: the verdict reads inconclusive, the report and console
+    name the stage and the cut, and ``check`` exits 3 (could not finish), with or without ``--strict-power``: the
+    clock never decides a pass."""
     argv = CHEAP[:-1] + ["--scale-seconds", "1e-9", "--out", str(tmp_path)]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert "SAFETY CAP: the scale family stopped" in out and "COVERAGE CUT by a safety cap (scale family: " in out
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    assert "SAFETY CAP: the scale family stopped" in captured.out
+    assert "COVERAGE CUT by a safety cap (scale family: " in captured.out
+    assert "could not finish: " in captured.err and "a safety cap cut its coverage (scale family: " in captured.err
     row = _report(tmp_path)["claims"][0]
-    assert row["verdict"] == "pass" and row["power"] == "inconclusive"
+    assert row["verdict"] == "inconclusive" and row["power"] == "inconclusive" and row["finished"] is False
     assert [c["stage"] for c in row["coverage_cut"]] == ["scale family"]
-    assert "coverage cut by a safety cap, so this part is inconclusive at best: scale family" in row["detail"]
-    assert main(argv + ["--strict-power", "--quiet"]) == 1
-    assert _report(tmp_path)["claims"][0]["verdict"] == "inconclusive"
+    assert "coverage cut by a safety cap, so the audit did not finish: scale family" in row["detail"]
+    assert main(argv + ["--strict-power", "--quiet"]) == 3
+
+
+def test_the_python_door_says_an_audit_cut_by_a_safety_cap_did_not_finish():
+    """``assert_private`` with the same tiny cap raises, and says the audit did not finish (not "inconclusive")."""
+    from audit import assert_private, learner_mechanism
+    from subjects.kept_state import NoisyCountModel
+
+    mech = learner_mechanism(lambda: NoisyCountModel(keep=False))
+    with pytest.raises(AssertionError, match="not shown: the audit did not finish .a safety cap cut its coverage: "
+                                             "scale family: "):
+        assert_private(mech, [], 1.0, n_samples=300, bounds=[[0, 1]], classes=[0, 1], scale_records=2000,
+                       scale_seconds=1e-9)
 
 
 @pytest.mark.parametrize("flag, value, words", [("--scale-records", "999", "--scale-records must be an integer >= 1000"),

@@ -7,7 +7,7 @@ Each stage's work is fixed by the budget and the seed: the outputs per input of 
 input to confirm its pair (:data:`SCALE_CONFIRM_RECORDS`). So the same seed gives the same report on a quiet
 machine and on a loaded one. The time caps (:data:`GROW_SECONDS`, :data:`SCALE_SECONDS`, and those of the state
 probe and the refusal fits) are safety nets, about ten times the expected; a stage one stops is named in the row's
-``coverage_cut`` and on the console, and the pass then reads inconclusive at best (:func:`coverage_cut`).
+``coverage_cut`` and on the console, and the audit then did not finish (:func:`coverage_cut`: exit status 3).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ GROW_FACTOR = 4
 GROW_MAX = {"mechanism": {"quick": 80_000, "standard": 1_600_000, "full": 16_000_000},
             "estimator": dict(SAMPLES)}
 #: safety cap (wall seconds, about ten times the growth's expected time): past it no further stage starts, and
-#: the report names the cut (the pass reads inconclusive at best)
+#: the report names the cut (the audit did not finish: exit status 3)
 GROW_SECONDS = {"quick": 600.0, "standard": 3000.0, "full": 12000.0}
 #: the largest size the scale family reaches, per budget (records; 1,000 times a power of two)
 SCALE_RECORDS = {"quick": 16_000, "standard": 32_000, "full": 128_000}
@@ -136,17 +136,19 @@ def _best_power_direction(result, subject, n_k: int, alpha: float):
 
 
 def coverage_cut(row, extra, cuts, subject) -> None:
-    """A safety cap stopped a stage: the row names each stage and what it left out (``coverage_cut``), the console
-    says so, and a pass reads inconclusive at best (``--strict-power`` fails it): the stage's coverage is not the
-    budget's, so the same seed may read differently on a faster machine."""
+    """A safety cap stopped a stage: the audit did not finish. The row names each stage and what it left out
+    (``coverage_cut``) and sets ``finished`` to false, the console says so, and a pass is no pass: its verdict reads
+    ``inconclusive`` and ``check`` exits with the "could not finish" status (3), whatever ``--strict-power`` says.
+    The caps are set far above a stage's expected time, so only a subject that hangs (or a machine far slower than
+    any expected) meets one; a stage's coverage is never cut to a pass by the clock. A violation found before the
+    cut stands (its evidence is complete)."""
     row["coverage_cut"] = cuts
     text = "; ".join(f"{c['stage']}: {c['cut']}" for c in cuts)
-    progress.step(f"COVERAGE CUT by a safety cap ({text})")
-    extra.insert(0, f"coverage cut by a safety cap, so this part is inconclusive at best: {text}")
+    progress.step(f"COVERAGE CUT by a safety cap ({text}): the audit could not finish")
+    extra.insert(0, f"coverage cut by a safety cap, so the audit did not finish: {text}")
     if row["verdict"] == "pass":
-        row["power"] = "inconclusive"
-        if subject.strict_power:
-            row["verdict"] = "inconclusive"
+        row["power"] = row["verdict"] = "inconclusive"
+        row["finished"] = False
 
 
 def grow_text(stages) -> str:

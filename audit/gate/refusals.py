@@ -34,7 +34,7 @@ EXEMPT_FITS = 5
 EXEMPT_FIRST = 64
 
 #: safety cap (CPU seconds per dataset, far above the expected): past it the judgement stops at the fits made, the
-#: report names the cut (``coverage_cut``) and the claim's pass reads inconclusive at best
+#: report names the cut (``coverage_cut``) and the audit did not finish (exit status 3)
 EXEMPT_SECONDS = 300.0
 
 

@@ -68,7 +68,7 @@ from audit.gate.search import candidate_pairs, data_key, search_and_confirm
 from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, read_channels
 from audit.gate.determinism import join_verdict
 
-__all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "check_report", "parse_params",
+__all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "audit_claim", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
            "exceptions_mode", "exempt_list", "EXEMPT_DEFAULT", "EXEMPT_FITS", "BUILTIN_ROWS",
            # the budgets in counts (audit.gate.budget), named here too
@@ -405,6 +405,10 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
                 tried = None
                 confirmed = _confirmed_rows(audited, res.results)
             cpu.lap("search and confirmation" if tried is not None else "audit")
+            # the pairs the witness store keeps (audit.gate.witnesses), largest lower bound first: every pair the
+            # first audit confirmed (growth goes on with the winning one only); popped before the report
+            witness_pairs = sorted(((p, float(r.epsilon_lower)) for p, r in zip(audited, res.results)),
+                                   key=lambda t: -t[1])
             futile = bool(getattr(res, "looks", None)) and res.looks[-1].stop == "futile"
             if subject.grow and not res.violation and audited and not futile:  # futile: more outputs cannot refute
                 res, audited, grown = _grow(mech, res, audited, claim, subject, n, seed, budget, kind)
@@ -454,6 +458,7 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     if not res.violation:
         power_reading(row, extra, res.worst, subject.epsilon, subject.delta, subject.strict_power)
     row["winning_pair"] = res.worst_description
+    row["_witness_pairs"] = witness_pairs
     return row, tried
 
 
@@ -466,7 +471,7 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     of the first two ends the audit there unless ``after_finding`` is ``"sample"``; otherwise the outputs are
     sampled (:func:`_sampled`).
     Every stage's work is fixed by the budget and the seed (counts, never the clock); a safety cap that stops
-    a stage is named in ``coverage_cut`` and leaves a pass inconclusive at best. ``stage_cpu``, when given, is
+    a stage is named in ``coverage_cut`` and leaves the audit unfinished (never a pass: exit status 3). ``stage_cpu``, when given, is
     filled with the CPU seconds of each stage. An exemption judged at its first look and refuted when settled
     (:class:`audit.gate.refusals.ExemptionRefuted`) makes the claim audited again without it (``not_exempt``:
     dataset key -> what was seen).
@@ -514,7 +519,23 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     return row
 
 
-def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> Report:
+def audit_claim(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None,
+                witnesses: str | None = None) -> dict:
+    """:func:`audit_subject` behind the witness store (:mod:`audit.gate.witnesses`): ``witnesses`` is the store's
+    folder or ``"off"`` (default: ``$DP_AUDIT_WITNESSES``, else ``.dp-audit``). Every door (``check``, a claims
+    file, ``assert_private`` and the pytest plugin) audits a claim through here."""
+    from audit.gate.witnesses import audit_with_witnesses, store_path
+
+    folder = store_path(witnesses)
+    if folder is None:
+        row = audit_subject(subject, budget, seed, stage_cpu=stage_cpu)
+        row.pop("_witness_pairs", None)
+        return row
+    return audit_with_witnesses(subject, budget, seed, folder, audit_subject, plan_subject,
+                                n_samples=subject.n_samples or SAMPLES[budget], alpha=ALPHA, stage_cpu=stage_cpu)
+
+
+def check_report(subjects: list[Subject], budget: str, seed: int, name: str, witnesses: str | None = None) -> Report:
     start = time.perf_counter()
     report = Report(name, budget, seed, title="Privacy claims of outside code, audited by `python -m audit check`.")
     for k, subject in enumerate(checkpoint.progress(subjects, desc="claims", unit="claim")):
@@ -523,7 +544,7 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str) -> 
                       done=k, total=len(subjects), since=start)
         stage_cpu = {}
         try:
-            row = audit_subject(subject, budget, seed + k, stage_cpu=stage_cpu)
+            row = audit_claim(subject, budget, seed + k, stage_cpu=stage_cpu, witnesses=witnesses)
         except SubjectExit as exc:  # the next subjects are still audited; check exits 2
             row = _subject_error_row(subject, exc)
         report.claims.append(row)

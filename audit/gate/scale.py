@@ -27,7 +27,7 @@ The work is fixed by counts, never by the clock: the largest size ``n_max`` (``a
 from the budget, :data:`audit.check.SCALE_RECORDS`) and ``n_pilot`` outputs per size, so the sizes sampled
 and the pairs found depend on the seed alone, on a quiet machine and on a loaded one. A time cap
 (``max_seconds``) remains only as a safety net: when it stops the family, ``cut`` names the patterns and
-sizes left out, and ``audit check`` reads that part as inconclusive at best.
+sizes left out, and ``audit check`` reads the audit as unfinished (exit status 3, never a pass).
 """
 from __future__ import annotations
 
