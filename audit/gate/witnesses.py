@@ -53,7 +53,7 @@ from audit.engine.estimation.betting import Martingale, wealth_threshold
 from audit.engine.estimation.estimate import unpack_pair
 from audit.engine.estimation.events import choose_event, coordinates
 from audit.engine.estimation.neighbours import NeighbourPair
-from audit.engine.estimation.sampling import collect, concat, draw_many
+from audit.engine.estimation.sampling import collect, concat, draw_many, gather
 from audit.engine.runs import progress
 
 __all__ = ["DEFAULT", "ENV", "FILE", "MAX_WITNESSES", "WitnessStore", "store_path", "fingerprint", "retest",
@@ -192,14 +192,14 @@ def _imported(files) -> set[str]:
 
 
 def fingerprint(subject) -> dict:
-    """The fingerprint of what a full audit audits: ``{"digest", "sources", "libraries", "params"}``. A change to
+    """The fingerprint of what a full audit audits: ``{"digest", "files", "libraries", "params"}``. A change to
     any source file of the subject's top-level package, to its parameters, or to the version of a library those
     files import (or of Python) changes the digest."""
     files = _source_files(subject.target)
-    sources = {}
+    sources = []  # the contents' hashes: moving a checkout elsewhere changes nothing
     for path in files:
         try:
-            sources[str(path.name if len(files) == 1 else path)] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            sources.append(hashlib.sha256(path.read_bytes()).hexdigest()[:16])
         except OSError:
             continue
     dists = importlib.metadata.packages_distributions()
@@ -211,7 +211,7 @@ def fingerprint(subject) -> dict:
             except importlib.metadata.PackageNotFoundError:
                 continue
     params = json.dumps(subject.params, sort_keys=True, default=repr)
-    digest = hashlib.sha256(json.dumps([sorted(sources.values()), libraries, params]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps([sorted(sources), libraries, params]).encode()).hexdigest()[:16]
     return {"digest": digest, "files": len(sources), "libraries": libraries, "params": params}
 
 
@@ -283,32 +283,25 @@ def retest(mech, pair, claim, martingale: Martingale, *, threshold: float, n_pil
     with ``martingale`` updated in place (its ``runs`` too). ``seed`` is a ``SeedSequence`` entropy (the run's
     seed, the witness's index and its run count)."""
     d0, d1, _ = unpack_pair(pair)
-    ss = np.random.SeedSequence(seed)
-    pilot_seeds, batch_seeds = ss.spawn(2)
-    pilots = {}
-    for index, block in draw_many(mech, [(d0, n_pilot, pilot_seeds.spawn(2)[0]), (d1, n_pilot,
-                                                                                    pilot_seeds.spawn(2)[1])]):
-        pilots.setdefault(index, []).append(block)
-    a, b = collect(pilots[0]), collect(pilots[1])
-    drawn, size, k, refuted, events = 0, FIRST_BATCH, 0, False, []
+    pilot_seeds, batch_seeds = np.random.SeedSequence(seed).spawn(2)
+    a, b = gather(draw_many(mech, [(d, n_pilot, s) for d, s in zip((d0, d1), pilot_seeds.spawn(2))]), collect)
+    drawn, size, refuted, events = 0, FIRST_BATCH, False, None
     while drawn < n_bet and not refuted:
         m = min(size, n_bet - drawn)
         fwd = choose_event(a, b, delta=claim.delta, alpha=0.05)
         bwd = choose_event(b, a, delta=claim.delta, alpha=0.05)
-        s0, s1 = batch_seeds.spawn(k + 1)[k].spawn(2)
-        got = {}
-        for index, block in draw_many(mech, [(d0, m, s0), (d1, m, s1)], expect=a):
-            got.setdefault(index, []).append(block)
-        xa, xb = concat(got[0]), concat(got[1])
+        # each spawn gives the next two children: the batches' seeds follow one another
+        xa, xb = gather(draw_many(mech, [(d, m, s) for d, s in zip((d0, d1), batch_seeds.spawn(2))], expect=a),
+                        concat)
         martingale.update(0, **_counts(fwd.member(xa), fwd.member(xb)))
         martingale.update(1, **_counts(bwd.member(xb), bwd.member(xa)))
-        events.append((fwd.description, bwd.description))
+        events = (fwd.description, bwd.description)
         drawn += m
         refuted = martingale.wealth(claim.epsilon, claim.delta) >= threshold
         a, b = collect([a, xa]), collect([b, xb])
-        size, k = 2 * size, k + 1
+        size *= 2
     martingale.runs += 1
-    return {"outputs": n_pilot + drawn, "refuted": refuted, "events": events[-1] if events else None}
+    return {"outputs": n_pilot + drawn, "refuted": refuted, "events": events}
 
 
 def _pair_record(pair) -> dict | None:
@@ -330,32 +323,38 @@ def _evidence_text(w: dict, claim) -> str:
 
 
 def _summary(entry: dict, claim, folder: Path, full_audit: str, run_outputs: int) -> dict:
-    ws = entry["witnesses"]
+    rows = []
+    for w in entry["witnesses"]:
+        m = Martingale.from_dict(w["martingale"])
+        rows.append({"pair": w["pair"]["description"], "index": w["index"], "status": w["status"],
+                     "alpha": w["alpha"], "found": w["found"], "e_value": m.wealth(claim.epsilon, claim.delta),
+                     "outputs": m.outputs, "runs": m.runs})
     return {"store": str(folder / FILE), "full_audit": full_audit, "outputs_this_run": run_outputs,
-            "runs": entry["runs"],
-            "witnesses": [{"pair": w["pair"]["description"], "index": w["index"], "status": w["status"],
-                           "alpha": w["alpha"], "found": w["found"],
-                           "e_value": Martingale.from_dict(w["martingale"]).wealth(claim.epsilon, claim.delta),
-                           "outputs": Martingale.from_dict(w["martingale"]).outputs,
-                           "runs": Martingale.from_dict(w["martingale"]).runs} for w in ws]}
+            "runs": entry["runs"], "witnesses": rows}
 
 
-def _add_witnesses(entry: dict, pairs: list, run: int, alpha: float) -> None:
-    """The full audit's best pairs join the store (a pair already stored keeps its evidence)."""
-    have = {json.dumps([w["pair"]["d0"], w["pair"]["d1"]], sort_keys=True) for w in entry["witnesses"]}
-    for pair, bound in pairs[:ADD_PER_RUN]:
+def _pair_key(record: dict) -> str:
+    return json.dumps([record["d0"], record["d1"]], sort_keys=True)
+
+
+def _add_witnesses(entry: dict, pairs: list, run: int, alpha: float, refuted: bool) -> None:
+    """The full audit's best pairs join the store (a pair already stored keeps its evidence); when the audit
+    refuted the claim, its first pair (the winning one) is marked ``refuted``, which keeps it first."""
+    stored = {_pair_key(w["pair"]): w for w in entry["witnesses"]}
+    for k, (pair, bound) in enumerate(pairs[:ADD_PER_RUN]):
         record = _pair_record(pair)
         if record is None:
             continue
-        key = json.dumps([record["d0"], record["d1"]], sort_keys=True)
-        if key in have:
-            continue
-        have.add(key)
-        j = entry["next_index"]
-        entry["next_index"] += 1
-        entry["witnesses"].append({"index": j, "pair": record, "status": "open", "alpha": witness_alpha(j, alpha),
-                                   "found": f"full audit of run {run}: ε ≥ {bound:.4g}",
-                                   "martingale": Martingale().to_dict()})
+        w = stored.get(_pair_key(record))
+        if w is None:
+            j = entry["next_index"]
+            entry["next_index"] += 1
+            w = {"index": j, "pair": record, "status": "open", "alpha": witness_alpha(j, alpha),
+                 "found": f"full audit of run {run}: ε ≥ {bound:.4g}", "martingale": Martingale().to_dict()}
+            entry["witnesses"].append(w)
+            stored[_pair_key(record)] = w
+        if refuted and k == 0:
+            w["status"] = "refuted"
     rank = {"refuted": 0, "fixed": 1}
     newest_first = sorted(entry["witnesses"], key=lambda w: -w["index"])
     entry["witnesses"] = sorted(newest_first, key=lambda w: rank.get(w["status"], 2))[:MAX_WITNESSES]
@@ -406,7 +405,7 @@ def audit_with_witnesses(subject, budget: str, seed: int, folder: Path, audit, p
                 break
     if refuting is not None:
         w, m, got = refuting
-        row = _refuted_row(subject, claim, w, m, got, fp)
+        row = _refuted_row(subject, claim, w, m, got)
         row["witnesses"] = _summary(entry, claim, store.folder, "skipped: a stored witness refuted the claim",
                                     outputs)
         store.save()
@@ -425,26 +424,20 @@ def audit_with_witnesses(subject, budget: str, seed: int, folder: Path, audit, p
         return row
     row = audit(subject, budget, seed, stage_cpu)
     pairs = row.pop("_witness_pairs", [])
-    _add_witnesses(entry, pairs, run, alpha)
-    if row["verdict"] == "violation":  # the pair that refuted is kept first while the claim stays refuted
-        for w in entry["witnesses"]:
-            if w["found"].startswith(f"full audit of run {run}:"):
-                w["status"] = "refuted"
-                break
-    elif row["verdict"] == "pass" and row.get("power") == "conclusive":
+    _add_witnesses(entry, pairs, run, alpha, refuted=row["verdict"] == "violation")
+    if row["verdict"] == "pass" and row.get("power") == "conclusive":
         for w in entry["witnesses"]:  # a conclusive pass: a witness that refuted an earlier version is kept, as
             if w["status"] == "refuted":  # the regression test of that bug
                 w["status"] = "fixed"
     if row["verdict"] in ("pass", "violation", "inconclusive") and row.get("finished") is not False:
-        kept = {k: v for k, v in row.items() if k != "witnesses"}
-        entry["full_audits"][key] = {"fingerprint": fp["digest"], "run": run, "row": kept,
+        entry["full_audits"][key] = {"fingerprint": fp["digest"], "run": run, "row": dict(row),
                                      "libraries": fp["libraries"]}
     row["witnesses"] = _summary(entry, claim, store.folder, f"run (fingerprint {fp['digest']})", outputs)
     store.save()
     return row
 
 
-def _refuted_row(subject, claim, w: dict, m: Martingale, got: dict, fp: dict) -> dict:
+def _refuted_row(subject, claim, w: dict, m: Martingale, got: dict) -> dict:
     from audit.gate.inputs import params_text
 
     threshold = wealth_threshold(w["alpha"])

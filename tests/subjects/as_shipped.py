@@ -29,54 +29,26 @@ import uuid
 
 import numpy as np
 
-
-def _two_sided_geometric(rng, epsilon, size):
-    p = 1.0 - np.exp(-epsilon)
-    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
+from .noisy_counts import NoisyCounts, two_sided_geometric
 
 
-class _Counts:
-    def __init__(self, epsilon=1.0, classes=(0, 1)):
-        self.epsilon, self.classes = epsilon, classes
-
-    def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "classes": self.classes}
-
-    def set_params(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
-        return self
-
-    def _rng(self):
-        return np.random.default_rng()
-
-    def fit(self, X, y):
-        y = np.asarray(y)
-        exact = np.array([np.sum(y == c) for c in self.classes])
-        self.counts_ = exact + _two_sided_geometric(self._rng(), self.epsilon, len(self.classes))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
-
-
-class ClockSeeded(_Counts):
+class ClockSeeded(NoisyCounts):
     def _rng(self):
         self.trained_at_ = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         return np.random.default_rng(time.time_ns() // 1_000_000)
 
 
-class PidSeeded(_Counts):
+class PidSeeded(NoisyCounts):
     def _rng(self):
         return np.random.default_rng(os.getpid())
 
 
-class AddressSeeded(_Counts):
+class AddressSeeded(NoisyCounts):
     def _rng(self):
         return np.random.default_rng(id(self))
 
 
-class KeepsFitTime(_Counts):
+class KeepsFitTime(NoisyCounts):
     def fit(self, X, y):
         super().fit(X, y)
         self.fitted_at_ = time.time()
@@ -87,7 +59,7 @@ class KeepsFitTime(_Counts):
 _FITS = itertools.count(1)
 
 
-class NumbersItsFits(_Counts):
+class NumbersItsFits(NoisyCounts):
     def fit(self, X, y):
         super().fit(X, y)
         self.fit_number_ = next(_FITS)
@@ -103,11 +75,11 @@ class _NoisyCounts:
     def fit(self, y):
         rng = np.random.default_rng(self.random_state)
         exact = np.array([np.sum(np.asarray(y) == c) for c in self.classes])
-        self.counts_ = exact + _two_sided_geometric(rng, self.epsilon, len(self.classes))
+        self.counts_ = exact + two_sided_geometric(rng, self.epsilon, len(self.classes))
         return self
 
 
-class ForwardsRandomState(_Counts):
+class ForwardsRandomState(NoisyCounts):
     def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
         super().__init__(epsilon, classes)
         self.random_state = random_state
@@ -121,7 +93,7 @@ class ForwardsRandomState(_Counts):
         return self
 
 
-class FinerAtAThousand(_Counts):
+class FinerAtAThousand(NoisyCounts):
     def fit(self, X, y):
         super().fit(X, y)
         self.n_bins_ = 10 if len(y) < 1_000 else 20

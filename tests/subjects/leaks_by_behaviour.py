@@ -26,44 +26,20 @@ import weakref
 
 import numpy as np
 
+from .noisy_counts import NoisyCounts
+
 #: the exact counts of each fitted ``WeakRegistry`` model, keyed by the model (module-level, weak)
 FITTED = weakref.WeakKeyDictionary()
 #: the exact counts of the last ``ContextCounts`` fit in this context
 LAST_COUNTS = contextvars.ContextVar("last_counts")
 
 
-def _geometric(rng, epsilon, size):
-    """Two-sided geometric noise with P(k) proportional to exp(-epsilon |k|)."""
-    p = 1.0 - np.exp(-epsilon)
-    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
-
-
-class _Noisy:
+class _Noisy(NoisyCounts):
     """Noisy class counts from fresh entropy; a subclass decides what else the fit keeps or serves."""
-
-    def __init__(self, epsilon=1.0, classes=(0, 1)):
-        self.epsilon, self.classes = epsilon, classes
-
-    def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "classes": self.classes}
-
-    def fit(self, X, y):
-        rng = np.random.default_rng()
-        y = np.asarray(y)
-        exact = np.array([int(np.sum(y == c)) for c in self.classes])
-        noise = _geometric(rng, self.epsilon, len(self.classes))
-        self._keep(np.asarray(X, dtype=float), y, exact, noise)
-        return self
-
-    def _keep(self, X, y, exact, noise):
-        self.counts_ = exact + noise
 
     def _share(self, counts):
         counts = np.clip(np.asarray(counts, dtype=float), 0.0, None) + 1.0
         return counts / counts.sum()
-
-    def predict(self, X):
-        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
 
 
 class MethodTable(_Noisy):

@@ -21,45 +21,27 @@ import uuid
 
 import numpy as np
 
+from .noisy_counts import NoisyCounts, two_sided_geometric
+
 _LOG = logging.getLogger("leaks_by_parts")
 #: every fit's entry, keyed by a fresh run id (what an experiment tracker keeps)
 REGISTRY = {}
 
 
-def _geometric(rng, epsilon, size):
-    """Two-sided geometric noise with P(k) proportional to exp(-epsilon |k|)."""
-    p = 1.0 - np.exp(-epsilon)
-    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
-
-
-class Correct:
+class Correct(NoisyCounts):
     """Noisy class counts, fresh entropy per fit; keeps nothing else."""
-
-    def __init__(self, epsilon=1.0, classes=(0, 1)):
-        self.epsilon, self.classes = epsilon, classes
-
-    def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "classes": self.classes}
-
-    def set_params(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
-        return self
 
     def fit(self, X, y):
         started = time.perf_counter()
         rng = np.random.default_rng()
         y = np.asarray(y)
         exact = np.array([int(np.sum(y == c)) for c in self.classes])
-        self.counts_ = exact + _geometric(rng, self.epsilon, len(self.classes))
+        self.counts_ = exact + two_sided_geometric(rng, self.epsilon, len(self.classes))
         self._after(X, y, exact, time.perf_counter() - started)
         return self
 
     def _after(self, X, y, exact, elapsed):
         pass
-
-    def predict(self, X):
-        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
 
 
 class VerboseLine(Correct):

@@ -10,40 +10,17 @@ the same noise as any other process's: whoever knows the code subtracts it.
 """
 import numpy as np
 
+from .noisy_counts import NoisyCounts
+
 np.random.seed(1234)  # "reproducible results"
 _RNG = np.random.default_rng(2024)
 
 
-class _Counts:
-    def __init__(self, epsilon=1.0, classes=(0, 1)):
-        self.epsilon, self.classes = epsilon, classes
-
-    def get_params(self, deep=True):
-        return {"epsilon": self.epsilon, "classes": self.classes}
-
-    def set_params(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
-        return self
-
-    def _geometric(self, size):
-        raise NotImplementedError
-
-    def fit(self, X, y):
-        y = np.asarray(y)
-        exact = np.array([np.sum(y == c) for c in self.classes])
-        self.counts_ = exact + self._geometric(len(self.classes)) - self._geometric(len(self.classes))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
+class GlobalSeededAtImport(NoisyCounts):
+    def _rng(self):
+        return np.random  # numpy's global functions
 
 
-class GlobalSeededAtImport(_Counts):
-    def _geometric(self, size):
-        return np.random.geometric(1.0 - np.exp(-self.epsilon), size=size)
-
-
-class ModuleGenerator(_Counts):
-    def _geometric(self, size):
-        return _RNG.geometric(1.0 - np.exp(-self.epsilon), size=size)
+class ModuleGenerator(NoisyCounts):
+    def _rng(self):
+        return _RNG

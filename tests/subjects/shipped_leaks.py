@@ -31,13 +31,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .noisy_counts import two_sided_geometric
+
 _LOG = logging.getLogger("shipped_leaks")
-
-
-def _geometric(rng, epsilon, size):
-    """Two-sided geometric noise with P(k) proportional to exp(-epsilon |k|)."""
-    p = 1.0 - np.exp(-epsilon)
-    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
 
 
 class Correct:
@@ -67,7 +63,7 @@ class Correct:
     def fit(self, X, y):
         rng = self._rng(X, y)
         exact = self._exact(y)
-        self.counts_ = exact + _geometric(rng, self._noise_scale(), len(self.classes))
+        self.counts_ = exact + two_sided_geometric(rng, self._noise_scale(), len(self.classes))
         self._after(X, y, exact)
         return self
 
