@@ -140,7 +140,7 @@ def _interval(lo, hi) -> str:
 
 def _alpha(row: dict, report: dict) -> str:
     """The row's confidence and budget when they are not the table's usual ones (α = 0.01, full budget)."""
-    notes = [f"α = {row['alpha']:g}"] if row.get("alpha", ALPHA) != ALPHA else []
+    notes = [f"α = {row['alpha']:.3g}"] if row.get("alpha", ALPHA) != ALPHA else []  # 3 figures: 0.000644
     notes += [f"{report['budget']} budget"] if report.get("budget") != "full" else []
     return f" ({', '.join(notes)})" if notes else ""
 
