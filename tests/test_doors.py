@@ -51,6 +51,7 @@ def test_the_recipe_fails_the_estimator_that_spends_twice_epsilon():
     msg = str(info.value)
     assert "(1, 0)-DP under add-remove is violated through outputs" in msg
     assert "search:" in msg and "state probe:" in msg  # the gate's evidence, not the probe points alone
+    assert "what leaked: measured ε ≥" in msg and "remedy: the noise must cover" in msg  # audit.gate.diagnosis
     lower = float(msg.split("epsilon_lower = ")[1].split()[0])
     assert lower > 1.0  # true loss 2, refuted at the first look of the sequential confirmation that can show it
 

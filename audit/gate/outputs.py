@@ -45,7 +45,7 @@ import numpy as np
 from audit.gate.state.model import ROOT, state_numbers
 from audit.gate.outcome import admit, outcome_code, refusal_text
 
-__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "KINDS", "MAX_ATTRIBUTES"]
+__all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "is_state", "KINDS", "MAX_ATTRIBUTES"]
 
 
 #: the ``raised`` coordinate of an exception: a 48-bit code (never 0) of its type and canonical message
@@ -239,7 +239,9 @@ def release_spec(release) -> tuple[frozenset, list]:
     return frozenset(i for i in items if i in KINDS), [i for i in items if i not in KINDS]
 
 
-def _is_state(name: str) -> bool:
+def is_state(name: str) -> bool:
+    """Whether a coordinate's name is a number of the fitted model's state (an attribute path), not a method's
+    answer."""
     return name.startswith((f"{ROOT}.", f"len({ROOT}."))
 
 
@@ -403,7 +405,7 @@ class EstimatorRelease:
         return " + ".join(parts) or "nothing recognised"
 
     def _describe_state(self) -> str:
-        n = sum(1 for name in self.names if _is_state(name))
+        n = sum(1 for name in self.names if is_state(name))
         text = f"{n} numbers of the fitted model's state (what its pickle carries: every fitted attribute, " \
                "private ones too, by attribute path; constructor parameters and random generators left out)"
         if self.dropped:
@@ -434,7 +436,7 @@ class EstimatorRelease:
                 self._as_classes = self._as_classes and self._mapped  # read in calibration only
                 seen += 1
                 for name in values:
-                    (state if _is_state(name) else names).setdefault(name, None)
+                    (state if is_state(name) else names).setdefault(name, None)
                 truncated.update(dict.fromkeys(self._last_truncated))
                 if not self.description:
                     self.description = self.describe(est)

@@ -67,6 +67,7 @@ from audit.gate.scale import confirm_samples, scale_pairs
 from audit.gate.search import candidate_pairs, data_key, search_and_confirm
 from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, read_channels
 from audit.gate.determinism import join_verdict
+from audit.gate.diagnosis import diagnose
 
 __all__ = ["Subject", "CheckError", "resolve", "build", "audit_subject", "audit_claim", "check_report", "parse_params",
            "params_text", "parse_bounds", "parse_classes", "parse_release", "load_dataset", "mechanism_pairs",
@@ -455,6 +456,14 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     if res.violation and subject.float_probe and row.get("decided_by", [None])[0] == "float probe" and audited:
         float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
         cpu.lap("float re-audit")
+    if res.violation and audited and "outputs" in row.get("decided_by", []):
+        diagnosis = diagnose(mech, audited[min(res.worst_pair, len(audited) - 1)], subject.epsilon,
+                             float(res.epsilon_lower), seed)
+        if diagnosis is not None:
+            row["diagnosis"] = {k: v for k, v in diagnosis.items() if k != "lines"}  # its text leads the detail
+            for line in diagnosis["lines"]:
+                progress.step(line)
+        cpu.lap("diagnosis")
     if not res.violation:
         power_reading(row, extra, res.worst, subject.epsilon, subject.delta, subject.strict_power)
     row["winning_pair"] = res.worst_description
@@ -513,7 +522,8 @@ def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | No
     if tried is not None:
         row["pairs_tried"] = [{"pair": d, "pilot_epsilon_lower": lo, "pilot_epsilon_point": pt}
                               for d, lo, pt in tried]
-    row["detail"] = "; ".join([row["detail"]] + plan["notes"] + extra)
+    lead = [row["diagnosis"]["text"]] if "diagnosis" in row else []
+    row["detail"] = "; ".join(lead + [row["detail"]] + plan["notes"] + extra)
     if subject.note:
         row["detail"] = f"{subject.note} — {row['detail']}"
     return row
