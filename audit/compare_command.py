@@ -118,10 +118,32 @@ def _compare_setup(args):
         params = params if given is None else given
         candidate_cls = resolve(args.subject)
         candidate = candidate_cls(**map_parameters(candidate_cls, params))
-        return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs"
+        return candidate, factory(**params), params, inputs, N_SAMPLES[args.budget], "outputs", ""
     params = _learner_params(ref, given)
     candidate, reference, how = resolve_reference(ref, resolve(args.subject), params, param_map)
-    return candidate, reference, params, ref.inputs + extra_inputs(args, ref, params), N_LEARNER[args.budget], how
+    return candidate, reference, params, ref.inputs + extra_inputs(args, ref, params), N_LEARNER[args.budget], how, \
+        unexercised(ref, params)
+
+
+def unexercised(ref, params: dict) -> str:
+    """What the reference's parameters ``params`` leave untested (:attr:`LearnerReference.unexercised`), or ""."""
+    return ref.unexercised(params) if ref.unexercised is not None else ""
+
+
+def _coordinate_names(reference):
+    """``names(data)`` for :func:`compare_distributions`: what each coordinate of ``reference``'s numeric
+    output is (learner references), None when it cannot say."""
+    method = getattr(reference, "coordinate_names", None)
+    if method is None:
+        return None
+
+    def names(data):
+        try:
+            return method(data)
+        except Exception:  # noqa: BLE001 - a name is a courtesy: the sampling reports the reference's errors
+            return None
+
+    return names
 
 
 def _user_inputs(spec: str) -> list:
@@ -238,7 +260,7 @@ def _self_setup(args, given, param_map):
                          "(batched_release_sampler returned None or is absent): nothing to compare")
     slow = fitted_mechanism(cls, params, ref, True, fast=False)
     return fast, slow, params, ref.inputs, N_LEARNER[args.budget], \
-        "release() through its batched sampler against one fit per draw"
+        "release() through its batched sampler against one fit per draw", unexercised(ref, params)
 
 
 def _compare_noise_off(args, _error) -> int:
@@ -318,10 +340,11 @@ def command(args, _error, _finish) -> int:
     if args.exact:
         return _compare_exact(args, alpha, _error, _finish)
     try:
-        candidate, reference, params, inputs, n, how = _compare_setup(args)
+        candidate, reference, params, inputs, n, how, untested = _compare_setup(args)
         n = args.samples or n
         start = time.perf_counter()
-        res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed)
+        res = compare_distributions(candidate, reference, inputs, n_samples=n, alpha=alpha, seed=args.seed,
+                                    names=_coordinate_names(reference))
     except CandidateRaised as exc:  # the reference fits the input: a candidate that raises differs from it
         print(f"DIFFERENT: {exc}")
         return 1
@@ -329,7 +352,7 @@ def command(args, _error, _finish) -> int:
         return _error(str(exc) + extras.hint(exc))
     probe = getattr(candidate, "probe", None) if not getattr(candidate, "use_release", True) else None
     return _write(args, res, alpha, start, f"Parameters (both sides): {params_text(params)}; compared through "
-                  f"{how}, {len(inputs)} public inputs.", _finish, probe)
+                  f"{how}, {len(inputs)} public inputs.", _finish, probe, untested)
 
 
 def _compare_exact(args, alpha, _error, _finish) -> int:
@@ -352,12 +375,13 @@ def _compare_exact(args, alpha, _error, _finish) -> int:
         laws = [ref.law(params, *data) for _, data in ref.inputs]
         start = time.perf_counter()
         res = compare_exact(candidate, ref.inputs, laws, n_samples=args.samples or N_LEARNER[args.budget],
-                            alpha=alpha, seed=args.seed)
+                            alpha=alpha, seed=args.seed, floor=ref.floor)
     except (CheckError, ValueError, TypeError) as exc:
         return _error(str(exc) + extras.hint(exc))
     return _write(args, res, alpha, start, f"Parameters: {params_text(params)}; the candidate's release() against "
                   f"the exact law of {accounting_label(ref.description, params)}; {len(ref.inputs)} public inputs; "
-                  "one-sample test, no reference draws.", _finish)
+                  "one-sample test, no reference draws.", _finish,
+                  unexercised=ref.not_exercised)
 
 
 def first_disagreement(differences, probe) -> str:
@@ -378,22 +402,33 @@ def first_disagreement(differences, probe) -> str:
             f"{ref_top[i]}, candidate {cand_top[i]}")
 
 
-def _write(args, res, alpha, start, note, _finish, probe=None) -> int:
-    """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``."""
-    from audit.engine.presentation.render import compact
+def _most_different(r, side: str, limit: int | None = None) -> str:
+    """The outcomes of most different frequency (``side`` vs candidate counts; the first ``limit``), or the most
+    different coordinate of vector outputs by what it is, as text ("" when there is neither)."""
+    if not r.differences:
+        return ""
+    if isinstance(r.differences[0], tuple):
+        from audit.engine.presentation.render import compact
+
+        return (f"outcomes of most different frequency, {side} vs candidate counts: "
+                + "; ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences[:limit]))
+    return "most different coordinate: " + ", ".join(map(str, r.differences))
+
+
+def _write(args, res, alpha, start, note, _finish, probe=None, unexercised="") -> int:
+    """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``;
+    ``unexercised``: what the comparison leaves untested, said in the notes and on the console."""
     from audit.report import Report
 
     name = report_name(args.subject, args.reference) + params_suffix(args.params) + ("-exact" if args.exact else "")
     report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`"
                     + (" (its exact law)." if args.exact else "."))
+    side = "expected" if args.exact else "reference"
     detail = res.summary()
     if res.rejected:
         worst = [r for r in res.rows if r.p_adjusted < res.level]
         detail += "; different on " + "; ".join(
-            f"input {shown(r.input)}" + (" (outcomes of most different frequency, "
-                                          f"{'expected' if args.exact else 'reference'} vs candidate: "
-                                          + ", ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences[:3])
-                                          + ")" if r.differences and isinstance(r.differences[0], tuple) else "")
+            f"input {shown(r.input)}" + (f" ({_most_different(r, side, 3)})" if r.differences else "")
             + first_disagreement(r.differences, probe) for r in worst)
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
                                "expected": "same", "verdict": "different" if res.rejected else "same",
@@ -401,13 +436,13 @@ def _write(args, res, alpha, start, note, _finish, probe=None) -> int:
                                "alpha": alpha, "test": "exact" if args.exact else "two-sample",
                                "detail": detail})
     report.notes.append(note)
+    if unexercised:
+        report.notes.append(f"Not exercised: {unexercised}.")
     for r in res.rows:
-        diffs = "; ".join(f"{compact(o)}: {a} vs {b}" for o, a, b in r.differences) if r.differences and \
-            isinstance(r.differences[0], tuple) else ", ".join(map(str, r.differences))
+        diffs = _most_different(r, side)
         report.notes.append(f"input {shown(r.input)}: {r.test}, statistic {r.statistic:.4g}, p {r.p_value:.3g}, "
-                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; most different ({'expected' if args.exact else 'reference'} vs candidate counts): "
-                                                                   f"{diffs}" if diffs else "")
+                            f"Holm-adjusted {r.p_adjusted:.3g}" + (f"; {diffs}" if diffs else "")
                             + first_disagreement(r.differences, probe))
     report.elapsed_s = time.perf_counter() - start
     return _finish(report, args.out, checkpoint.Checkpoint(Path(args.out) / f".{name}.unused", resume=False),
-                   not res.rejected)
+                   not res.rejected, f"Not exercised: {unexercised}." if unexercised else "")

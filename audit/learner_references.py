@@ -13,9 +13,18 @@ the candidate has ``release``, else through their predictions on the probe
 grid (the same grid for both sides; its spacing, 1/8 of each public range,
 is finer than the learners' bins on these inputs, so neighbouring thresholds
 give different predictions).
+
+A release holding floats is compared number by number; :func:`release_paths`
+and a reference's ``describe`` name each number (``tree 1, leaf 0: theta of
+class index 0 (release.leaves[1][0][0])``) for the verdict. The random forest
+is compared at depth 2, so that its records are routed, and read at the probe
+points too (:class:`ForestProbeView`: its release's own numbers keep their laws
+when a candidate swaps a split's children on inputs symmetric under
+``x1 = 1 - x0``); parameters that route nothing say so (``unexercised``).
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 
@@ -27,7 +36,7 @@ from audit.engine.estimation.learner import LearnerMechanism
 from reference.papers import cite
 
 __all__ = ["LearnerReference", "LEARNERS", "learner_reference", "resolve_reference", "probe_grid",
-           "fitted_mechanism", "rename_parameters"]
+           "fitted_mechanism", "rename_parameters", "release_paths", "path_text", "ForestProbeView"]
 
 _X = np.array([0.1, 0.2, 0.3, 0.45, 0.55, 0.7, 0.8, 0.9])
 #: 8 records on two numerical features in [0, 1]
@@ -91,10 +100,122 @@ class LearnerReference:
     #: ``ties(est, X, y, release) -> (accepts, size)``: the releases the reference can give with the noise off
     #: (:mod:`audit.engine.comparison.compare_noise_off`); None: its noise-off release is a function of the data
     noise_off_ties: object = None
+    #: numbers read off a numeric release besides its own entries, compared as more coordinates (both sides'
+    #: releases read alike: post-processing), e.g. the forest at the probe points (:class:`ForestProbeView`)
+    view: object = None
+    #: ``describe(path) -> str``: what a numeric entry of the release is, ``path`` its keys (:func:`release_paths`)
+    describe: object = None
+    #: ``unexercised(params) -> str``: what these parameters leave untested ("" when nothing)
+    unexercised: object = None
 
     def load(self):
         module, _, attr = self.target.partition(":")
         return getattr(importlib.import_module(module), attr)
+
+
+def release_paths(release) -> list[tuple]:
+    """The path (keys from the top) of each number of ``release``, in the order
+    :class:`~audit.engine.estimation.learner.LearnerMechanism` flattens a numeric release into a vector. A
+    *tagged* tuple ``("tag", value)`` keys its value by the tag, ``("tag", a, b, ...)`` its entries by
+    ``"tag.1"``, ``"tag.2"``, ...; other tuples and arrays key an entry by its position, except a tagged entry
+    whose tag no sibling shares (its tag is key enough): ``(("structure", S), ("leaves", L))`` gives
+    ``("leaves", 1, 0, 0)`` for ``L[1][0][0]``."""
+    from numbers import Real
+
+    out = []
+
+    def tag(obj):
+        return obj[0] if isinstance(obj, (tuple, list)) and len(obj) > 1 and isinstance(obj[0], str) else None
+
+    def walk(obj, path):
+        if isinstance(obj, (tuple, list)):
+            own = tag(obj)
+            if own is not None:
+                for i, v in enumerate(obj[1:], 1):
+                    walk(v, path + ((own if len(obj) == 2 else f"{own}.{i}"),))
+                return
+            tags = [tag(v) for v in obj]
+            for i, v in enumerate(obj):
+                walk(v, path if tags[i] is not None and tags.count(tags[i]) == 1 else path + (i,))
+        elif isinstance(obj, np.ndarray):
+            for i, v in enumerate(obj.ravel().tolist()):
+                walk(v, path + (i,))
+        elif isinstance(obj, (Real, np.number)):
+            out.append(path)
+
+    walk(release, ())
+    return out
+
+
+def path_text(path: tuple) -> str:
+    """``release.leaves[1][0][0]``: a path of :func:`release_paths` as text."""
+    return "release" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path)
+
+
+def _forest_entry(path: tuple) -> str:
+    """A random decision forest's release entry (``release()``'s format) by what it is."""
+    if len(path) == 4 and path[0] == "structure":
+        return f"tree {path[1]}, split {path[2]}: " + ("attribute" if path[3] == 0 else "threshold")
+    if len(path) == 4 and path[0] == "leaves":
+        return f"tree {path[1]}, leaf {path[2]}: theta of class index {path[3]}"
+    return ""
+
+
+def _partition_entry(path: tuple) -> str:
+    """LPDT's and PHIST's release entries (``(NAME, structure, leaf values)``) by what they are."""
+    if len(path) == 2 and str(path[0]).endswith(".2"):
+        return f"leaf {path[1]}: value" if path[0].startswith("LPDT") else f"cell {path[1]}: value"
+    if len(path) == 3 and str(path[0]).startswith("LPDT") and path[0].endswith(".1"):
+        return f"public partition node {path[1]}: " + ("feature" if path[2] == 0 else "threshold")
+    if len(path) >= 2 and str(path[0]).startswith("PHIST") and path[0].endswith(".1"):
+        if path[1] == "grid":
+            return "grid cells per feature"
+        return f"public range of feature {path[1] - 1}: " + ("low" if path[-1] == 0 else "high")
+    return ""
+
+
+def _weight_entry(path: tuple) -> str:
+    """DP logistic regression's released weights (``coef_`` flattened, on the mapped features, the intercept's
+    constant feature last)."""
+    return f"weight {path[0]} on the mapped features" if len(path) == 1 else ""
+
+
+def _forest_unexercised(params: dict) -> str:
+    depth = params.get("max_depth")
+    if isinstance(depth, int) and depth < 1:
+        return (f"routing: max_depth={depth} has no split, so no record is routed; a candidate that routes wrongly "
+                "reads the same (use max_depth >= 2, the default)")
+    return ""
+
+
+class ForestProbeView:
+    """A random decision forest's release read at the public probe points: the mean over the trees of the leaf
+    value ``theta`` of every class but the first, each point routed through the released structure by the
+    reference's rule (``x[attribute] > threshold`` goes right). Marginally, a leaf's values and a split's
+    attribute and threshold can keep their laws when a candidate routes wrongly (on inputs symmetric under
+    ``x1 = 1 - x0``, the swapped children of a split on ``x0`` look like a split on ``x1``); the probe points
+    see structure and leaves together. Nothing at depth 0 (no split)."""
+
+    def __call__(self, release, probe) -> np.ndarray:
+        from reference.tree import route_heap
+
+        (_, structure), (_, leaves) = release
+        if not any(structure):
+            return np.zeros(0)
+        att = np.array([[a for a, _ in tree] for tree in structure], dtype=np.int64)
+        thr = np.array([[t for _, t in tree] for tree in structure], dtype=float)
+        theta = np.asarray(leaves, dtype=float)  # (trees, leaves, classes)
+        depth = int(round(np.log2(theta.shape[1])))
+        where = route_heap(np.asarray(probe, dtype=float), att, thr, depth)  # (trees, points)
+        at = theta[np.arange(theta.shape[0])[:, None], where]  # (trees, points, classes)
+        return at[..., 1:].mean(axis=0).T.ravel()  # class by class, point by point
+
+    def names(self, release, probe) -> list:
+        (_, structure), (_, leaves) = release
+        if not any(structure):
+            return []
+        return [f"forest's mean theta of class index {c} at probe point ({', '.join(f'{v:g}' for v in x)})"
+                for c in range(1, len(leaves[0][0])) for x in np.asarray(probe)]
 
 
 _P = "reference.privatree:PrivaTreeClassifier"
@@ -113,13 +234,14 @@ LEARNERS: dict[str, LearnerReference] = {r.name: r for r in [
                           classes=[0, 1, 2]), CLASSIFICATION_INPUTS,
                      f"DiPriMeExp forest classifier ({cite('diprime-v003')}), strict accounting", dict(bins=4, leaf_bins=4)),
     LearnerReference("random-trees", "reference.random_trees:RandomDecisionForestClassifier",
-                     dict(n_estimators=2, max_depth=0, epsilon=1.0, bounds=_B2, classes=[0, 1]), BINARY_INPUTS,
-                     f"random decision forest ({cite('random-trees')}), private leaf counts; depth 0: the structure is "
-                     "drawn from public bounds alone"),
+                     dict(n_estimators=2, max_depth=2, epsilon=1.0, bounds=_B2, classes=[0, 1]), BINARY_INPUTS,
+                     f"random decision forest ({cite('random-trees')}), private leaf counts; depth 2: records routed "
+                     "through a structure drawn from public bounds alone", view=ForestProbeView(),
+                     describe=_forest_entry, unexercised=_forest_unexercised),
     LearnerReference("lpdt", "reference.lpdt:LPDTRegressor",
                      dict(epsilon=2.0, max_depth=1, target_bounds=(0.0, 1.0), bounds=_B2,
                           public_data=(_X2, _Y_REG)), REGRESSION_INPUTS,
-                     f"LPDT regressor ({cite('lpdt')}): public partition, local randomiser"),
+                     f"LPDT regressor ({cite('lpdt')}): public partition, local randomiser", describe=_partition_entry),
     LearnerReference("bdpt", "reference.baselines.bdpt:BDPTClassifier",
                      dict(epsilon=2.0, max_depth=1, classes=[0, 1]), BINARY_INPUTS, "BDPT baseline (binary)"),
     LearnerReference("dpgdf", "reference.baselines.dpgdf:DPGDFClassifier",
@@ -138,10 +260,11 @@ LEARNERS: dict[str, LearnerReference] = {r.name: r for r in [
                      dict(bins=4, leaf_bins=4)),
     LearnerReference("phist", "reference.baselines.phist:PHISTRegressor",
                      dict(epsilon=2.0, n_bins=2, target_bounds=(0.0, 1.0), bounds=_B2), REGRESSION_INPUTS,
-                     "PHIST baseline (private histogram regressor)"),
+                     "PHIST baseline (private histogram regressor)", describe=_partition_entry),
     LearnerReference("dp-logistic", "reference.baselines.dp_logistic:DPLogisticRegression",
                      dict(epsilon=2.0, bounds=_B2, classes=[0, 1]), BINARY_INPUTS,
-                     "DP logistic regression by output perturbation (Chaudhuri et al. 2011, Alg. 1)"),
+                     "DP logistic regression by output perturbation (Chaudhuri et al. 2011, Alg. 1)",
+                     describe=_weight_entry),
 ]}
 
 
@@ -158,9 +281,8 @@ def learner_reference(name: str) -> LearnerReference:
             raise ValueError(f"--reference {name!r} cannot be imported: {exc}") from None
         for ref in LEARNERS.values():
             if isinstance(cls, type) and issubclass(cls, ref.load()):
-                return LearnerReference(name, name, ref.params, ref.inputs, f"{cls.__name__} (inputs of "
-                                        f"{ref.name!r})", ref.release_kwargs, ref.probe, ref.noise_off,
-                                        ref.noise_off_ties)
+                return dataclasses.replace(ref, name=name, target=name,
+                                           description=f"{cls.__name__} (inputs of {ref.name!r})")
         raise ValueError(f"--reference {name!r} is not a learner of reference/ (nor a subclass of one); "
                          f"the learners are {', '.join(f'{r.target}' for r in LEARNERS.values())}")
     raise KeyError(name)
@@ -180,9 +302,11 @@ class _Fitted(LearnerMechanism):
     """A learner fitted per draw; its ``release(**release_kwargs)`` or its predictions on the probe grid."""
 
     def __init__(self, make, probe, use_release: bool, release_kwargs: dict, fast: bool = True,
-                 output: str = "auto", cls=None, params=None):
+                 output: str = "auto", cls=None, params=None, view=None, describe=None):
         super().__init__(make, probe, output)
         self.cls, self.params = cls, params
+        #: the reference's view (:attr:`LearnerReference.view`) and entry names, for releases only
+        self.view, self.describe = (view, describe) if use_release else (None, None)
         self.use_release, self.release_kwargs = use_release, dict(release_kwargs)
         #: the declared batched sampler stands in for the fits (release only; ``fast=False``: never)
         self._fast_path_ok = use_release and fast
@@ -207,6 +331,39 @@ class _Fitted(LearnerMechanism):
             return est.release(**self.release_kwargs)
         return tuple(np.asarray(est.predict(self.probe)).tolist())
 
+    def _shape(self, released):
+        """The release as :class:`LearnerMechanism` shapes it, a numeric one followed by the numbers of the
+        reference's view (an error says when the release is not in the reference's format)."""
+        out = super()._shape(released)
+        if self.view is None or not isinstance(out, np.ndarray):
+            return out
+        try:
+            extra = self.view(released, self.probe)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"the release is not in the reference's format, which the comparison reads at the "
+                             f"probe points ({type(exc).__name__}: {exc}): {str(released)[:200]}") from None
+        return np.concatenate([out, extra]) if len(extra) else out
+
+    def coordinate_names(self, data, seed: int = 0) -> list | None:
+        """What each coordinate of this mechanism's numeric output on ``data`` is (one fit, seeded by ``seed``):
+        the release's entries by :attr:`LearnerReference.describe` and their paths, then the view's numbers, or
+        the probe points of predictions; None for a discrete output or when the names do not match the shape."""
+        released = self.release_of(self._fit(data, np.random.default_rng(seed)))
+        out = self._shape(released)
+        if not isinstance(out, np.ndarray):
+            return None
+        if not self.use_release:
+            names = [f"prediction at probe point #{i} ({', '.join(f'{v:g}' for v in x)})"
+                     for i, x in enumerate(np.asarray(self.probe))]
+        else:
+            names = []
+            for path in release_paths(released):
+                what = self.describe(path) if self.describe is not None else ""
+                names.append(f"{what} ({path_text(path)})" if what else path_text(path))
+            if self.view is not None:
+                names += list(self.view.names(released, self.probe))
+        return names if len(names) == len(out) else None
+
     def __repr__(self):
         return f"_Fitted({self.make_estimator!r}, {'release' if self.use_release else 'probe predictions'})"
 
@@ -217,7 +374,7 @@ def fitted_mechanism(cls, params: dict, ref: LearnerReference, use_release: bool
     fits once per draw even when the class declares a batched sampler; ``output="discrete"`` keeps whole
     releases (see :class:`audit.engine.estimation.learner.LearnerMechanism`)."""
     return _Fitted(lambda: cls(**params), ref.probe, use_release, ref.release_kwargs if use_release else {}, fast,
-                   output, cls, params)
+                   output, cls, params, ref.view, ref.describe)
 
 
 def resolve_reference(ref: LearnerReference, candidate_cls, params: dict, param_map: dict):

@@ -372,12 +372,14 @@ def _keep_certificate(final: Path, tmp: Path) -> None:
     for pattern in CERTIFICATE_FILES:
         for path in final.glob(pattern):
             if path.is_file():
+                (tmp / path.relative_to(final)).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, tmp / path.relative_to(final))
 
 
 def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
-    """Write ``out_dir/<target>/{report.md, report.json, figures/*.png}`` atomically; a certificate already in the
-    folder (:data:`CERTIFICATE_FILES`, written by ``python -m audit certify``) is kept.
+    """Write ``out_dir/<target>/{report.md, report.json, figures/*.png}`` atomically (``figures/`` only when a
+    figure is drawn); a certificate already in the folder (:data:`CERTIFICATE_FILES`, written by
+    ``python -m audit certify``) is kept.
 
     Returns the target's directory.
     """
@@ -423,6 +425,8 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
             figure(report.exact_by_size, tmp / FIGURE)
         (tmp / "report.json").write_text(payload)
         (tmp / "report.md").write_text(report.to_markdown(figures, captions))
+        if not any((tmp / "figures").iterdir()):  # no figure drawn: no empty folder (compare's reports)
+            (tmp / "figures").rmdir()
         if final.exists():
             _keep_certificate(final, tmp)
             old = Path(tempfile.mkdtemp(prefix=f".{report.target}-old-", dir=out_dir))

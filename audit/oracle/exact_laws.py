@@ -13,13 +13,20 @@ the law's reach:
   structure is drawn from public bounds alone): each tree's leaf releases ``theta = n / sum(n)`` of its noisy
   counts (:func:`audit.random_trees.exact_law.leaf_law`: atoms, and the uniform draw of an invalid leaf), the
   trees independent. A cell is the tuple of each tree's atom (those of probability at least
-  :data:`ATOM_CELL`, interior values only), every other value in the tree's ``OTHER``.
-
+  :data:`ATOM_CELL`, the ends ``(0, 1)`` and ``(1, 0)`` included), every other value in the tree's ``OTHER``:
+  a release is a product of its trees' values, so every release of probability at least :data:`ATOM_CELL` has a
+  cell of its own (:attr:`ExactReference.floor`). Left in ``OTHER``, the end ``(0, 1)`` of a one-record leaf
+  (probability 0.15 at the defaults) hid a candidate that never releases it (issue 57: ``<= 0`` for ``< 0`` in
+  the invalid-leaf test, found at p = 2.6e-84 by the two-sample compare and "same" here);
 * ``diprime-flip-classifier``: the strict DiPriMeFlip classifier (Consul and Williamson 2021, Algorithm 1 with
   the strict median on public thresholds), one tree of depth 1: the node's (feature, threshold) law with the
   hidden medians summed out, each leaf's clamped geometric counts summed into the atoms ``n / sum(n)``
   (:mod:`audit.diprime.exact_law`). A cell is the node with each leaf's atom of probability at least
   :data:`ATOM_CELL`, or the leaf's ``OTHER``.
+
+Every entry states its floor (every release of at least that probability has a cell of its own: PrivaTree 0,
+every tree; the others :data:`ATOM_CELL`) and what its reach leaves out (:attr:`ExactReference.not_exercised`,
+printed by ``compare --exact``).
 
 Limits: those of each law (an error names the parameter); deeper random forests release continuous
 thresholds, which no finite cell law covers.
@@ -40,12 +47,24 @@ from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
 from audit.privatree.cell_law import privatree_cell_law
 
 __all__ = ["ExactReference", "EXACT_REFERENCES", "exact_reference", "privatree_cell_law", "forest_cell_law",
-           "ATOM_CELL"]
+           "ATOM_CELL", "UNIFORM_ON_A_VALUE", "UNIFORM_ON_AN_END"]
 
 _B2 = [(0.0, 1.0), (0.0, 1.0)]
 #: the two-class inputs whose laws the committed benchmarks were measured on (the edge and one-per-bin inputs are
 #: the two-sample compare's)
 _EXACT_BINARY_INPUTS = [i for i in BINARY_INPUTS if "edges" not in i[0] and "per bin" not in i[0]]
+#: bounds on the mass the rounded uniform ``theta`` of an invalid leaf (two classes) puts on one interior
+#: 6-decimal value, per unit of invalid mass. Its first coordinate ``u`` is uniform on [0, 1] (the reference draws
+#: Dirichlet(1, 1): two exponentials normalised, a law on doubles within about 1e-16 of the uniform's) and rounds
+#: to ``v`` on ``[v - 5e-7, v + 5e-7)``, a mass of 1e-6; the other coordinate, ``1 - u`` to within two units in
+#: the last place, rounds to ``1 - v`` except within about 1e-16 of a rounding boundary. The bounds leave 1e-9,
+#: far more than those 1e-16: tighter than :data:`audit.engine.exact_law.count_leaf_law.UNIFORM_ON_ONE_VALUE`
+#: (1e-8), since with the ends ``(0, 1)`` and ``(1, 0)`` as cells of their own the looser widths would take more
+#: than half of alpha 0.01 at 8,000 draws
+UNIFORM_ON_A_VALUE = (0.999e-6, 1.001e-6)
+#: the same on an end ``(0, 1)`` or ``(1, 0)``: ``u`` rounds to 0 on ``[0, 5e-7)`` and to 1 on ``(1 - 5e-7, 1]``,
+#: half a value's mass
+UNIFORM_ON_AN_END = (0.4995e-6, 0.5005e-6)
 
 
 @dataclass
@@ -59,6 +78,11 @@ class ExactReference:
     inputs: list
     law: Callable  # law(params, X, y) -> CellLaw
     description: str
+    #: every release of at least this probability under the law has a cell of its own (0: every release the
+    #: law enumerates); the rest share :data:`OTHER`
+    floor: float = 0.0
+    #: what the law's reach leaves out of the test (said on the console and in the report), "" when nothing
+    not_exercised: str = ""
 
     def load(self):
         return LEARNERS[self.learner].load()
@@ -70,15 +94,16 @@ class ExactReference:
 
 def _tree_cells(counts: tuple, rate: float, rule: str) -> tuple[dict, dict]:
     """``(lower, upper)`` per cell of one depth-0 tree's released leaf value (module docstring)."""
-    from audit.engine.exact_law.count_leaf_law import UNIFORM_ON_ONE_VALUE, leaf_law
+    from audit.engine.exact_law.count_leaf_law import leaf_law
 
     law = leaf_law(counts, rate, rule)
-    lo_u, hi_u = UNIFORM_ON_ONE_VALUE
     lower, upper = {}, {}
     for v, p in law.atoms.items():
-        if p >= ATOM_CELL and all(0.0 < t < 1.0 for t in v):
-            # an interior 6-decimal value: the atoms rounding to it, the enumeration's tail, and the rounded
-            # uniform of an invalid leaf, which puts between lo_u and hi_u of its mass on it
+        if p >= ATOM_CELL:
+            # the atoms rounding to v, the enumeration's tail, and the rounded uniform of an invalid leaf, which
+            # puts between lo_u and hi_u of its mass on v (issue 57: the ends (0, 1) and (1, 0) were left in OTHER,
+            # and with them a release of probability 0.15)
+            lo_u, hi_u = UNIFORM_ON_A_VALUE if all(0.0 < t < 1.0 for t in v) else UNIFORM_ON_AN_END
             lower[(v,)] = p + lo_u * law.invalid
             upper[(v,)] = min(1.0, p + law.tail + hi_u * law.invalid)
     return _with_other(lower, upper)
@@ -124,15 +149,21 @@ def diprime_cell_law(params: dict, X, y) -> CellLaw:
 EXACT_REFERENCES: dict[str, ExactReference] = {r.name: r for r in [
     ExactReference("privatree", "privatree", dict(PRIVATREE_PARAMS, max_bins=2), PRIVATREE_INPUTS,
                    privatree_cell_law, "PrivaTree, Algorithm 1, strict accounting: depth 1, two features of two "
-                   "uniform bins, two classes, epsilon 8 (the law of audit.privatree.exact_law)"),
-    ExactReference("random-trees", "random-trees", dict(LEARNERS["random-trees"].params),
-                   _EXACT_BINARY_INPUTS, forest_cell_law, "random decision forest, 2 trees of depth 0, epsilon 1 (the leaf "
-                   "law of audit.random_trees.exact_law)"),
+                   "uniform bins, two classes, epsilon 8 (the law of audit.privatree.exact_law)",
+                   not_exercised="thresholds among more than two bins per feature (out of the law's reach): the "
+                   "two-sample compare (4 bins by default) tests them"),
+    ExactReference("random-trees", "random-trees", dict(LEARNERS["random-trees"].params, max_depth=0),
+                   _EXACT_BINARY_INPUTS, forest_cell_law, "random decision forest, 2 trees of depth 0, epsilon 1 (the "
+                   "leaf law of audit.random_trees.exact_law)", floor=ATOM_CELL,
+                   not_exercised="routing: at depth 0 no record is routed (deeper trees release continuous "
+                   "thresholds, out of the law's reach); the two-sample compare (depth 2 by default) routes them"),
     ExactReference("diprime-flip-classifier", "diprime-classifier",
                    dict(n_estimators=1, max_depth=1, max_features=2, epsilon=4.0, variant="flip", bounds=_B2,
                         classes=[0, 1]), _EXACT_BINARY_INPUTS, diprime_cell_law,
                    "strict DiPriMeFlip classifier, one tree of depth 1, two candidate attributes, epsilon 4 (the "
-                   "node and leaf laws of audit.diprime.exact_law)"),
+                   "node and leaf laws of audit.diprime.exact_law)", floor=ATOM_CELL,
+                   not_exercised="the exp and base variants, more than one tree, trees deeper than 1 (out of the "
+                   "law's reach): the two-sample compare (variant exp by default) tests the first"),
 ]}
 
 

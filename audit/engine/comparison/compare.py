@@ -12,7 +12,11 @@ independent seeds and their outputs are compared with a two-sample test:
   trees (measured on two samples of one law, 1,000 per side: 9% of p-values
   below 0.05, 0.25% below 0.001);
 * scalar outputs: the two-sample Kolmogorov-Smirnov test;
-* vector outputs: a KS test per coordinate, Bonferroni-combined within the input.
+* vector outputs: a KS test per coordinate, Bonferroni-combined within the input; the verdict names the most
+  different coordinate by what it is when the caller says (``names``).
+
+KS p-values are scipy's exact ones; where scipy's exact computation fails (a rounding just above 1 on close
+samples), its asymptotic p-value, said in the test's name, and no RuntimeWarning on the console.
 
 The family of per-input p-values is corrected for multiplicity (Holm, via
 statsmodels). A candidate is rejected when any corrected p-value is below
@@ -23,6 +27,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +39,7 @@ from audit.engine.estimation.sampling import MechanismOutputError, collect, draw
 from reference.validation import shown
 
 __all__ = ["InputComparison", "Comparison", "CandidateRaised", "compare_distributions", "two_sample_test", "map_parameters",
-           "detectable_difference", "sequential_pvalue", "holm_adjust"]
+           "detectable_difference", "sequential_pvalue", "holm_adjust", "ks_test"]
 
 MIN_EXPECTED = 5.0
 #: Monte Carlo draws of the G test's null law: the smallest p-value is 1 / (N_PERMUTATIONS + 1)
@@ -173,29 +178,50 @@ def sequential_pvalue(g: float, null_statistics, rng, n_permutations: int = N_PE
     return (exceed + 1) / (n_permutations + 1)
 
 
-def two_sample_test(ref, cand, n_permutations: int | None = None):
+def ks_test(a, b) -> tuple[float, float, bool]:
+    """``(statistic, p-value, asymptotic)``: scipy's two-sample Kolmogorov-Smirnov test, its exact p-value
+    where scipy computes one; where scipy's exact computation fails (it rounds to a probability just above 1
+    when the samples are close, e.g. 8,000 draws a side at a statistic of 21/8,000), the asymptotic p-value,
+    without scipy's RuntimeWarning on the console, and ``asymptotic`` True."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        res = stats.ks_2samp(a, b)
+    fell_back = any(issubclass(w.category, RuntimeWarning) and "ks_2samp" in str(w.message) for w in caught)
+    for w in caught:  # any other warning is shown as it would have been
+        if not (issubclass(w.category, RuntimeWarning) and "ks_2samp" in str(w.message)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return float(res.statistic), float(res.pvalue), fell_back
+
+
+def two_sample_test(ref, cand, n_permutations: int | None = None, names: list | None = None):
     """``(test name, statistic, p-value, most different outcomes)`` for two samples of one kind
-    (``n_permutations``: the G test's largest number of Monte Carlo draws, default :data:`N_PERMUTATIONS`)."""
+    (``n_permutations``: the G test's largest number of Monte Carlo draws, default :data:`N_PERMUTATIONS`;
+    ``names``: what each coordinate of vector outputs is, which the most different one is called by; else
+    ``coordinate j``)."""
     if ref.kind != cand.kind or ref.shape != cand.shape:
         raise MechanismOutputError(f"the candidate's outputs are {cand.kind}{cand.shape} but the reference's are "
                                    f"{ref.kind}{ref.shape}")
     if ref.kind == "discrete":
         return _g_test(ref, cand, n_permutations)
     if ref.kind == "scalar":
-        res = stats.ks_2samp(ref.values, cand.values)
-        return "Kolmogorov-Smirnov", float(res.statistic), float(res.pvalue), []
+        stat, p, asymptotic = ks_test(ref.values, cand.values)
+        return "Kolmogorov-Smirnov" + (" (asymptotic p)" if asymptotic else ""), stat, p, []
     d = ref.values.shape[1]
-    per = [stats.ks_2samp(ref.values[:, j], cand.values[:, j]) for j in range(d)]
-    j = int(np.argmin([r.pvalue for r in per]))
-    return (f"Kolmogorov-Smirnov per coordinate (Bonferroni over {d})", float(per[j].statistic),
-            float(min(1.0, per[j].pvalue * d)), [f"coordinate {j}"])
+    per = [ks_test(ref.values[:, j], cand.values[:, j]) for j in range(d)]
+    j = int(np.argmin([r[1] for r in per]))
+    fell_back = sum(r[2] for r in per)
+    name = names[j] if names is not None and len(names) == d else f"coordinate {j}"
+    return (f"Kolmogorov-Smirnov per coordinate (Bonferroni over {d}"
+            + (f"; asymptotic p on {fell_back}, where scipy's exact one failed" if fell_back else "") + ")",
+            per[j][0], float(min(1.0, per[j][1] * d)), [name])
 
 
 def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_000, alpha: float = 0.01,
-                          seed: int = 0) -> Comparison:
+                          seed: int = 0, names=None) -> Comparison:
     """Compare ``candidate`` with ``reference`` (both mechanisms ``m(data, rng)``) on ``inputs``.
 
-    ``inputs`` is a sequence of ``(name, data)``.
+    ``inputs`` is a sequence of ``(name, data)``; ``names(data)``, when given, says what each coordinate of
+    vector outputs on ``data`` is (a list, or None), for the verdict to name the most different one.
     """
     inputs = list(inputs)
     if not inputs:
@@ -209,7 +235,8 @@ def compare_distributions(candidate, reference, inputs, *, n_samples: int = 20_0
         t = time.perf_counter()
         ref = _side("reference", reference, name, data, n_samples, seeds[2 * k])
         cand = _side("candidate", candidate, name, data, n_samples, seeds[2 * k + 1])
-        test, stat, p, diffs = two_sample_test(ref, cand, n_permutations)
+        labels = names(data) if names is not None and ref.kind == "vector" else None
+        test, stat, p, diffs = two_sample_test(ref, cand, n_permutations, labels)
         rows.append(InputComparison(name, ref.kind, test, stat, p, differences=diffs))
         progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} draws per side, {test}, p {p:.3g} "
                       f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)

@@ -5,9 +5,10 @@ half of its noise is the reference's. Where the reference has an exact law
 (:mod:`audit.oracle.exact_laws`), the candidate alone is sampled and its outcome counts are tested against
 the known probabilities:
 
-* the law is given on finitely many *cells* (:class:`CellLaw`): every release of non-negligible probability
-  is a cell, the rest (continuous leaf values, truncated tails) one cell ``OTHER``; each cell's probability
-  is an interval ``[lower, upper]`` that contains the implementation's true probability;
+* the law is given on finitely many *cells* (:class:`CellLaw`): every release of probability at least a
+  stated *floor* is a cell of its own (the floor is the law's: :attr:`audit.oracle.exact_laws.ExactReference.floor`,
+  stated in the summary), the rest (continuous leaf values, truncated tails, rare values) pooled under ``OTHER``;
+  each cell's probability is an interval ``[lower, upper]`` that contains the implementation's true probability;
 * the test is the G test (likelihood-ratio goodness of fit) on the cells, the cells of expected count below
   5 grouped in order of probability (consecutive cells until a group expects 5 draws, the rarest remainder a
   group of its own: a candidate that moves mass between frequent and rare releases stays visible), with the
@@ -44,7 +45,7 @@ from audit.engine.estimation.sampling import collect, draw
 from reference.validation import shown
 
 __all__ = ["OTHER", "CellLaw", "g_test_one_sample", "one_sample_test", "ExactComparison", "compare_exact",
-           "detectable_difference_one_sample"]
+           "detectable_difference_one_sample", "pooled"]
 
 #: the cell of every release the law does not name
 OTHER = "(any other release)"
@@ -83,6 +84,12 @@ class CellLaw:
         mid = {c: (self.lower[c] + self.upper[c]) / 2.0 for c in self.upper}
         total = math.fsum(mid.values())
         return {c: v / total for c, v in mid.items() if v > 0}
+
+
+def pooled(cell) -> bool:
+    """Whether ``cell`` pools releases: :data:`OTHER`, or a tuple with :data:`OTHER` in it (a forest's tree, a
+    leaf of a tree)."""
+    return cell == OTHER if not isinstance(cell, tuple) else any(pooled(c) for c in cell)
 
 
 def _g(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -153,6 +160,10 @@ class ExactComparison(Comparison):
     """All inputs' one-sample tests, the verdict and the false-alarm rate they guarantee."""
 
     slack: float  # n * the largest total-variation slack of an input's law
+    #: every release of at least this probability has a cell of its own (None: not stated)
+    floor: float | None = None
+    #: the largest probability of :data:`OTHER` over the inputs' laws
+    other: float = 0.0
 
     @property
     def level(self) -> float:
@@ -168,13 +179,24 @@ class ExactComparison(Comparison):
                 f"{self.n_samples:,} candidate draws per input (no reference draws), {len(self.rows)} inputs; "
                 f"false-alarm rate at most alpha = {self.alpha:g} (tests at level {self.level:.4g}: the law's "
                 f"interval widths take {self.slack:.1e}); a difference of {tv:.3f} in the probability of one event "
-                f"is detected with power 0.9")
+                f"is detected with power 0.9" + self.cells())
+
+    def cells(self) -> str:
+        """The floor of the law's cells, stated ("" when not given)."""
+        if self.floor is None:
+            return ""
+        every = "every release the law enumerates" if self.floor == 0 else \
+            f"every release of probability at least {self.floor:g} under the law"
+        return (f"; cells: {every} is a cell of its own, the others pooled under {OTHER!r} (in a tree's or a "
+                f"leaf's place where the law is a product; the pooled cells' probability at most {self.other:.3g} "
+                f"on an input); cells expecting fewer than {MIN_EXPECTED:g} draws are grouped")
 
 
 def compare_exact(candidate, inputs, laws, *, n_samples: int = 8_000, alpha: float = 0.01,
-                  seed: int = 0) -> ExactComparison:
+                  seed: int = 0, floor: float | None = None) -> ExactComparison:
     """Test ``candidate`` (a mechanism ``m(data, rng)``) against the exact ``laws`` (one :class:`CellLaw`
-    per input) on ``inputs`` (a sequence of ``(name, data)``), Holm-corrected over the inputs."""
+    per input) on ``inputs`` (a sequence of ``(name, data)``), Holm-corrected over the inputs; ``floor``: the
+    laws' stated floor (every release of at least that probability has a cell of its own), for the summary."""
     inputs, laws = list(inputs), list(laws)
     if not inputs or len(inputs) != len(laws):
         raise ValueError(f"need one exact law per input, got {len(inputs)} inputs and {len(laws)} laws")
@@ -196,4 +218,5 @@ def compare_exact(candidate, inputs, laws, *, n_samples: int = 8_000, alpha: flo
         progress.step(f"input {k + 1}/{len(inputs)} {name!r}: {n_samples:,} candidate draws, {test}, p {p:.3g} "
                       f"({time.perf_counter() - t:.1f} s)", done=k + 1, total=len(inputs), since=start)
     holm_adjust(rows, alpha)
-    return ExactComparison(rows, alpha, n_samples, slack)
+    other = max(math.fsum(v for c, v in law.midpoints().items() if pooled(c)) for law in laws)
+    return ExactComparison(rows, alpha, n_samples, slack, floor, other)
