@@ -141,7 +141,7 @@ def load_claims(path) -> tuple[list[Subject], dict]:
     for key in data:
         if key not in TOP_KEYS:
             raise CheckError(f"{path}:{_top_line(text, key) or 1}: {_unknown(key, TOP_KEYS)}")
-    settings = {"budget": data.get("budget", "standard"), "seed": data.get("seed", 0)}
+    settings = {"budget": data.get("budget", "quick"), "seed": data.get("seed", 0)}
     if settings["budget"] not in BUDGETS:
         raise CheckError(f"{path}:{_top_line(text, 'budget')}: budget must be one of {BUDGETS}, "
                          f"got {settings['budget']!r}")

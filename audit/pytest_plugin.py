@@ -18,7 +18,7 @@ from audit.engine.runs.budget import BUDGETS, ENV_VAR, samples_for
 def pytest_addoption(parser):
     group = parser.getgroup("dptree-audit")
     group.addoption("--dp-budget", choices=BUDGETS, default=None,
-                    help="sample-size budget of the DP audits in this test run (default: standard, or "
+                    help="sample-size budget of the DP audits in this test run (default: quick, as `check`, or "
                          f"${ENV_VAR})")
 
 
@@ -30,7 +30,7 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     budget = os.environ.get(ENV_VAR)
-    return f"dptree-audit: DP audit budget {budget or 'standard'} ({samples_for(budget):,} samples per input)"
+    return f"dptree-audit: DP audit budget {budget or 'quick'} ({samples_for(budget):,} samples per input)"
 
 
 @pytest.fixture

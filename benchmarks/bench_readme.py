@@ -5,7 +5,8 @@
     python benchmarks/run.py --readme                  # the same, from the benchmark table's entry point
 
 Each command runs in a subprocess from the repository root (or ``examples/`` where the README says so),
-writing its reports to a temporary folder; the wall time, the CPU time of the child processes, the exit
+writing its reports (and a ``check``'s witness store, so that each is timed as a first run) to a temporary
+folder; the commands the README shows a sample of (:data:`SAMPLES`) keep their whole standard output; the wall time, the CPU time of the child processes, the exit
 code and the load average before the start and at the end are recorded in ``benchmarks/readme_numbers.json`` with the
 machine's facts. The README quotes a time as ``<!-- bench:ID -->N s``; ``tests/test_readme.py`` holds every
 quoted time within 25% of the recorded wall time (no timing is measured in the tests themselves).
@@ -32,16 +33,23 @@ _CHECK_PARAMS = ('{"epsilon": 1, "max_depth": 2, "bounds": [[-12, 12], [-12, 12]
 _SCALE_PARAMS = ('{"epsilon": 2, "max_depth": 1, "bounds": [[0, 1]], "classes": [0, 1], '
                  '"epsilon_shares": [0.5, 0.25, 0.25]}')
 
+#: the commands whose output the README shows as a sample: their whole standard output is kept (``output``), so
+#: the sample's lines are held to the run they come from (tests/test_docs_times.py), times and bounds alike
+SAMPLES = ("run-privatree-quick", "check-claims-quick")
+
 #: id -> (what the README calls it, argv after ``python``, working folder relative to the root)
 COMMANDS = {
     "run-privatree-quick": ("the main command: `python -m audit run privatree` at the quick budget",
-                            ["-m", "audit", "run", "privatree", "--quiet", "--out", "{out}"], "."),
+                            ["-m", "audit", "run", "privatree", "--out", "{out}"], "."),
     "test-suite": ("the README's test command: `python -m pytest -n auto` (slow tests deselected)",
                    ["-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"], "."),
+    "quick-suite": ("the README's first check: `python -m pytest -m quick`",
+                    ["-m", "pytest", "-m", "quick", "-q", "-p", "no:cacheprovider"], "."),
     "check-privatree-quick": ("`audit check` of the reference PrivaTree at the quick budget (README, Check your "
                               "fast implementation)",
                               ["-m", "audit", "check", "reference.privatree:PrivaTreeClassifier", "--params",
-                               _CHECK_PARAMS, "--epsilon", "1", "--release", "release", "--out", "{out}"], "."),
+                               _CHECK_PARAMS, "--epsilon", "1", "--release", "release", "--out", "{out}",
+                               "--witnesses", "{out}/witnesses"], "."),
     "certify-privatree": ("`audit certify privatree --jobs 2`",
                           ["-m", "audit", "certify", "privatree", "--jobs", "2", "--out", "{out}"], "."),
     "certify-random-trees": ("`audit certify random-trees`",
@@ -49,13 +57,14 @@ COMMANDS = {
     "certify-lpdt": ("`audit certify lpdt`", ["-m", "audit", "certify", "lpdt", "--out", "{out}"], "."),
     "certify-diprime": ("`audit certify diprime`", ["-m", "audit", "certify", "diprime", "--out", "{out}"], "."),
     "check-claims-quick": ("the README's claims file: `cd examples && python -m audit check --claims dp-claims.toml`",
-                           ["-m", "audit", "check", "--claims", "dp-claims.toml", "--quiet", "--out", "{out}"],
+                           ["-m", "audit", "check", "--claims", "dp-claims.toml", "--out", "{out}",
+                            "--witnesses", "{out}/witnesses"],
                            "examples"),
     "check-underflow-standard": ("the scale family's worked example (standard budget)",
                                  ["-m", "audit", "check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree",
                                   "--epsilon", "2", "--params", _SCALE_PARAMS, "--bounds", "[[0, 1]]", "--classes",
                                   "0,1", "--budget", "standard", "--n-samples", "2000", "--release", "release",
-                                  "--out", "{out}"], "."),
+                                  "--out", "{out}", "--witnesses", "{out}/witnesses"], "."),
 }
 
 
@@ -79,6 +88,8 @@ def time_command(cid: str) -> dict:
     row = {"label": label, "command": "python " + " ".join(argv).replace(out, "OUT"), "cwd": cwd,
            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "exit": proc.returncode, "loadavg_start": round(load, 2),
            "loadavg_end": round(os.getloadavg()[0], 2)}  # the machine is shared: its load during the run, roughly
+    if cid in SAMPLES:
+        row["output"] = [line.replace(out, "OUT") for line in proc.stdout.splitlines()]
     if proc.returncode != 0:  # a violation found (check exits 1) or a failure: keep what it said
         row["output_tail"] = (proc.stdout + proc.stderr).splitlines()[-30:]
     return row

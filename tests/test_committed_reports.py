@@ -49,3 +49,16 @@ def test_mutant_rows_show_an_exact_loss_above_their_claim_or_say_why_not(target,
         lo, hi = (float(v) for v in m["exact_loss"])
         assert m["epsilon_claimed"] < lo <= hi, (m["id"], lo)  # the law itself shows the leak
         assert m["epsilon_lower"] <= hi, (m["id"], m["epsilon_lower"], hi)  # the sampled bound stays below it
+
+
+def test_the_pages_state_depth_3s_supremum_as_certified():
+    """The all-sizes supremum of strict PrivaTree at depth 3 is 1/6 + 1/2 = 2/3 in exact arithmetic, but the
+    noise's scale is rounded up to a rational (reference.mechanisms.discrete_noise.rational_scale), so the
+    certified limit is a little below: the README and the certify guide state the certificate's value."""
+    certificate = json.loads((ROOT / "reports" / "privatree" / "certificate.json").read_text())
+    (entry,) = [e for e in certificate["all_sizes"] if e["domain"] == "strict, one feature, depth 3"]
+    below = 2 / 3 - entry["limit"]
+    assert 0 < below < 1e-9 and entry["lower"] <= entry["limit"] <= entry["upper"]
+    stated = f"2/3 − {below:.1e}"
+    for page in ("README.md", "docs/guides/certify.md"):
+        assert stated in (ROOT / page).read_text().replace("\n", " "), (page, stated)
