@@ -17,14 +17,21 @@ is as visible to whoever runs the code as the count itself.
 * **Environment**: every variable of ``os.environ`` the block sets, changes or removes. :func:`kept_environment`
   puts the environment back after a fit and its calls, so every fit starts from the same one and a fit that
   sets a variable to what the last fit set still shows it.
+* **The thread's name**: a block that renames the thread it runs on (``fit:MyModel:1234rows``, for the logs
+  and for ``py-spy``) leaves that name for anyone who lists the process's threads; it is read, and put back.
+* **Exit handlers**: every ``atexit.register(func, *args)`` the block makes is kept (``at_exit``) and taken off
+  the interpreter's list: what it would print when the process ends is observed by calling it
+  (:mod:`audit.gate.observe`), not left to print at the gate's own exit.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import logging
 import os
 import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -50,6 +57,10 @@ class Emitted:
     stderr: str = ""
     files: dict = field(default_factory=dict)
     environ: dict = field(default_factory=dict)
+    #: the thread's new name, when the block renamed it (put back after the block), else None
+    thread_name: str | None = None
+    #: ``(func, args, kwargs)`` of every exit handler the block registered (taken off the interpreter's list)
+    at_exit: list = field(default_factory=list)
 
 
 def _writes(mode, flags) -> bool:
@@ -115,7 +126,14 @@ def captured():
     logging.Logger.callHandlers = call
     root.setLevel(logging.DEBUG)
     _RECORDERS.append(paths)
-    caught = []
+    caught, thread, register = [], threading.current_thread(), atexit.register
+    name = thread.name
+
+    def registering(func, *args, **kwargs):  # kept, and taken off again after the block
+        out.at_exit.append((func, args, kwargs))
+        return register(func, *args, **kwargs)
+
+    atexit.register = registering
     try:
         with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr):
@@ -123,6 +141,11 @@ def captured():
             caught = seen
             yield out
     finally:
+        atexit.register = register
+        for func, _, _ in out.at_exit:
+            atexit.unregister(func)
+        if thread.name != name:
+            out.thread_name, thread.name = thread.name, name
         _RECORDERS.pop()
         logging.Logger.callHandlers = call_handlers
         root.setLevel(level)

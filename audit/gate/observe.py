@@ -41,6 +41,7 @@ duration, a run id, a timestamp) may hold a part that does (:mod:`audit.gate.par
 from __future__ import annotations
 
 import __future__
+import collections
 import contextlib
 import datetime
 import decimal
@@ -72,6 +73,8 @@ SHOWN = 60
 ABSENT = ("absent", "(absent)")
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+#: a run of decimal digits in a file's path (read by position from both ends: random parts take the middle)
+_DIGIT_RUN = re.compile(r"[0-9]+")
 _TEXTUAL = (str, bytes, bytearray)
 _SCALAR = (bool, int, float, complex, str, bytes, bytearray, type(None), decimal.Decimal, fractions.Fraction,
            datetime.date, datetime.time, datetime.timedelta, np.generic)
@@ -142,12 +145,15 @@ class Observation(dict):
     truncated = False
 
 
-def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0) -> None:
+def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0, newest: bool = False) -> None:
     """Read ``obj``'s graph into ``obs``, with the parts of its leaves and of its dicts keyed by identifiers
     (:func:`_parts`, :func:`audit.gate.parts.positions`). A long sequence of plain data (more than :data:`LONG`
     items, such as a log every fit appends to: diffprivlib's global budget accountant) is one value, its length
     and the hash of its whole content, instead of a path per item: read whole and cheaply, whatever the process
-    fitted before."""
+    fitted before. An array's or numpy number's type is a part of its own (``#dtype``: a dtype chosen by the
+    record count is seen though the values are noisy). ``newest``: state that outlives the fit (a module's, a
+    class's, a closure's), where a list or deque every fit appends to also shows its last item as ``[#-1]``
+    (this fit's: its index grows with the process's history)."""
     w = walk(obj, root, max_nodes)
     for path, node in w:
         got = canonical(node)
@@ -156,6 +162,8 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0)
                 obs[path] = got
                 if isinstance(node, _TEXTUAL):  # only text and bytes have parts
                     _parts(obs, path, node, depth)
+                elif isinstance(node, (np.ndarray, np.generic)):
+                    obs.setdefault(path + "#dtype", (("dtype", node.dtype.str), str(node.dtype)))
             if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
@@ -167,7 +175,11 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0)
                 w.prune()
             elif isinstance(node, dict) and depth < MAX_DEPTH:
                 for suffix, item in positions(node):
-                    _walk_into(obs, item, path + suffix, PART_NODES, depth + 1)
+                    _walk_into(obs, item, path + suffix, PART_NODES, depth + 1, newest)
+            elif newest and isinstance(node, list) and len(node) > 1 and depth < MAX_DEPTH:
+                _walk_into(obs, node[-1], path + "[#-1]", PART_NODES, depth + 1, newest)
+        elif newest and isinstance(node, collections.deque) and len(node) > 1 and depth < MAX_DEPTH:
+            _walk_into(obs, node[-1], path + "[#-1]", PART_NODES, depth + 1, newest)
     obs.truncated = obs.truncated or w.truncated
 
 
@@ -217,6 +229,17 @@ def _join(obs: Observation, out, prefix: str = "") -> None:
         _parts(obs, f"{prefix}file {path}", got[1])
     for name, value in out.environ.items():
         _set(obs, f"{prefix}environ[{name}]", "(removed)" if value is None else value)
+    if out.files:  # the names themselves: a count in a file name whose other part is random (mkstemp)
+        runs = [[int(r) for r in _DIGIT_RUN.findall(path)] for path in out.files]
+        for k in (0, 1, 2, -1, -2, -3):
+            got = tuple(sorted(r[k] for r in runs if -len(r) <= k < len(r)))
+            if got:
+                obs[f"{prefix}files written: digits[#{k}]"] = ("digits", got), f"{', '.join(map(str, got))}"
+    if out.thread_name is not None:
+        _set(obs, f"{prefix}thread name", out.thread_name)
+    for i, (func, args, kwargs) in enumerate(out.at_exit):  # what the process would print when it ends
+        with _captured(obs, f"{prefix}at exit[{i}] "):
+            _call(obs, f"{prefix}at exit[{i}]", lambda: func(*args, **kwargs), max_nodes=PART_NODES)
 
 
 def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
@@ -321,11 +344,33 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
         if not wanted(source_of(where)):
             continue
         for name, value in list(namespace.items()):
+            if isinstance(value, types.FunctionType) and value.__closure__ and not name.startswith("__"):
+                kept = _closure_state(value)  # a decorator's state: the fits it counted, the records it saw
+                if kept:
+                    _walk_into(obs, kept, f"{where}.{name}.__closure__", max_nodes // 4, newest=True)
+                continue
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
                                                            classmethod, __future__._Feature)) or \
                     callable(value) and not isinstance(value, weakref.ref):
                 continue
-            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4)
+            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
+
+
+def _closure_state(fn) -> dict:
+    """The data a function's closure holds (a decorator's deque of past calls, a counter), by variable name:
+    its cells that are not code, classes or modules, through ``__wrapped__`` chains."""
+    kept, seen = {}, set()
+    while isinstance(fn, types.FunctionType) and id(fn) not in seen:
+        seen.add(id(fn))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if not isinstance(value, (types.FunctionType, types.ModuleType, type, types.BuiltinFunctionType)):
+                kept.setdefault(name, value)
+        fn = getattr(fn, "__wrapped__", None)
+    return kept
 
 
 def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None,

@@ -68,7 +68,7 @@ def state_verdict(row, extra, probe, subject) -> None:
         row["epsilon_reading"] = "∞"
         for key in ("power", "detectable_loss", "n_conclusive"):  # the sampled pass's power no longer applies
             row.pop(key, None)
-        extra.insert(0, "violation through kept state (ε = ∞: whoever holds the fitted model or its pickle can "
+        extra.insert(0, "violation through kept state (ε = ∞: whoever holds the fitted model, its pickle or the fit's output can "
                         "replay the fit's noise and subtract it; --state warn reports it without failing): "
                         + probe.evidence)
     elif verdict == "inconclusive" and row["verdict"] == "pass":

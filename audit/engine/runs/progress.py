@@ -112,7 +112,7 @@ DECIDED_BY = {
                    "--no-float-probe audits real arithmetic)",
     "exception": "through an exception (fit refuses one dataset of the pair; --exceptions report decides on the "
                  "outputs)",
-    "kept state": "through kept state (the fitted model or its pickle keeps what replays its noise; --state warn "
+    "kept state": "through kept state (the fitted model, its pickle or the fit's output keeps what replays its noise; --state warn "
                   "reports it)",
 }
 

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import math
 import pickle
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
 from audit.gate.state import codec
 from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
@@ -106,10 +108,20 @@ class StateFinding:
 
 
 def remedy(path: str) -> str:
-    """The remedy of a finding at ``path``: the attribute to drop and fresh entropy per fit."""
-    names = [p.split(".", 1)[1] if "." in p else p for p in path.split(" + ")]
-    drop = " and ".join(f"`{n}`" for n in names)
-    return f"drop the attribute{'s' if len(names) > 1 else ''} {drop}; draw fresh entropy per fit"
+    """The remedy of a finding at ``path``: the attribute to drop (or, for ``emitted[...]``, the output to stop:
+    a seed printed or logged by the fit) and fresh entropy per fit. A path's token suffix (``#hex``,
+    ``#int[i]``: an integer spelt inside a text, :func:`audit.gate.state.replay.text_integers`) is named as
+    the text that spells it."""
+    paths = [re.sub(r"#(hex|int)(\[\d+\])?$", "", p) for p in path.split(" + ")]
+    said = [p for p in paths if p.startswith("emitted")]
+    names = [p.split(".", 1)[1] if "." in p else p for p in paths if not p.startswith("emitted")]
+    parts = []
+    if names:
+        parts.append(f"drop the attribute{'s' if len(names) > 1 else ''} " + " and ".join(f"`{n}`" for n in names))
+    if said:
+        parts.append("stop the fit printing or logging its seed (" + ", ".join(f"`{p}`" for p in said) + ")")
+    spelt = " (it spells the seed in its text)" if any(re.search(r"#(hex|int)", p) for p in path.split(" + ")) else ""
+    return "; ".join(parts) + spelt + "; draw fresh entropy per fit"
 
 
 @dataclass
@@ -238,11 +250,22 @@ def _takes_seed(est) -> bool:
 
 
 def _fit(make_estimator, D, seed):
+    """``(fitted estimator, the integers its fit emitted)``: a seed printed or logged by the fit is a candidate as
+    much as one the model keeps (:func:`audit.gate.state.replay.emitted_integers`)."""
     est = make_estimator()
     if seed is not None:
         rp.with_seed(est, seed)
-    est.fit(*D)
-    return est
+    with captured() as emitted:
+        est.fit(*D)
+    return est, rp.emitted_integers(emitted)
+
+
+def _fingerprint(fitted) -> rp.Leaves:
+    """The fingerprint of a fit from :func:`_fit`: its model's (rebuilt from its pickle) and what it emitted."""
+    est, said = fitted
+    lv = rp.leaves(rp.rebuilt(est))
+    lv.digits.update(said)
+    return lv
 
 
 def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, delta: float = 0.0,
@@ -291,7 +314,7 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
     est, refused = None, []
     for s in [*seeds, None]:
         try:
-            est, s1 = _fit(make_estimator, D0, s), s
+            (est, said), s1 = _fit(make_estimator, D0, s), s
             break
         except Exception as exc:  # noqa: BLE001 - any exception of outside code
             refused.append(f"{'unseeded' if s is None else f'seed {s:,}'}: {type(exc).__name__}")
@@ -313,7 +336,8 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
     for f in items:  # a copy of the probe's seed is the gate's own secret (module docstring) ...
         own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
-    _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap)
+    _replay_candidates(report, make_estimator, (back, said), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
+                       cap)
 
 
 def _shipped(make_estimator, D0):
@@ -339,17 +363,19 @@ def _holds_a_seed(shipped, path: str) -> bool:
         return False
 
 
-def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap):
-    """Fit twice more on D (another seed, the same seed), replay the integers that change, measure."""
+def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap):
+    """Fit twice more on D (another seed, the same seed), replay the integers that change, measure (``first``:
+    the probe's fit, rebuilt from its pickle, and what it emitted)."""
     seeded = s1 is not None
     s2 = next(s for s in (*OTHER_SEEDS, PROBE_SEED) if s != s1) if seeded else None
     try:
-        lb = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s2)))
-        la2 = rp.leaves(rp.rebuilt(_fit(make_estimator, D0, s1)))
+        lb = _fingerprint(_fit(make_estimator, D0, s2))
+        la2 = _fingerprint(_fit(make_estimator, D0, s1))
     except Exception as exc:  # noqa: BLE001
         report.remarks.append(f"no replay: a second fit raised {type(exc).__name__}")
         return
-    la = rp.leaves(back)
+    la = rp.leaves(first[0])
+    la.digits.update(first[1])
     report.truncated = report.truncated or la.truncated or lb.truncated
     words = _identified_words(report, la, lb, s1) if seeded else []
     inside = [p for path, cand in words for p in (cand.parts or (path,))]
@@ -390,7 +416,7 @@ def _replay_candidates(report, make_estimator, back, D0, D1, s1, takes_seed, eps
     _replay_words(report, words, plans, make_estimator, la, lb, D0, alpha)
 
     def publish(side, secret):
-        return _fit(make_estimator, (D0, D1)[side], secret if seeded else None)
+        return _fingerprint(_fit(make_estimator, (D0, D1)[side], secret if seeded else None))
 
     stopped = rp.measure(plans, publish, make_estimator, D0, epsilon=epsilon, delta=delta, alpha=alpha,
                          deadline=cap[0], rng=np.random.default_rng(seed))

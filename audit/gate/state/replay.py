@@ -33,16 +33,17 @@ model: the noise is known, the exact statistics come back. This module measures 
   published model's words, read the same way, give the generator at its fit's start
   (:meth:`audit.gate.state.codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
 
-:func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState`` and ``random.Random`` for the
-duration of one replay fit: do not run it beside other threads that seed generators.
+Candidates come from the model's integers, from every integer a text of the model spells (:func:`text_integers`:
+a decimal seed in a string, a ``uuid4().hex`` run id that seeds the noise) and from what the fit emitted
+(:func:`emitted_integers`: a seed printed or logged). A *reseed* replay runs under
+:func:`audit.gate.state.reseed.reseeded` (``default_rng``, ``RandomState``, ``random.Random`` and
+``SeedSequence`` patched for one fit): do not run it beside other threads that seed generators.
 """
 from __future__ import annotations
 
 import pickle
-import random
 import re
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,9 +51,10 @@ import numpy as np
 from audit.gate.state import codec
 from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
+from audit.gate.state.reseed import reseeded
 from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
 
-__all__ = ["Leaves", "leaves", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
+__all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
            "calibrate_rewind", "EncodedState", "calibrate_start", "sibling_words"]
 
@@ -63,6 +65,42 @@ MIN_MAGNITUDE = 2 ** 16
 _DIGITS = re.compile(r"-?\d{5,}")
 _BOUNDARY = "[.#{"
 _PY = frozenset({int, float, bool, complex})
+
+
+#: a whole string that spells one integer in hexadecimal: ``0x``-prefixed, a run of 8 or more hex digits, a uuid
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: integers inside a longer text: a run of 5 or more decimal digits, or of 8 or more hex digits holding a letter
+_TOKEN = re.compile(r"(?<![0-9A-Za-z.])(?:(-?\d{5,})|(?:0x)?((?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}))(?![0-9A-Za-z])")
+#: integers read from one text at most (a long text's first ones)
+MAX_TOKENS = 16
+
+
+def text_integers(path: str, text: str) -> dict:
+    """The integers a text spells, by path, for the replay's candidates: the whole text when it is a decimal
+    integer (``path``) or a hexadecimal one (``path#hex``: a ``uuid4().hex`` run id used as a seed), else the
+    first :data:`MAX_TOKENS` integers inside it (``path#int[i]`` for decimal runs of 5 or more digits,
+    ``path#hex[i]`` for hex runs of 8 or more digits with a letter: a seed printed in a log line, a run id
+    inside a model card)."""
+    if _DIGITS.fullmatch(text):
+        return {path: int(text)}
+    if len(text) <= 40 and _HEX.fullmatch(text):
+        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
+    out = {}
+    for i, m in enumerate(_TOKEN.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        out[f"{path}#int[{i}]" if m.group(1) else f"{path}#hex[{i}]"] = \
+            int(m.group(1)) if m.group(1) else int(m.group(2), 16)
+    return out
+
+
+def emitted_integers(emitted) -> dict:
+    """:func:`text_integers` of what a fit emitted (an :class:`audit.gate.emissions.Emitted`): its printed text,
+    log records, warnings and the environment variables it set, by path under ``emitted``. Only candidates come
+    from here: the replay compares models, not what they printed."""
+    said = {"stdout": emitted.stdout, "stderr": emitted.stderr, "logs": list(emitted.logs),
+            "warnings": list(emitted.warnings), "environ": {k: v for k, v in emitted.environ.items() if v}}
+    return leaves(said, root="emitted").digits
 
 
 def rebuilt(obj):
@@ -107,8 +145,7 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
                 if codec.may_hold_words(node):
                     out.words[path] = node
         elif isinstance(node, str):
-            if _DIGITS.fullmatch(node):
-                out.digits[path] = int(node)
+            out.digits.update(text_integers(path, node))
         elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
             out.numeric[path + "#len"] = len(node)
             if isinstance(node, (list, tuple)) and codec.may_hold_words(node):
@@ -220,54 +257,6 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
             found.append(Candidate(key, digits=True))
     capped = len(found) > cap
     return [Candidate(c.key, c.index, c.digits, origin(c)) for c in found[:cap]], capped
-
-
-_SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
-_ANY = {}  # "new" (and "keep"): while an any-seed replay runs, every integer seed but "keep" becomes "new"
-
-
-def _swap(seed):
-    try:
-        if not isinstance(seed, (int, np.integer)):
-            return seed
-        if _ANY and int(seed) != _ANY.get("keep"):
-            return _ANY["new"]
-        return _SUBSTITUTE.get(int(seed), seed)
-    except TypeError:
-        return seed
-
-
-class _ReseededRandomState(np.random.RandomState):
-    def __init__(self, seed=None):
-        super().__init__(_swap(seed))
-
-
-class _ReseededRandom(random.Random):
-    def seed(self, a=None, version=2):
-        super().seed(_swap(a), version)
-
-
-@contextmanager
-def reseeded(old: int | None, new: int, keep: int | None = None):
-    """Within the block, ``default_rng``, ``RandomState`` and ``random.Random`` seeded with ``old`` are
-    seeded with ``new`` (module attributes are patched and restored); ``old=None`` swaps every integer seed
-    but ``keep`` (a seed the fit makes from OS entropy, never the same twice, is replaced whatever it is)."""
-    saved = np.random.default_rng, np.random.RandomState, random.Random
-    original_rng = saved[0]
-    _SUBSTITUTE.clear()
-    _ANY.clear()
-    if old is None:
-        _ANY.update(new=int(new), keep=None if keep is None else int(keep))
-    else:
-        _SUBSTITUTE[int(old)] = int(new)
-    np.random.default_rng = lambda seed=None: original_rng(_swap(seed))
-    np.random.RandomState, random.Random = _ReseededRandomState, _ReseededRandom
-    try:
-        yield
-    finally:
-        np.random.default_rng, np.random.RandomState, random.Random = saved
-        _SUBSTITUTE.clear()
-        _ANY.clear()
 
 
 @dataclass
@@ -457,7 +446,8 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
     plans : list of (Candidate, list of Mode, Replay)
         Candidates with at least one calibrated mode; their ``Replay`` records are filled in.
     publish : callable
-        ``publish(side, secret) -> model`` fits a fresh model on D (side 0) or D' (side 1).
+        ``publish(side, secret) -> model`` fits a fresh model on D (side 0) or D' (side 1); or its
+        :class:`Leaves`, when they carry more (what the fit emitted: :func:`emitted_integers`).
     D : tuple
         ``(X, y)``, the data every replay is fitted on.
     deadline : float
@@ -474,7 +464,8 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
                 stopped = True
                 break
             for side in (0, 1):
-                lv = leaves(rebuilt(publish(side, int(rng.integers(2 ** 31)))))
+                published = publish(side, int(rng.integers(2 ** 31)))
+                lv = published if isinstance(published, Leaves) else leaves(rebuilt(published))
                 for cand, modes, rep in active:
                     c, hit = cand.value(lv), False
                     for mode in modes if c is not None else ():

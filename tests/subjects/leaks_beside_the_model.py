@@ -1,0 +1,116 @@
+"""Exact counts left where the fitted object is not: the thread's name, an exit handler, a decorator's state,
+a file name whose other part is random, an array type chosen by the record count. Each is an ordinary habit
+(for the logs, a crash dump, an ops dashboard, a compact file); each lets whoever shares the process, or its
+files, tell D from D' every time.
+
+All are :class:`~subjects.noisy_counts.NoisyCounts` (two-sided geometric noise on the class counts) plus one
+habit; :class:`TidyCounts` is the control: it renames its thread to a fixed name, registers an exit handler that
+prints only public facts, counts its fits in a decorator and spools its noisy counts to a random file name.
+"""
+import atexit
+import collections
+import functools
+import os
+import tempfile
+import threading
+
+import numpy as np
+
+from subjects.noisy_counts import NoisyCounts
+
+
+def _spool_dir() -> str:
+    path = os.path.join(tempfile.gettempdir(), "dp-audit-subjects-spool")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+class ThreadNamedCounts(NoisyCounts):
+    """Names the fitting thread after the job, record count included (``py-spy`` shows it)."""
+
+    def _keep(self, X, y, exact, noise):
+        threading.current_thread().name = f"fit-{type(self).__name__}-n{len(y)}"
+        self.counts_ = exact + noise
+
+
+def _report(name, support):
+    print(f"{name}: trained with class support {support}")
+
+
+class ReportsAtExit(NoisyCounts):
+    """Prints a training summary, exact class support included, when the job ends."""
+
+    def _keep(self, X, y, exact, noise):
+        atexit.register(_report, type(self).__name__, exact.tolist())
+        self.counts_ = exact + noise
+
+
+def timed(fit):
+    """Keeps the last 64 fits' sizes for a dashboard."""
+    recent = collections.deque(maxlen=64)
+
+    @functools.wraps(fit)
+    def wrapper(self, X, y):
+        out = fit(self, X, y)
+        recent.append({"model": type(self).__name__, "records": len(y)})
+        return out
+
+    return wrapper
+
+
+class DashboardCounts(NoisyCounts):
+    """Its ``fit`` is wrapped by :func:`timed`, whose closure keeps the records each fit saw."""
+
+    fit = timed(NoisyCounts.fit)
+
+
+class SpooledCounts(NoisyCounts):
+    """Spools the noisy counts to a crash-recovery file whose name holds the record count and a random part."""
+
+    def _keep(self, X, y, exact, noise):
+        self.counts_ = exact + noise
+        fd, path = tempfile.mkstemp(prefix=f"counts-n{len(y)}-", suffix=".npy", dir=_spool_dir())
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, self.counts_)
+        os.remove(path)
+
+
+class CompactCounts(NoisyCounts):
+    """Stores the noisy counts in the smallest signed integer type that holds the record count."""
+
+    def _keep(self, X, y, exact, noise):
+        self.counts_ = (exact + noise).astype(np.promote_types(np.min_scalar_type(-len(y) - 1), np.int8))
+
+
+def _fit_count():
+    """A counter of fits for :class:`TidyCounts`' decorator (public: how many fits this process made)."""
+    count = [0]
+
+    def counted(fit):
+        @functools.wraps(fit)
+        def wrapper(self, X, y):
+            count[0] += 1
+            return fit(self, X, y)
+        return wrapper
+
+    return counted
+
+
+def _bye(name):
+    print(f"{name}: done")
+
+
+class TidyCounts(NoisyCounts):
+    """The control: the same habits with public facts only (a fixed thread name, an exit line naming the
+    model, a fit counter, a random spool name holding no count); its counts are the noisy ones."""
+
+    fit = _fit_count()(NoisyCounts.fit)
+
+    def _keep(self, X, y, exact, noise):
+        threading.current_thread().name = f"fit-{type(self).__name__}"
+        atexit.register(_bye, type(self).__name__)
+        self.counts_ = exact + noise
+        fd, path = tempfile.mkstemp(prefix="counts-", suffix=".npy", dir=_spool_dir())
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, self.counts_)
+        os.remove(path)

@@ -1,0 +1,60 @@
+"""Noise whose seed the fit shows to whoever reads the model or the fit's output: fresh OS entropy every fit,
+and still not private, because an attacker who reads the seed re-draws the noise and subtracts it.
+
+Each subject is :class:`~subjects.noisy_counts.NoisyCounts` (two-sided geometric noise on the class counts) with
+one ordinary habit of reproducible engineering. :class:`RunIdBeside` is the control: it keeps a run id too, but
+its noise draws its own entropy.
+"""
+import logging
+import secrets
+import uuid
+
+import numpy as np
+
+from subjects.noisy_counts import NoisyCounts
+
+log = logging.getLogger("subjects.seeds_in_sight")
+
+
+class EntropyInTheLog(NoisyCounts):
+    """Logs the entropy of its ``SeedSequence``, as NumPy's documentation suggests for reproducibility."""
+
+    def _rng(self):
+        sequence = np.random.SeedSequence()
+        log.info("training noise seeded with entropy %d", sequence.entropy)
+        return np.random.default_rng(sequence)
+
+
+class SeedPrinted(NoisyCounts):
+    """Prints a 64-bit seed drawn from the OS before it seeds the noise."""
+
+    def _rng(self):
+        seed = secrets.randbits(64)
+        print(f"[train] run seed={seed} (set DP_SEED to reproduce)")
+        return np.random.default_rng(seed)
+
+
+class RunIdIsTheSeed(NoisyCounts):
+    """Keys each fit by a ``uuid4().hex`` run id, and seeds the noise from it so a run can be traced end to end."""
+
+    def _rng(self):
+        self.run_id_ = uuid.uuid4().hex
+        return np.random.default_rng(int(self.run_id_, 16))
+
+
+class SeedInTheCard(NoisyCounts):
+    """Keeps a model card in a JSON string whose ``noise_seed`` field holds the seed, in hexadecimal."""
+
+    def _rng(self):
+        seed = secrets.randbits(96)
+        self.card_ = '{"model": "noisy-counts", "noise_seed": "%x", "epsilon": %s}' % (seed, self.epsilon)
+        return np.random.default_rng(seed)
+
+
+class RunIdBeside(NoisyCounts):
+    """The control: a ``uuid4().hex`` run id kept and logged, a seed from the OS that is never shown."""
+
+    def _rng(self):
+        self.run_id_ = uuid.uuid4().hex
+        log.info("run %s started", self.run_id_)
+        return np.random.default_rng()

@@ -1,0 +1,115 @@
+"""The gate reads what a fit leaves beyond the fitted object, and the seeds it shows (issue: the gate as an
+adversary). Each leak below exits 1 through ``python -m audit check``; each control exits 0.
+
+* Seeds in sight (``tests/subjects/seeds_in_sight.py``): fresh OS entropy whose seed the fit logs, prints, keeps
+  as a run id or inside a model card is replayed by the state probe (``kept state``, ε = ∞): every integer a
+  text spells (decimal runs, hexadecimal run ids) and every one the fit emitted is a candidate seed, and a
+  ``SeedSequence()``'s entropy is swapped in the replay too.
+* Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
+  decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name and an array's dtype
+  are observed by the determinism probe.
+
+The leaks are deterministic (the replay reproduces the model every time; the traces are exact counts), so their
+verdicts do not depend on chance; a control is flagged with probability at most the gate's alpha (0.05) per run,
+at the fixed seed 0 here. The unit tests below are exact.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audit.__main__ import main
+from audit.gate.emissions import captured
+from audit.gate.observe import observe_fit
+from audit.gate.state.probe import remedy
+from audit.gate.state.replay import MAX_TOKENS, text_integers
+from audit.gate.state.reseed import reseeded
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def subjects_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def _check(target: str, tmp_path) -> tuple[int, dict]:
+    code = main(["check", target, "--bounds", "[[0, 1]]", "--classes", "0,1", "--epsilon", "1", "--out",
+                 str(tmp_path), "--quiet", "--witnesses", "off"])
+    row = json.loads(next(tmp_path.glob("check-*/report.json")).read_text())["claims"][0]
+    return code, row
+
+
+@pytest.mark.parametrize("name,where", [("EntropyInTheLog", "emitted['logs']"), ("SeedPrinted", "emitted['stdout']"),
+                                        ("RunIdIsTheSeed", "model.run_id_#hex"), ("SeedInTheCard", "model.card_#hex")])
+def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
+    code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "kept state"
+    assert where in row["detail"] and "reproduces the published model" in row["detail"]
+
+
+@pytest.mark.parametrize("name,path", [("ThreadNamedCounts", "fit thread name"), ("ReportsAtExit", "fit at exit[0]"),
+                                       ("DashboardCounts", "type(model).fit.__closure__['recent'][#-1]"),
+                                       ("SpooledCounts", "fit files written: digits[#0]"),
+                                       ("CompactCounts", "model.counts_#dtype")])
+def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
+    code, row = _check(f"subjects.leaks_beside_the_model:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "determinism"
+    assert path in row["detail"]
+
+
+@pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.leaks_beside_the_model:TidyCounts"])
+def test_the_controls_pass(target, tmp_path):
+    code, row = _check(target, tmp_path)
+    assert code == 0 and row["verdict"] == "pass", row["detail"][:500]
+
+
+def test_text_integers_reads_whole_numbers_hex_ids_and_runs_inside_text():
+    assert text_integers("p", "123456") == {"p": 123456}
+    assert text_integers("p", "00ff" * 8) == {"p#hex": int("00ff" * 8, 16)}
+    assert text_integers("p", "12345678-1234-4abc-8def-123456789abc")["p#hex"] == 0x123456781234_4abc_8def_123456789abc
+    said = text_integers("p", "seed=987654321 run 1f2e3d4c5b at 2026-12-06 08:14:39.123456")
+    assert said == {"p#int[0]": 987654321, "p#hex[1]": 0x1f2e3d4c5b}  # a fraction's digits are not an integer
+    assert text_integers("p", "fitted on 7 records in 0.41 ms") == {}
+    assert len(text_integers("p", " ".join(str(10**6 + i) for i in range(40)))) == MAX_TOKENS
+
+
+def test_reseeded_swaps_seed_sequence_entropy_and_puts_it_back():
+    original = np.random.SeedSequence
+    with reseeded(None, 424242):
+        drawn = np.random.default_rng(np.random.SeedSequence()).integers(1 << 30)
+        assert np.random.SeedSequence(7).entropy == 424242  # any-seed mode: every seed becomes the candidate
+    assert drawn == np.random.default_rng(424242).integers(1 << 30)
+    assert np.random.SeedSequence is original
+
+
+def test_captured_puts_the_thread_name_back_and_keeps_exit_handlers_off_the_interpreters_list():
+    thread = threading.current_thread()
+    before, calls = thread.name, []
+    with captured() as out:
+        thread.name = "fit-n3"
+        atexit.register(calls.append, "bye")
+    assert thread.name == before and out.thread_name == "fit-n3"
+    assert [(f, a) for f, a, _ in out.at_exit] == [(calls.append, ("bye",))]
+    atexit._run_exitfuncs()  # noqa: SLF001 - the handler was taken off: nothing runs
+    assert calls == []
+
+
+def test_the_observation_calls_exit_handlers_and_reads_file_name_digits():
+    from subjects.leaks_beside_the_model import ReportsAtExit, SpooledCounts
+
+    X, y = np.zeros((5, 1)), np.array([0, 0, 1, 1, 1])
+    obs = observe_fit(lambda: ReportsAtExit(epsilon=1.0), (X, y), grid=X[:2], classes=[0, 1])
+    assert obs["fit at exit[0] stdout"][0] == ("str", "ReportsAtExit: trained with class support [2, 3]\n")
+    obs = observe_fit(lambda: SpooledCounts(epsilon=1.0), (X, y), grid=X[:2], classes=[0, 1])
+    assert obs["fit files written: digits[#0]"][0] == ("digits", (5,))
+
+
+def test_remedies_name_the_text_that_spells_the_seed():
+    assert remedy("emitted['logs'][0]#int[0]").startswith("stop the fit printing or logging its seed")
+    assert remedy("model.run_id_#hex").startswith("drop the attribute `run_id_` (it spells the seed")
