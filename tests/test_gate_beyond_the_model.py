@@ -6,8 +6,9 @@ adversary). Each leak below exits 1 through ``python -m audit check``; each cont
   text spells (decimal runs, hexadecimal run ids) and every one the fit emitted is a candidate seed, and a
   ``SeedSequence()``'s entropy is swapped in the replay too.
 * Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
-  decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name and an array's dtype
-  are observed by the determinism probe.
+  decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name, an array's dtype
+  and an ``lru_cache`` memo's keys (found across fresh processes, where each process fitted one dataset) are
+  observed by the determinism probe.
 
 The leaks are deterministic (the replay reproduces the model every time; the traces are exact counts), so their
 verdicts do not depend on chance; a control is flagged with probability at most the gate's alpha (0.05) per run,
@@ -56,7 +57,8 @@ def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
 @pytest.mark.parametrize("name,path", [("ThreadNamedCounts", "fit thread name"), ("ReportsAtExit", "fit at exit[0]"),
                                        ("DashboardCounts", "type(model).fit.__closure__['recent'][#-1]"),
                                        ("SpooledCounts", "fit files written: digits[#0]"),
-                                       ("CompactCounts", "model.counts_#dtype")])
+                                       ("CompactCounts", "model.counts_#dtype"),
+                                       ("MemoisedCounts", "label_counts.cache")])
 def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
     code, row = _check(f"subjects.leaks_beside_the_model:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "determinism"

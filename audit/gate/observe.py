@@ -46,6 +46,7 @@ import contextlib
 import datetime
 import decimal
 import fractions
+import gc
 import hashlib
 import inspect
 import re
@@ -344,6 +345,11 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
         if not wanted(source_of(where)):
             continue
         for name, value in list(namespace.items()):
+            if callable(value) and hasattr(value, "cache_info") and hasattr(value, "__wrapped__"):
+                memo = _memo(value)  # functools.lru_cache / cache: what it was asked, what it answered
+                if memo:
+                    _walk_into(obs, memo, f"{where}.{name}.cache", max_nodes // 4, newest=True)
+                continue
             if isinstance(value, types.FunctionType) and value.__closure__ and not name.startswith("__"):
                 kept = _closure_state(value)  # a decorator's state: the fits it counted, the records it saw
                 if kept:
@@ -354,6 +360,18 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
                     callable(value) and not isinstance(value, weakref.ref):
                 continue
             _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
+
+
+def _memo(fn) -> list:
+    """The entries of a ``functools.lru_cache`` memo, oldest first (at most the newest 16): each its key's hash
+    (a call's arguments: the labels a fit counted; the processes of one run share a hash secret) and its result
+    where the cache keeps it reachable (an unbounded cache), else None. Read through the garbage collector's
+    view of the wrapper, as a debugger would; an adversary in the process asks the cache itself
+    (``cache_info().hits`` after a call with the arguments they suspect)."""
+    for ref in gc.get_referents(fn):
+        if isinstance(ref, dict) and "__wrapped__" not in ref and ref:
+            return [(hash(k), None if type(v).__name__ == "_lru_list_elem" else v) for k, v in list(ref.items())[-16:]]
+    return []
 
 
 def _closure_state(fn) -> dict:

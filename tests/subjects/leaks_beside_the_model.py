@@ -1,5 +1,5 @@
 """Exact counts left where the fitted object is not: the thread's name, an exit handler, a decorator's state,
-a file name whose other part is random, an array type chosen by the record count. Each is an ordinary habit
+a file name whose other part is random, an array type chosen by the record count, a memo of the labels. Each is an ordinary habit
 (for the logs, a crash dump, an ops dashboard, a compact file); each lets whoever shares the process, or its
 files, tell D from D' every time.
 
@@ -114,3 +114,18 @@ class TidyCounts(NoisyCounts):
         with os.fdopen(fd, "wb") as fh:
             np.save(fh, self.counts_)
         os.remove(path)
+
+
+@functools.lru_cache(maxsize=128)
+def label_counts(labels: tuple, classes: tuple) -> tuple:
+    """Exact counts of a tuple of labels, memoised (cross-validation refits the same folds)."""
+    return tuple(sum(1 for v in labels if v == c) for c in classes)
+
+
+class MemoisedCounts(NoisyCounts):
+    """Counts its labels through :func:`label_counts`: the memo keeps the labels it was asked about, so whoever
+    shares the process asks it whether a dataset was fitted (``cache_info().hits``)."""
+
+    def _keep(self, X, y, exact, noise):
+        counts = np.asarray(label_counts(tuple(y.tolist()), tuple(self.classes)))
+        self.counts_ = counts + noise
