@@ -113,14 +113,23 @@ def test_readme_command_runs_as_written(cmd, tmp_path):
 
 
 def test_readme_python_snippets_run():
+    """Every ``python`` block of the README and the pages runs as written (from ``examples/``'s package), and every
+    ``test_*`` function a block defines (the pytest recipe of the check guide) is called, as pytest would."""
     snippets = [body for lang, body in BLOCKS if lang == "python"]
     assert snippets
+    called = 0
     sys.path.insert(0, str(ROOT / "examples"))
     try:
         for body in snippets:
-            exec(compile(body, "README.md or docs/", "exec"), {})
+            names = {}
+            exec(compile(body, "README.md or docs/", "exec"), names)
+            for name, fn in names.items():
+                if name.startswith("test_") and callable(fn):
+                    fn()
+                    called += 1
     finally:
         sys.path.remove(str(ROOT / "examples"))
+    assert called >= 1  # the check guide's pytest recipe
 
 
 def test_readme_claims_file_is_the_shipped_example():
