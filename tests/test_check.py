@@ -62,6 +62,21 @@ def test_claims_file_with_one_broken_and_one_correct_subject(tmp_path):
     assert data["seed"] == 3 and data["budget"] == "quick"
 
 
+def test_a_subjects_numbers_do_not_depend_on_its_place_in_a_claims_file(tmp_path):
+    """Every subject is audited from the run's seed: the same subject as the file's first and second entry, and
+    from the command line, gives the same bound (deterministic: same seed, same samples)."""
+    entry = ('[[subject]]\nname = "{}"\ncallable = "subjects.noise:MyLaplace"\nparams = {{ epsilon = 1.0 }}\n'
+             'epsilon = 1.0\nfloat_probe = false\n\n')
+    claims = tmp_path / "dp-claims.toml"
+    claims.write_text('budget = "quick"\nseed = 5\n\n' + entry.format("first") + entry.format("second"))
+    assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet", "--witnesses", "off"]) == 0
+    rows = json.loads((tmp_path / "dp-claims" / "report.json").read_text())["claims"]
+    assert main(["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1}', "--epsilon", "1", "--seed", "5",
+                 "--no-float-probe", "--out", str(tmp_path), "--quiet", "--witnesses", "off"]) == 0
+    alone = json.loads((tmp_path / "check-subjects.noise-MyLaplace" / "report.json").read_text())["claims"][0]
+    assert rows[0]["epsilon_lower"] == rows[1]["epsilon_lower"] == alone["epsilon_lower"]
+
+
 def test_claims_file_budget_yields_only_to_this_command_lines_budget(tmp_path, monkeypatch):
     """``--budget`` overrides the file's budget when main's own argv gives it (``--budget=X`` too), whatever
     ``sys.argv`` holds (a caller's, e.g. pytest's)."""

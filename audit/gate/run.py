@@ -65,7 +65,7 @@ from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
 from audit.gate.search import candidate_pairs, data_key, search_and_confirm
-from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, read_channels
+from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, SWITCH_SHARE, read_channels
 from audit.gate.determinism import join_verdict
 from audit.gate.diagnosis import diagnose
 
@@ -365,7 +365,7 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     mech, kind = plan["mechanism"], plan["kind"]
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0)
-                      - (DETERMINISM_SHARE + FRESH_SHARE + LADDER_SHARE if det is not None else 0.0))
+                      - (DETERMINISM_SHARE + FRESH_SHARE + LADDER_SHARE + SWITCH_SHARE if det is not None else 0.0))
     grow_rows, looks = [], {}
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
@@ -554,7 +554,9 @@ def check_report(subjects: list[Subject], budget: str, seed: int, name: str, wit
                       done=k, total=len(subjects), since=start)
         stage_cpu = {}
         try:
-            row = audit_claim(subject, budget, seed + k, stage_cpu=stage_cpu, witnesses=witnesses)
+            # every subject from the run's seed itself: its numbers do not depend on its place in a claims file
+            # (the same subject gives the same bound from the command line and as the file's n-th subject)
+            row = audit_claim(subject, budget, seed, stage_cpu=stage_cpu, witnesses=witnesses)
         except SubjectExit as exc:  # the next subjects are still audited; check exits 2
             row = _subject_error_row(subject, exc)
         report.claims.append(row)
