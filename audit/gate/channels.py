@@ -12,6 +12,8 @@ kept state          generators, states and seeds the fitted model or its pickle 
 determinism         everything a fit leaves behind, by parts, its behaviour at the         ``determinism``
                     pair's records: the same on every fit of D, never on D'
 round sizes         the same test one record either side of round sizes (10 to 10,000)     ``ladder``
+switches            the same test where the fits' structure switches with the record count ``switches``
+                    (any size, bisected), its pairs also candidates of the neighbour search
 fresh processes     the same test across fresh processes, nothing seeded by the gate and   ``fresh``
                     the clock held fixed: where the noise comes from
 ==================  =====================================================================  =================
@@ -19,7 +21,8 @@ fresh processes     the same test across fresh processes, nothing seeded by the 
 :func:`read_channels` runs them in that order; the determinism channels (:data:`TRACE_CHANNELS`, a list: a
 new channel of that kind is one more entry, the orchestrator :mod:`audit.gate.run` unchanged) stop at the first
 violation (each later one is the same test on other fits). Each has its share of the claim's alpha (:data:`DETERMINISM_SHARE`,
-:data:`LADDER_SHARE`, :data:`FRESH_SHARE`); the sampled stages get the rest (:mod:`audit.gate.run`).
+:data:`LADDER_SHARE`, :data:`SWITCH_SHARE`, :data:`FRESH_SHARE`); the sampled stages get the rest
+(:mod:`audit.gate.run`).
 """
 from __future__ import annotations
 
@@ -34,9 +37,11 @@ from audit.gate.fresh import probe_fresh
 from audit.gate.ladder import ladder_pairs, round_sizes
 from audit.gate.refusals import raises as _raises
 from audit.gate.state.probe import probe_estimator
+from audit.gate.switches import switch_scan
 from audit.gate.verdict import ALPHA
 
-__all__ = ["read_channels", "state_probe", "TRACE_CHANNELS", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE"]
+__all__ = ["read_channels", "state_probe", "TRACE_CHANNELS", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE",
+           "SWITCH_SHARE"]
 
 #: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
 DETERMINISM_SHARE = 0.02
@@ -44,6 +49,9 @@ DETERMINISM_SHARE = 0.02
 #: ladder of round sizes (:mod:`audit.gate.ladder`)
 FRESH_SHARE = 0.005
 LADDER_SHARE = 0.0025
+#: the share of alpha kept for the determinism test where the switch scan found structure that switches with the
+#: record count (:mod:`audit.gate.switches`)
+SWITCH_SHARE = 0.0025
 
 
 def read_channels(plan: dict, subject, budget: str, seed: int, cpu) -> tuple:
@@ -113,6 +121,23 @@ def _ladder_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
                                f"{max(round_sizes(largest), default=0):,} records): ")
 
 
+def _switch_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
+    """The switch scan (:mod:`audit.gate.switches`) up to the scale family's largest size: its pairs join the
+    neighbour search's candidates (a switch of the noise law is found by the outputs) and are given to the
+    determinism test (:func:`_joined` with ``det``)."""
+    mech = plan["mechanism"]
+    scan = switch_scan(plan["factory"], plan["bounds"], plan["classes"], grid=mech.grid,
+                       relation=subject.neighbours, n_max=scale_records(subject, budget), budget=budget, seed=seed,
+                       accepts=lambda data: _raises(mech, data) is None, progress=progress.step)
+    if subject.search and plan["candidates"]:
+        plan["candidates"] = plan["candidates"] + scan.pairs
+    if not scan.pairs:
+        det.notes.append(scan.summary())
+        return det
+    found = _trace(plan, subject, budget, seed, scan.pairs, SWITCH_SHARE, screen_pairs=len(scan.pairs))
+    return _joined(det, found, scan.summary() + ": ")
+
+
 def _shaped_pairs(plan: dict) -> list:
     """The audited pairs (``fixed`` then ``candidates``), their records as 2-D float arrays."""
     d = len(plan["bounds"])
@@ -138,4 +163,4 @@ def _fresh_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
 #: the channels that look for a trace of the data no noise covers, in order: each is
 #: ``read(plan, subject, budget, seed, so_far)`` and returns the report that decides (a violation) or ``so_far``
 #: (None for the first) with its own summary among the notes; a new channel of this kind is one more entry here
-TRACE_CHANNELS = (_determinism_probe, _ladder_probe, _fresh_probe)
+TRACE_CHANNELS = (_determinism_probe, _ladder_probe, _switch_probe, _fresh_probe)
