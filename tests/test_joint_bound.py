@@ -73,4 +73,4 @@ def test_the_false_alarm_rate_at_the_claims_boundary_is_between_half_alpha_and_a
     for seed in range(seeds):
         k0, k1, g = _boundary_counts(seed, epsilon, p1, n, delta)
         refuted += epsilon_lower_joint(k0, n, k1, n, delta=delta, alpha=alpha, rng=g) > epsilon
-    assert 0.5 * alpha * seeds <= refuted <= alpha * seeds, refuted  # measured 68, 70 and 87 of 2,000
+    assert 0.5 * alpha * seeds <= refuted <= alpha * seeds, refuted  # measured 68, 67 and 87 of 2,000

@@ -75,7 +75,8 @@ def joint_p_values(k0: int, n0: int, k1: int, n1: int, *, delta: float = 0.0, rn
     u0 = np.sort(rng.random(int(k0)))
     u1 = np.sort(rng.random(int(n1 - k1)))
     eps = _breaks(u0, u1, delta)
-    a = np.exp(-eps)
+    inside = np.append((eps[:-1] + eps[1:]) / 2.0, eps[-1] + 1.0)  # each interval read at its middle, not at a
+    a = np.exp(-inside)                                             # break point, where rounding decides
     kept = np.searchsorted(u0, a / (1.0 + delta * a), side="left")  # uniforms below the keep probability
     conv = np.searchsorted(u1, delta * a / (1.0 + delta * a), side="left") if delta > 0 else 0
     t0, t1 = kept, k1 + conv
