@@ -156,7 +156,7 @@ def _fresh_probe(plan: dict, subject: Subject, budget: str, seed: int, det):
                         grid=plan["mechanism"].grid, classes=plan["classes"], epsilon=subject.epsilon,
                         delta=subject.delta, alpha=ALPHA * FRESH_SHARE)
     if fresh.verdict == "violation":
-        progress.step("FOUND noise whose source an adversary can enumerate (fresh processes): " + fresh.evidence)
+        progress.step("FOUND a value the same in every fresh process (fresh processes): " + fresh.evidence)
     return _joined(det, fresh)
 
 

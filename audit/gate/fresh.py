@@ -370,14 +370,21 @@ class FreshReport(DeterminismReport):
         return (f"across fresh processes (nothing seeded by the gate; the clock, process id and addresses held "
                 f"fixed, as an adversary enumerates them): {shown}, the same in two processes at {x} of {self.fits} fits and "
                 f"the neighbour's process showing it at {y} (pair {self.pair}): ε ≥ {self.epsilon_lower:.3g} "
-                f"measured, ε = ∞ if the noise is a function of what an adversary knows{seeds}")
+                f"measured, ε = ∞ if {'the noise is a function of what an adversary knows' if self.seeds else 'it is a function of the data'}{seeds}")
 
     @property
     def remedy(self) -> str:
-        return SOURCE_REMEDY
+        if self.seeds:
+            return SOURCE_REMEDY
+        return (SOURCE_REMEDY + "; and keep no trace of the data in what outlives the fit (a module's cache or "
+                "memo, a registry): a fresh process that fitted one dataset shows it")
 
     @property
     def lead(self) -> str:
+        if not self.seeds:
+            return ("violation across fresh processes (a value the same in every fresh process that fitted one "
+                    "dataset and never in the neighbour's: noise from a source an adversary can recompute, or state "
+                    "the process keeps after the fit; --determinism warn reports it without failing): ")
         return ("violation through the randomness source (noise an adversary can recompute from the code, the clock "
                 "or the process: the same in every fresh process; --determinism warn reports it without failing): ")
 
