@@ -175,8 +175,8 @@ class Report:
                 ["id", "subject", "neighbours", "claimed ε", "δ", "ε lower", *law_head, "ε point", "method",
                  "n / side", "α"],
                 [[c["id"], short[c["subject"]], c["neighbouring"], _num(c["epsilon_claimed"]), _num(c["delta"]),
-                  _num(c["epsilon_lower"]), *([_loss_cell(c), _tightness_cell(c)] if with_law else []),
-                  _num(c["epsilon_point"]), c.get("method", "sampled"),
+                  _lower_cell(c), *([_loss_cell(c), _tightness_cell(c)] if with_law else []),
+                  _num(c["epsilon_point"]), _method_cell(c),
                   _count(c["n_samples"]), _num(c["alpha"])] for c in self.claims])
             lines += ["", "Subjects:", ""] + [f"- {short[s]}: {s}" for s in subjects]
             lines += _folded("Evidence of the claims", [(c["id"], c.get("detail")) for c in self.claims])
@@ -273,6 +273,24 @@ class Report:
                   verdict(c["verdict"], c["expected"]), _mark(c["verdict"] == c["expected"])]
                  for c in self.comparisons]
         return rows
+
+
+def _lower_cell(c: dict) -> str:
+    """A claim's ``ε lower`` cell: ``∞`` where the row reads ε = ∞ (kept state that replays the noise, a trace
+    of the data no noise covers), with the sampled bound that came with it beside, so the table says what the
+    verdict says."""
+    if c.get("epsilon_reading") == "∞":
+        return f"∞ (sampled ≥ {_num(c['epsilon_lower'])})"
+    return _num(c["epsilon_lower"])
+
+
+def _method_cell(c: dict) -> str:
+    """A claim's ``method`` cell: the evidence that read ε = ∞ first, where one did."""
+    method = c.get("method", "sampled")
+    certain = [k for k in c.get("decided_by", []) if k in ("kept state", "determinism")]
+    if c.get("epsilon_reading") == "∞" and certain:
+        return f"{certain[0]} (certain); {method}"
+    return method
 
 
 def _loss_cell(c: dict) -> str:

@@ -63,6 +63,8 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
     code, row = _check(f"subjects.leaks_beside_the_model:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "determinism"
     assert path in row["detail"]
+    table = next(tmp_path.glob("check-*/report.md")).read_text()
+    assert "| ∞ (sampled ≥ " in table and "| determinism (certain); sampled |" in table  # as the verdict reads
     if name == "MemoisedCounts":  # no seed of its own the same in every process: not worded as a noise source
         assert "state the process keeps after the fit" in row["detail"] and "memo" in row["detail"]
 

@@ -149,7 +149,10 @@ def claims_figure(target: str, claims, path: Path, cap: float = 3.0) -> bool:
     from matplotlib.patches import Patch
 
     y = np.arange(len(claims))
-    ratio = [_ratio(c["epsilon_lower"], c["epsilon_claimed"]) for c in claims]
+    # a row whose reading is ε = ∞ (kept state, a deterministic trace) is drawn as ∞, as its verdict reads, not
+    # at the sampled bound that came with it
+    ratio = [math.inf if c.get("epsilon_reading") == "∞" else _ratio(c["epsilon_lower"], c["epsilon_claimed"])
+             for c in claims]
     kinds = {"pass": ("tab:green", "pass, as expected"), "known": ("tab:orange", "violation, as expected (known)"),
              "unexpected": ("tab:red", "NOT the expected verdict"), "passed": ("tab:green", "pass"),
              "inconclusive": ("yellowgreen", "pass, inconclusive (could not have caught 1.25 x the claim)"),
