@@ -61,7 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            help="what to do (python -m audit COMMAND --help for its options)")
     sub.add_parser("list", help="list the audit targets")
-    sub.add_parser("findings", help="each paper's privacy claim, measured, with its verdict (from the committed reports)")
+    found = sub.add_parser("findings", help="each paper's privacy claim, measured, with its verdict (from the committed "
+                                            "reports)")
+    found.add_argument("--format", choices=("text", "markdown"), default=None,
+                       help="text: one block per finding, verdict first, wrapped to the terminal's width; markdown: "
+                            "the README's table (default: text on a terminal, markdown when piped)")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
     _common(run, "quick")
@@ -528,10 +532,13 @@ def _dispatch(args) -> int:
     if args.command == "data":
         return _data(args)
     if args.command == "findings":
-        from audit.findings import findings_table
+        import shutil
 
+        from audit.findings import findings_table, findings_text
+
+        fmt = args.format or ("text" if sys.stdout.isatty() else "markdown")
         try:
-            print(findings_table(), end="")
+            print(findings_text(shutil.get_terminal_size().columns) if fmt == "text" else findings_table(), end="")
         except ValueError as exc:  # no committed reports here (an installed copy), or one lacks a row
             return _error(str(exc))
         return 0

@@ -17,12 +17,13 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from audit.engine.runs.destination import REPORTS
 
-__all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table", "update_pages"]
+__all__ = ["Finding", "FINDINGS", "findings_rows", "findings_table", "findings_text", "update_pages"]
 
 #: the false-alarm rate of the committed reports' rows (a row with another says so in its cell)
 ALPHA = 0.01
@@ -225,6 +226,34 @@ def findings_table(reports: str | Path | None = None) -> str:
         lines.append(f"| {r['paper']} | {r['claim']} | {r['epsilon']} | {r['sampled']} | {r['exact']} | "
                      f"{r['verdict']} |")
     return "\n".join(lines) + "\n"
+
+
+def findings_text(width: int = 80, reports: str | Path | None = None) -> str:
+    """The findings for a terminal: one block per finding, its verdict first (``✓`` holds, ``✗`` does not,
+    ``·`` not refuted), then the paper and its claim, the numbers, each line wrapped to ``width`` columns.
+
+    Parameters
+    ----------
+    width : int
+        The terminal's columns (at least 40 are used).
+    reports : str or Path, optional
+        The reports directory (default: ``reports/`` of the source checkout).
+
+    Returns
+    -------
+    str
+        The blocks, separated by blank lines, ending with a newline.
+    """
+    width = max(40, int(width))
+    blocks = []
+    for r in findings_rows(reports):
+        mark = "✗" if r["verdict"].startswith("does not hold") else "✓" if r["verdict"] == "holds" else "·"
+        lines = textwrap.wrap(f"{mark} {r['verdict']}", width, subsequent_indent="    ")
+        lines += textwrap.wrap(f"{r['paper']}: {r['claim']}", width, initial_indent="    ", subsequent_indent="    ")
+        lines += textwrap.wrap(f"ε claimed {r['epsilon']}; sampled {r['sampled']}; exact loss {r['exact']}", width,
+                               initial_indent="    ", subsequent_indent="    ")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
 
 
 #: the table's place in a page: between these two comments

@@ -3,6 +3,7 @@ reports, and every verdict in it agrees with its numbers. These read committed f
 from __future__ import annotations
 
 import json
+import os
 import math
 import re
 import shutil
@@ -86,7 +87,19 @@ def test_a_verdict_the_report_did_not_expect_is_an_error(tmp_path):
 def test_the_command_prints_the_table():
     proc = subprocess.run([sys.executable, "-m", "audit", "findings"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == findings_table()
+    assert proc.stdout == findings_table()  # piped: the README's Markdown
+
+
+def test_the_text_format_fits_the_terminal_and_puts_each_verdict_first():
+    env = {**os.environ, "COLUMNS": "72"}
+    proc = subprocess.run([sys.executable, "-m", "audit", "findings", "--format", "text"], capture_output=True,
+                          text=True, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr
+    blocks = proc.stdout.rstrip("\n").split("\n\n")
+    rows = findings_rows()
+    assert len(blocks) == len(rows) and all(len(line) <= 72 for line in proc.stdout.splitlines())
+    for block, row in zip(blocks, rows):
+        assert block[0] in "✓✗·" and block[2:].replace("\n    ", " ").startswith(row["verdict"])
 
 
 def test_update_pages_writes_the_table_into_its_block_only(tmp_path):
