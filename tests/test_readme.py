@@ -24,7 +24,7 @@ LONG = {
     "python -m audit reproduce": "a paper's protocol on the benchmark files: minutes to hours",
     "python -m pytest": "the test suite itself",
     "pip install": "installs packages (CI installs them fresh)",
-    "python -m audit check --claims examples/diffprivlib.toml": "needs the diffprivlib extra; about 8 min",
+    "python -m audit check --claims examples/diffprivlib.toml": "needs the diffprivlib extra; about 7 min",
     "python -m audit data fetch": "downloads from the internet (tests/test_data_fetch.py runs it against a local "
                                   "HTTP server)",
     "python -m audit certify": "every domain's exact laws: seconds to a minute (tests/test_*_exact_law.py run "
