@@ -41,7 +41,7 @@ from audit.gate.switches import switch_scan
 from audit.gate.verdict import ALPHA
 
 __all__ = ["read_channels", "state_probe", "TRACE_CHANNELS", "DETERMINISM_SHARE", "FRESH_SHARE", "LADDER_SHARE",
-           "SWITCH_SHARE"]
+           "SWITCH_SHARE", "CHANNELS_SHARE"]
 
 #: the share of alpha kept for the determinism evidence (:mod:`audit.gate.determinism`)
 DETERMINISM_SHARE = 0.02
@@ -52,6 +52,9 @@ LADDER_SHARE = 0.0025
 #: the share of alpha kept for the determinism test where the switch scan found structure that switches with the
 #: record count (:mod:`audit.gate.switches`)
 SWITCH_SHARE = 0.0025
+#: the shares of every channel together: the sampled stages of :mod:`audit.gate.run` run at the rest of alpha (a
+#: new channel adds its share here, the orchestrator unchanged)
+CHANNELS_SHARE = DETERMINISM_SHARE + FRESH_SHARE + LADDER_SHARE + SWITCH_SHARE
 
 
 def read_channels(plan: dict, subject, budget: str, seed: int, cpu) -> tuple:

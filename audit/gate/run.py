@@ -65,7 +65,7 @@ from audit.gate.outputs import EstimatorRelease
 from audit.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
 from audit.gate.search import candidate_pairs, data_key, search_and_confirm
-from audit.gate.channels import DETERMINISM_SHARE, FRESH_SHARE, LADDER_SHARE, SWITCH_SHARE, read_channels
+from audit.gate.channels import CHANNELS_SHARE, read_channels
 from audit.gate.determinism import join_verdict
 from audit.gate.diagnosis import diagnose
 
@@ -365,7 +365,7 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     mech, kind = plan["mechanism"], plan["kind"]
     names = mech.coordinates() if callable(getattr(mech, "coordinates", None)) else None
     alpha0 = ALPHA * (1.0 - (GROW_SHARE if subject.grow else 0.0)
-                      - (DETERMINISM_SHARE + FRESH_SHARE + LADDER_SHARE + SWITCH_SHARE if det is not None else 0.0))
+                      - (CHANNELS_SHARE if det is not None else 0.0))
     grow_rows, looks = [], {}
     with checkpoint.scope(subject.name), float_probe(subject.float_probe), \
             coordinates(names):
