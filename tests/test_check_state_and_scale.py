@@ -56,12 +56,14 @@ def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_p
     scale-family paragraph). The release is the model's own ``release()`` (``--release release``: the tree, through
     the batched sampler), as in the README's command; the default also audits the fitted ``bin_edges_``, where the
     partial underflow near 6,000 tied records already shows (the same verdict, on another pair). The rest of the
-    path is the default ``check``'s."""
+    path is the default ``check``'s, but for ``--after-finding sample``: the switch scan (audit.gate.switches) now
+    finds the mutant's record-count switch before any sampling, which would end the audit there; the scale
+    family's own evidence is the object here, so the sampled stages run as well."""
     monkeypatch.setattr(check_module, "scale_pairs", partial(scale_pairs, n_max=32_000))
     params = '{"epsilon": 2, "max_depth": 1, "bounds": [[0, 1]], "classes": [0, 1], "epsilon_shares": [0.5, 0.25, 0.25]}'
     code = main(["check", "audit.privatree.underflow_jointexp:UnderflowPrivaTree", "--epsilon", "2", "--params", params,
                  "--bounds", "[[0, 1]]", "--classes", "0,1", "--budget", "standard", "--n-samples", "2000", "--quiet",
-                 "--release", "release",
+                 "--release", "release", "--after-finding", "sample",
                  "--out", str(tmp_path)])
     assert code == 1
     row = json.loads((tmp_path / "check-audit.privatree.underflow_jointexp-UnderflowPrivaTree" / "report.json")
