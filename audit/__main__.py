@@ -24,6 +24,7 @@ from audit import extras
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
 from audit.engine.runs.budget import BUDGETS
+from audit.gate import exact_command
 from audit.fail_closed import EXIT_UNFINISHED
 from audit.engine.estimation.parts import single_thread
 from audit.report import write_report
@@ -164,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "sampled stages were skipped) or sample (run the scale family, the neighbour search and the "
                           "floating-point probe too, to measure every other leak)")
     _common(chk, "quick")
+    exact_command.add_arguments(chk)
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",
                      help="MODULE:CALLABLE: the candidate (a class or factory taking the reference's parameters)")
@@ -364,6 +366,8 @@ def _check(args) -> int:
     from audit.gate.run import CheckError, Subject, check_report
     from audit.claims_file import load_claims
 
+    if args.exact:
+        return exact_command.command(args, _error, _finish, EXIT_UNFINISHED)
     try:
         if args.claims:
             if args.subject:

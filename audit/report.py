@@ -260,8 +260,11 @@ class Report:
                 return ""
             return " (through " + " and ".join(("the " if k == "float probe" else "") + k for k in by) + ")"
 
+        def exact(c):  # an exact row's own word: proved, refuted or undecided, on its domain
+            return f"{c['exact_verdict']} (exact, this domain)" if c.get("method") == "exact" else None
+
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", measured(c, _num) + _truth(c),
-                 verdict(c["verdict"], c["expected"], c.get("expected_stated", True)) + through(c) + power(c),
+                 exact(c) or verdict(c["verdict"], c["expected"], c.get("expected_stated", True)) + through(c) + power(c),
                  _mark(c["verdict"] == c["expected"])]
                 for c in self.claims]
         rows += [[m["id"], "mutant", f"ε {_num(m['epsilon_claimed'])}", f"ε ≥ {_num(m['epsilon_lower'])}" + _truth(m),

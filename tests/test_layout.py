@@ -283,7 +283,7 @@ def test_no_upward_import():
 
 
 #: the engine's packages by job, lowest first: each imports only its own package and the ones before it
-ENGINE_LAYERS = ("presentation", "runs", "estimation", "comparison", "exact_law")
+ENGINE_LAYERS = ("presentation", "runs", "estimation", "comparison", "exact_law", "exact_code")
 
 
 def test_the_engine_is_grouped_by_job_and_layered():

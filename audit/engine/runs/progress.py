@@ -140,6 +140,9 @@ def measured(row: dict, num=None) -> str:
     num = num or _num
     if row.get("method") == "ledger":
         return f"ledger total {num(row['epsilon_point'])} (an upper bound, not a measurement)"
+    if row.get("method") == "exact":
+        lo, hi = row["exact_epsilon"]
+        return f"exact ε in [{num(lo)}, {num(hi)}] on this domain"
     if row.get("epsilon_reading") == "∞":
         why = "kept state replays the noise" if "kept state" in row.get("decided_by", ()) else \
             "a trace of the data no noise covers"

@@ -1,0 +1,228 @@
+"""Every path of a call: the code run once per outcome of its randomness, depth first, and its release law.
+
+:func:`explore` runs ``call()`` under :func:`~audit.engine.exact_code.intercept.intercepted` once per path
+(:mod:`audit.engine.exact_code.symbolic`): the first run takes the first option of every decision and queues the
+others; each later run replays a queued prefix of decisions and goes on with first options. A run's release (what
+``call()`` returns: a mechanism's output, or the fitted model's state) is encoded by :func:`encode` as a
+*skeleton* (every concrete part, exactly) and its *leaves* (the affine forms it keeps).
+
+:meth:`Explored.law` turns the paths into an interval law of the release
+(:class:`audit.engine.exact_law.laws.ReleaseLaw`): a release's lower end is the windowed probability of the
+paths that give it (:func:`~audit.engine.exact_code.laws.path_probability`), and its upper end adds the *missing
+mass*, one minus the sum of every followed path's lower end, which bounds all the probability no window and no
+followed path holds. A path's forms' joint law is enumerated on the windows when it has at most
+:data:`MAX_RELEASES` values; past that each leaf's value is kept on its own (coarser events, still exact
+intervals: a lower end of the loss stays a lower end).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit.engine.exact_code.intercept import TracingGenerator, TracingRandomState, intercepted
+from audit.engine.exact_code.laws import merge, path_probability
+from audit.engine.exact_code.symbolic import Affine, Path, Undecided, Uniform
+from audit.engine.exact_law.laws import ReleaseLaw, add_interval
+
+__all__ = ["explore", "encode", "Explored", "PathRecord", "MAX_PATHS", "MAX_RELEASES"]
+
+#: the most paths one call may have before the mode gives up (undecided, with the count)
+MAX_PATHS = 200_000
+#: the most joint values of a path's kept forms enumerated as releases of their own
+MAX_RELEASES = 200_000
+
+
+def encode(obj, leaves: list, depth: int = 0):
+    """The skeleton of ``obj`` (hashable, exact), appending its affine forms to ``leaves`` in order."""
+    if depth > 12:
+        return ("deep", type(obj).__name__)
+    if isinstance(obj, Affine):
+        leaves.append(obj)
+        return ("leaf", len(leaves) - 1)
+    if isinstance(obj, Uniform):
+        raise Undecided("a continuous draw is part of the release", obj.site,
+                        "release a discrete value, or a decision taken on the draw")
+    if obj is None or isinstance(obj, (bool, int, str, bytes)):
+        return obj
+    if isinstance(obj, float):
+        return _scalar(obj)
+    if isinstance(obj, np.generic):
+        return encode(obj.item(), leaves, depth + 1)
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == object:
+            return ("objarray", obj.shape, tuple(encode(v, leaves, depth + 1) for v in obj.ravel()))
+        return ("array", obj.dtype.str, obj.shape, tuple(_scalar(v) for v in obj.ravel().tolist()))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(encode(v, leaves, depth + 1) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((encode(k, leaves, depth + 1), encode(v, leaves, depth + 1))
+                              for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))))
+    if isinstance(obj, (set, frozenset)):
+        return ("set", tuple(sorted((encode(v, leaves, depth + 1) for v in obj), key=repr)))
+    if isinstance(obj, (TracingGenerator, TracingRandomState)):
+        return ("generator",)
+    if callable(obj) and not hasattr(obj, "__dict__"):
+        return ("callable", getattr(obj, "__qualname__", type(obj).__name__))
+    if hasattr(obj, "__dict__"):
+        return (type(obj).__qualname__, tuple((k, encode(v, leaves, depth + 1))
+                                             for k, v in sorted(vars(obj).items())))
+    return ("object", type(obj).__qualname__)
+
+
+def _scalar(v):
+    """A number as the release holds it: an ``int`` exactly, a ``float`` to 15 significant digits (a form's value
+    computed here and the same value computed by the code may differ in the last bit of the double; merging them
+    is a coarser event, which keeps every lower end a lower end)."""
+    if isinstance(v, float):
+        return ("float", repr(float(f"{v:.15g}")) if math.isfinite(v) else repr(v))
+    return v
+
+
+def fill(skeleton, values: tuple):
+    """The release itself: the skeleton with its leaves' values put in; an object array of numbers reads as the
+    ``int64`` or ``float64`` array NumPy would have made of them."""
+    if isinstance(skeleton, tuple) and skeleton:
+        if skeleton[0] == "leaf" and len(skeleton) == 2 and isinstance(skeleton[1], int):
+            return values[skeleton[1]]
+        if skeleton[0] == "objarray":
+            items = tuple(fill(x, values) for x in skeleton[2])
+            if all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+                return ("array", "<i8", skeleton[1], items)
+            if all(isinstance(x, int) or (isinstance(x, tuple) and x[:1] == ("float",)) for x in items):
+                return ("array", "<f8", skeleton[1],
+                        tuple(_scalar(float(x)) if isinstance(x, int) else x for x in items))
+            return ("objarray", skeleton[1], items)
+        return tuple(fill(x, values) for x in skeleton)
+    return skeleton
+
+
+@dataclass
+class PathRecord:
+    """One followed path: its decision labels, finite probability and terms, constraints, atoms, release."""
+
+    labels: tuple
+    finite_prob: float
+    finite_terms: list
+    constraints: list
+    atoms: list
+    skeleton: object
+    leaves: list
+    concretised: bool
+    prob: float = 0.0  # windowed probability of the whole path (finite part times the constraints' mass)
+    variables: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+
+
+@dataclass
+class Explored:
+    """The paths of one call, the windows their atoms used, and the sites of the decisions on noisy values."""
+
+    paths: list
+    windows: dict
+    _law: object = field(default=None, repr=False)
+
+    @property
+    def concretised(self) -> bool:
+        return any(p.concretised for p in self.paths)
+
+    @property
+    def missing(self) -> float:
+        """One minus the followed paths' windowed mass (clipped at 0): the mass no path holds."""
+        return max(0.0, 1.0 - math.fsum(p.prob for p in self.paths))
+
+    def law(self) -> ReleaseLaw:
+        """The interval law of the release (module docstring); a copy, computed once."""
+        if self._law is None:
+            self._law = self._compute_law()
+        return ReleaseLaw(dict(self._law.lower), dict(self._law.upper), self._law.truncated)
+
+    def _compute_law(self) -> ReleaseLaw:
+        lows: dict = {}
+        for p in self.paths:
+            if p.prob <= 0.0:
+                continue
+            for release, mass in _release_masses(p):
+                add_interval(lows, release, mass, mass)
+        miss = self.missing
+        law = ReleaseLaw.from_intervals({r: (lo, hi + miss) for r, (lo, hi) in lows.items()}, truncated=miss)
+        return law
+
+
+def _release_masses(p: PathRecord):
+    """``(release, windowed probability)`` of a path's releases: the skeleton with its leaves' values."""
+    if not p.leaves:
+        yield fill(p.skeleton, ()), p.prob
+        return
+    n_forms = len(p.constraints)
+    leaf_rows = p.rows[n_forms:]
+    keep = tuple(sorted({v for row in leaf_rows for v in row}))
+    size = math.prod(p.variables[v].values.size for v in keep)
+    if size <= MAX_RELEASES:
+        table = path_probability(p.constraints, p.variables, p.rows[:n_forms], keep) * p.finite_prob
+        grids = [p.variables[v].values for v in keep]
+        for idx in zip(*np.nonzero(table > 0)):
+            point = {v: grids[j][i] for j, (v, i) in enumerate(zip(keep, idx))}
+            values = tuple(_leaf_value(leaf, row, point) for leaf, row in zip(p.leaves, leaf_rows))
+            yield fill(p.skeleton, values), float(table[idx])
+        return
+    for i, (leaf, row) in enumerate(zip(p.leaves, leaf_rows)):  # each leaf on its own: coarser events
+        keep1 = tuple(sorted(row))
+        table = path_probability(p.constraints, p.variables, p.rows[:n_forms], keep1) * p.finite_prob
+        grids = [p.variables[v].values for v in keep1]
+        for idx in zip(*np.nonzero(table > 0)):
+            point = {v: grids[j][k] for j, (v, k) in enumerate(zip(keep1, idx))}
+            yield ("one leaf", p.skeleton, i, _leaf_value(leaf, row, point)), float(table[idx])
+
+
+def _leaf_value(leaf: Affine, row: dict, point: dict):
+    """A kept form's value at a window point, as :func:`_scalar` writes numbers (an ``int`` when the form has
+    integer constant and coefficients)."""
+    if isinstance(leaf.const, int) and all(isinstance(c, int) for c in row.values()):
+        return int(leaf.const) + sum(int(c) * int(round(float(point[j]))) for j, c in row.items())
+    return _scalar(float(leaf.const) + sum(float(c) * float(point[j]) for j, c in row.items()))
+
+
+def explore(call, *, max_paths: int = MAX_PATHS, windows: dict | None = None) -> Explored:
+    """Every path of ``call()`` (module docstring); :class:`Undecided` when the code cannot be decided."""
+    windows = {} if windows is None else windows
+    with intercepted():
+        records = _follow(call, max_paths, windows)
+    for r in records:
+        forms = [c.form for c in r.constraints] + list(r.leaves)
+        r.variables, r.rows = merge(forms, r.atoms, windows)
+        r.prob = r.finite_prob * path_probability(r.constraints, r.variables, r.rows[:len(r.constraints)]) \
+            if r.finite_prob > 0 else 0.0
+    return Explored(records, windows)
+
+
+def _follow(call, max_paths: int, windows: dict) -> list:
+    """The depth-first runs of ``call()`` (module docstring), inside an active interception."""
+    stack, records = [[]], []
+    first_release = None
+    while stack:
+        if len(records) >= max_paths:
+            raise Undecided(f"the code has more than {max_paths:,} paths on one input (the cap)", "",
+                            "lower --exact-records, or keep fewer noisy decisions in the code")
+        prefix = stack.pop()
+        path = Path(prefix, windows)
+        with path:
+            release = call()
+            leaves: list = []
+            skeleton = encode(release, leaves)
+        if first_release is None:  # the same decisions must give the same release (no randomness unseen)
+            again = Path(list(path.taken), windows)
+            with again:
+                leaves2: list = []
+                skeleton2 = encode(call(), leaves2)
+            if skeleton2 != skeleton or [repr(x) for x in leaves2] != [repr(x) for x in leaves]:
+                raise Undecided("the code draws randomness the auditor cannot intercept (two runs with the same "
+                                "draws gave different releases)", "",
+                                "draw through numpy.random.default_rng(), the global numpy.random functions, or a "
+                                "random_state the auditor can set")
+            first_release = skeleton
+        stack.extend(path.pending)
+        records.append(PathRecord(tuple(path.labels), path.finite_prob, path.finite_log_terms, path.constraints,
+                                  path.atoms, skeleton, leaves, path.concretised))
+    return records

@@ -1,0 +1,168 @@
+"""The exact loss of a neighbouring pair as an interval, from the two inputs' explored paths.
+
+**Lower end.** The interval laws of the two releases (:meth:`~audit.engine.exact_code.explore.Explored.law`)
+give ``max_r ln(lower_0(r) / upper_1(r))`` (and the reverse), attained by a release: every probability lies in
+its interval, so this is below the true loss (:func:`audit.engine.exact_law.laws.pair_interval`).
+
+**Upper end.** Two arguments, whichever applies:
+
+* *Complete law.* When no path decided a form's value and no release keeps a form, each path covers its whole
+  region of the noise (its constraints were decided symbolically, tails included) and has a single release, so
+  the paths' releases are all the releases the code can make; each one's probability lies in its interval,
+  whose upper end adds the mass the windows left out. The law's own upper end then bounds the loss. This holds
+  for every code of finite draws, and for decisions on noisy values such as report-noisy-max.
+* *Coupling.* Otherwise the paths of ``D`` and ``D'`` are paired by their decisions. A pair must have the same
+  release skeleton, the same atoms, and the same forms up to their constants; then one shift ``s`` of the path's
+  variables, solving ``row_f . s = c_f(D) - c_f(D')`` for every form ``f`` (its constraints and the released
+  forms), maps each outcome ``w`` of ``D``'s path to the outcome ``w + s`` of ``D'``'s that meets the same
+  constraints and gives the same release. Hence, for every release ``r``,
+  ``P(r | D) <= e^h P(r | D')`` with ``h`` the finite decisions' log-ratio plus ``sum_v L_v(s_v)``
+  (:func:`~audit.engine.exact_code.laws.shift_loss`), and the upper end is the worst ``h`` over paths and both
+  directions. A pair that cannot be matched leaves the upper end infinite, and the pair undecided.
+
+When the code converted a noisy value to a number (a *decided value*), the paths beyond the windows were not
+run: the coupling then holds for all but the missing mass ``delta`` (and the paths near the windows' edges
+whose partner was not followed), which the result states. The mode then proves ``(hi, delta)``, never
+``hi`` alone.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from audit.engine.exact_code.explore import Explored
+from audit.engine.exact_code.laws import shift_loss
+from audit.engine.exact_law.laws import pair_interval
+
+__all__ = ["PairExact", "pair_loss", "ROUNDING_SLACK"]
+
+#: a loss above the claim by at most this relative amount is the float rounding of the noise's rate
+ROUNDING_SLACK = 1e-9
+
+
+@dataclass
+class PairExact:
+    """The exact loss of one pair: ``[lower, upper]``, the release attaining the lower end, the argument that
+    gave the upper end, the mass ``delta`` it does not cover, and why it failed (``why``)."""
+
+    lower: float
+    upper: float
+    release: object
+    argument: str  # "complete law", "coupling" or "none"
+    delta: float = 0.0
+    why: str = ""
+
+
+def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
+    """The exact loss of the pair whose inputs gave ``ex0`` and ``ex1`` (module docstring)."""
+    law0, law1 = ex0.law(), ex1.law()
+    for a, b, ex in ((law0, law1, ex0), (law1, law0, ex1)):  # a release only the other input showed: [0, missing]
+        for r in b.upper:
+            if r not in a.upper:
+                a.lower[r], a.upper[r] = 0.0, ex.missing * (1 + 1e-12)
+    lo, hi_law, release = pair_interval(law0, law1)
+    lo_release = _lower_release(law0, law1) or release
+    if _complete(ex0) and _complete(ex1):
+        return PairExact(lo, hi_law, lo_release, "complete law")
+    hi, delta, why = _coupling(ex0, ex1)
+    if hi == math.inf:
+        return PairExact(lo, math.inf, lo_release, "none", delta, why)
+    return PairExact(lo, max(hi, lo), lo_release, "coupling", delta, why)
+
+
+def _complete(ex: Explored) -> bool:
+    """Whether the followed paths give every release the code can make: no value was decided (every path covers
+    its whole region of the noise, tails included) and no release keeps a form (so a path has one release)."""
+    return not ex.concretised and not any(p.leaves for p in ex.paths)
+
+
+def _lower_release(law0, law1):
+    """The release attaining the lower end; among releases within 1e-9 of it, the most probable one."""
+    scored = []
+    for r in set(law0.upper) | set(law1.upper):
+        l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
+        l1, u1 = law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)
+        v = max(math.inf if a > 0 and b <= 0 else (math.log(a / b) if a > 0 else -math.inf)
+                for a, b in ((l0, u1), (l1, u0)))
+        scored.append((v, l0 + l1, repr(r), r))
+    if not scored:
+        return None
+    best = max(v for v, *_ in scored)
+    near = [s for s in scored if s[0] == best or (math.isfinite(best) and s[0] >= best - 1e-9 * max(1.0, best))]
+    return max(near, key=lambda s: (s[1], s[2]))[3]
+
+
+def _coupling(ex0: Explored, ex1: Explored):
+    """``(upper end, uncovered mass, why it failed)`` of the coupling argument (module docstring)."""
+    by0 = {p.labels: p for p in ex0.paths}
+    by1 = {p.labels: p for p in ex1.paths}
+    hi, left = 0.0, [ex0.missing, ex1.missing]
+    for side, (mine, theirs) in enumerate(((by0, by1), (by1, by0))):
+        for labels, p in mine.items():
+            if labels in theirs or p.prob <= 0.0:
+                continue
+            if p.concretised:  # its partner decided a value beyond the other input's windows
+                left[side] += p.prob
+                continue
+            return math.inf, max(left), "the code takes a path on one input that it never takes on the other"
+    for labels, p0 in by0.items():
+        p1 = by1.get(labels)
+        if p1 is None or (p0.prob <= 0.0 and p1.prob <= 0.0):
+            continue
+        h, why = _path_coupling(p0, p1)
+        if h is None:
+            return math.inf, max(left), why
+        hi = max(hi, h)
+    concretised = ex0.concretised or ex1.concretised
+    return hi, (max(left) if concretised else 0.0), ""
+
+
+def _forms(p):
+    return [c.form for c in p.constraints] + list(p.leaves)
+
+
+def _path_coupling(p0, p1):
+    """The worst log-ratio of a pair of matched paths under the shift coupling, or ``(None, why)``."""
+    if p0.skeleton != p1.skeleton:
+        return None, "the release's concrete part differs between the inputs on the same decisions"
+    if [(a.kind, a.param) for a in p0.atoms] != [(a.kind, a.param) for a in p1.atoms]:
+        sites = sorted({a.site for a, b in zip(p0.atoms, p1.atoms) if (a.kind, a.param) != (b.kind, b.param)})
+        return None, "the noise's law depends on the data" + (f" (drawn at {', '.join(sites)})" if sites else "")
+    f0, f1 = _forms(p0), _forms(p1)
+    if len(f0) != len(f1) or [c.op for c in p0.constraints] != [c.op for c in p1.constraints]:
+        return None, "the code's decisions on noisy values differ between the inputs"
+    for a, b in zip(f0, f1):
+        if a.coef != b.coef:
+            return None, "a noisy value mixes the noise differently on the two inputs"
+    rows = p0.rows
+    nvar = len(p0.variables)
+    if nvar == 0:
+        return abs(_finite_ratio(p0, p1)), ""
+    A = np.zeros((len(rows), nvar))
+    b = np.zeros(len(rows))
+    for i, (row, a, c) in enumerate(zip(rows, f0, f1)):
+        for v, coef in row.items():
+            A[i, v] = float(coef)
+        b[i] = float(a.const) - float(c.const)
+    s, *_ = np.linalg.lstsq(A, b, rcond=None)
+    scale = 1.0 + float(np.max(np.abs(b)))
+    if np.max(np.abs(A @ s - b), initial=0.0) > 1e-9 * scale:
+        return None, "no shift of the noise turns one input's noisy values into the other's (the same noise is " \
+                     "used for values that move differently)"
+    s = np.where(np.abs(s - np.round(s)) <= 1e-9 * scale, np.round(s), s)
+    fin = _finite_ratio(p0, p1)
+    up = fin + math.fsum(shift_loss(v, s[j]) for j, v in enumerate(p0.variables))
+    down = -fin + math.fsum(shift_loss(v, -s[j]) for j, v in enumerate(p0.variables))
+    return max(up, down), ""
+
+
+def _finite_ratio(p0, p1) -> float:
+    """``ln`` of the finite decisions' probability ratio (``inf`` when one side cannot take the path)."""
+    a, b = p0.finite_prob, p1.finite_prob
+    if a <= 0.0 and b <= 0.0:
+        return 0.0
+    if a <= 0.0 or b <= 0.0:
+        return math.inf
+    return math.log(a / b)
