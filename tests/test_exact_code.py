@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 import exact_user_oracle as oracle
 from subjects import exact_user
 from audit.engine.exact_code.symbolic import Undecided
-from audit.gate.exact import exact_loss, pair_exact
+from audit.gate.exact import exact_check, pair_exact
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the interval must hold the oracle's value up to this (float rounding of the laws and the windows' mass)
@@ -65,7 +65,7 @@ def test_each_pair_interval_holds_the_oracle_value(name):
     ("ReportNoisyMaxBuggy", "add-remove", [0, 1, 2], "refuted", 4.0),
 ])
 def test_domain_verdicts_and_exact_values(name, relation, classes, verdict, value):
-    res = exact_loss(getattr(exact_user, name), 1.0, relation, bounds=[(0.0, 1.0)], classes=classes, records=3,
+    res = exact_check(getattr(exact_user, name), 1.0, relation, bounds=[(0.0, 1.0)], classes=classes, records=3,
                      params=_params(name))
     assert res.verdict == verdict, res
     assert abs(res.lower - value) <= 1e-9 * max(1.0, value), res
@@ -76,7 +76,7 @@ def test_domain_verdicts_and_exact_values(name, relation, classes, verdict, valu
 
 def test_continuous_noise_is_undecided_naming_its_line():
     with pytest.raises(Undecided) as info:
-        exact_loss(exact_user.LaplaceCount, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], records=1)
+        exact_check(exact_user.LaplaceCount, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], records=1)
     assert "laplace" in str(info.value) and "exact_user.py:" in info.value.site
     assert "two-sided geometric" in info.value.fix
 
@@ -84,7 +84,7 @@ def test_continuous_noise_is_undecided_naming_its_line():
 def test_noisy_values_turned_into_numbers_are_never_called_proved():
     """``int(max(noisy, 0))`` decides the noisy value: the runs beyond the windows were not followed, so the
     mode states (hi, delta) and leaves pure epsilon undecided instead of claiming it."""
-    res = exact_loss(exact_user.ClampedCount, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], records=2)
+    res = exact_check(exact_user.ClampedCount, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], records=2)
     assert res.verdict == "undecided" and 0 < res.delta < 1e-9, res
     assert abs(res.lower - 1.0) < 1e-9 and res.upper <= 1 + 1e-9, res
 

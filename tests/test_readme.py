@@ -37,7 +37,9 @@ LONG = {
 
 
 #: commands the README says fail, with the exit status it states
-EXPECTED_EXIT = {"python -m audit check mypkg.noise:MyLaplace --params '{\"epsilon\": 1}' --epsilon 1": 1}
+EXPECTED_EXIT = {"python -m audit check mypkg.noise:MyLaplace --params '{\"epsilon\": 1}' --epsilon 1": 1,
+                 "python -m audit check mypkg.counts:NoisyCountsHalfNoise --epsilon 1 --exact --bounds '[[0, 1]]' "
+                 "--classes 0,1": 1}
 
 
 def _commands(texts=None):
@@ -109,7 +111,8 @@ def test_readme_command_runs_as_written(cmd, tmp_path):
     proc = _run(cmd + (f" --out {tmp_path}" if writes and "--out" not in cmd else ""), ROOT / "examples")
     assert proc.returncode == EXPECTED_EXIT.get(cmd, 0), proc.stdout + proc.stderr
     if checks and cmd not in EXPECTED_EXIT:
-        assert re.search(r"^Budget quick, seed 0, .* (all verdicts as expected|no claim refuted)\.$", proc.stdout, flags=re.M)
+        assert re.search(r"^Budget (quick|exact), seed 0, .* (all verdicts as expected|no claim refuted)\.$", proc.stdout,
+                         flags=re.M)
 
 
 def test_readme_python_snippets_run():

@@ -38,7 +38,7 @@ from audit.engine.exact_code.intercept import TracingGenerator, intercepted
 from audit.engine.exact_code.loss import ROUNDING_SLACK, pair_loss
 from audit.engine.exact_code.symbolic import Path, Undecided
 
-__all__ = ["ExactResult", "exact_loss", "exact_row", "pair_exact", "EXACT_RECORDS", "METHODS"]
+__all__ = ["ExactResult", "exact_check", "exact_row", "pair_exact", "EXACT_RECORDS", "METHODS"]
 
 #: the default record limit of the domain
 EXACT_RECORDS = 3
@@ -150,7 +150,7 @@ def pair_exact(target, d0, d1, params: dict | None = None, **kw):
     return pair_loss(explore(call(d0), **kw), explore(call(d1), **kw))
 
 
-def exact_loss(target, epsilon: float, relation: str = "add-remove", *, bounds=None, classes=None,
+def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=None, classes=None,
                records: int = EXACT_RECORDS, params: dict | None = None, pairs=None,
                max_paths: int | None = None) -> ExactResult:
     """The exact loss of ``target`` (a class with ``fit``, or a mechanism ``m(data, rng)``) over every

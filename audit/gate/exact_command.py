@@ -33,7 +33,7 @@ def command(args, error, finish, unfinished: int) -> int:
     from audit.engine.estimation.estimate import Claim
     from audit.engine.exact_code.symbolic import Undecided
     from audit.engine.runs import checkpoint
-    from audit.gate.exact import EXACT_RECORDS, ExactResult, exact_loss, exact_row
+    from audit.gate.exact import EXACT_RECORDS, ExactResult, exact_check, exact_row
     from audit.gate.inputs import CheckError, resolve, user_pairs
     from audit.gate.run import Subject, parse_bounds, parse_classes, parse_params
     from audit.report import Report
@@ -62,13 +62,21 @@ def command(args, error, finish, unfinished: int) -> int:
     report = Report(name, "exact", args.seed, title="The exact privacy loss of outside code on a tiny domain, "
                                                     "computed by `python -m audit check --exact`.")
     try:
-        result = exact_loss(target, args.epsilon, args.neighbours, bounds=bounds, classes=classes, records=records,
+        result = exact_check(target, args.epsilon, args.neighbours, bounds=bounds, classes=classes, records=records,
                             params=params, pairs=pairs)
     except Undecided as exc:
         result = ExactResult(0.0, float("inf"), "undecided", str(exc), _domain_text(records, bounds, classes, pairs),
                              0)
     except ValueError as exc:
         return error(str(exc))
+    except Exception as exc:  # the code failed under tracing (a NumPy call the traced values do not support)
+        import traceback
+
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        result = ExactResult(0.0, float("inf"), "undecided",
+                             f"the code raised {type(exc).__name__}: {exc} at {frame.filename}:{frame.lineno} while "
+                             "its draws were traced (a NumPy call on noisy values the exact mode does not follow)",
+                             _domain_text(records, bounds, classes, pairs), 0)
     row = exact_row(subject, result)
     report.claims.append(row)
     report.elapsed_s = result.seconds
@@ -102,7 +110,7 @@ def _console_line(result, epsilon: float) -> str:
         head = f"REFUTED: exact ε ≥ {lo:.6g} > claimed {epsilon:g} (exact ε in {interval})"
     else:
         head = f"UNDECIDED: exact ε in {interval}, claimed {epsilon:g}: {result.reason}"
-    tail = [f"domain: {result.domain} ({result.pairs} neighbouring pairs)"]
+    tail = [f"domain: {result.domain}" + (f" ({result.pairs} neighbouring pairs)" if result.pairs else "")]
     if result.worst_lower:
         tail.append(f"worst pair: {result.worst_lower}; release: {result.release}")
     if result.note:

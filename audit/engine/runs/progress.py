@@ -159,7 +159,7 @@ def row_line(kind: str, row: dict) -> str:
     if kind == "claim" and row["verdict"] == "error":
         what = str(row.get("detail", "error"))
     elif kind == "claim":
-        what = f"{row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, measured {measured(row)}"
+        what = f"{row.get('exact_verdict') or row['verdict']}: claimed ε {_num(row['epsilon_claimed'])}, measured {measured(row)}"
     elif kind == "mutant":
         what = (f"{'detected' if row['detected'] else 'MISSED'}: claimed ε {_num(row['epsilon_claimed'])}, "
                 f"measured ε ≥ {_num(row['epsilon_lower'])}")
