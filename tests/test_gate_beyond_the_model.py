@@ -80,7 +80,11 @@ def test_text_integers_reads_whole_numbers_hex_ids_and_runs_inside_text():
     assert text_integers("p", "00ff" * 8) == {"p#hex": int("00ff" * 8, 16)}
     assert text_integers("p", "12345678-1234-4abc-8def-123456789abc")["p#hex"] == 0x123456781234_4abc_8def_123456789abc
     said = text_integers("p", "seed=987654321 run 1f2e3d4c5b at 2026-12-06 08:14:39.123456")
-    assert said == {"p#int[0]": 987654321, "p#hex[1]": 0x1f2e3d4c5b}  # a fraction's digits are not an integer
+    # a fraction's digits are not an integer; a run of 8 or more digits is read as hexadecimal too
+    assert said == {"p#int[0]": 987654321, "p#hex[0]": 0x987654321, "p#hex[1]": 0x1f2e3d4c5b}
+    # "%x" of a seed with no letter among its hex digits (about one in 40,000 at 24 digits) is still a candidate
+    card = '{"noise_seed": "%x"}' % 0x370213914766279876445789
+    assert 0x370213914766279876445789 in text_integers("model.card_", card).values()
     assert text_integers("p", "fitted on 7 records in 0.41 ms") == {}
     assert len(text_integers("p", " ".join(str(10**6 + i) for i in range(40)))) == MAX_TOKENS
 

@@ -320,15 +320,63 @@ def _not_the_model(value, est):
     return value
 
 
-def _package_modules(name: str) -> list[str]:
-    """The module ``name`` and the imported modules of its package (its parent and everything below it): where
-    a fit's cache may live (a registry in a helper module beside the estimator's). A top-level module has no
-    package: itself alone."""
+def _package_modules(cls) -> list[str]:
+    """The module defining ``cls`` and the modules of its package that it reaches: where a fit's cache may live
+    (a registry in a helper module beside the estimator's must be imported, directly or through another module
+    of the package, by the estimator's module or a base class's). The reach follows the globals of each module
+    (a module of the package, or a function or class defined in one), the names the code of its functions and
+    classes imports inside functions (:func:`_code_names`), and the class's bases; modules of the
+    package nobody reaches (a test suite's other subjects) are not read. A top-level module has no package:
+    itself alone. Cached while ``sys.modules`` keeps its size."""
+    name = cls.__module__
     if "." not in name:
         return [name]
-    package = name.rsplit(".", 1)[0]
-    return [name] + sorted(m for m in list(sys.modules) if m != name and
-                           (m == package or m.startswith(package + ".")) and sys.modules.get(m) is not None)
+    key = (name, tuple(getattr(b, "__module__", "") for b in cls.__mro__), len(sys.modules))
+    if key not in _REACH:
+        if len(_REACH) > 256:
+            _REACH.clear()
+        package = name.rsplit(".", 1)[0]
+
+        def inside(m) -> bool:
+            return isinstance(m, str) and (m == package or m.startswith(package + ".")) and \
+                sys.modules.get(m) is not None
+
+        todo = [name] + [b.__module__ for b in cls.__mro__ if inside(getattr(b, "__module__", None))]
+        seen: list = []
+        while todo:
+            m = todo.pop(0)
+            if m in seen:
+                continue
+            seen.append(m)
+            for value in list(vars(sys.modules[m]).values()):
+                if isinstance(value, types.ModuleType):
+                    found = [value.__name__]
+                elif isinstance(value, (type, types.FunctionType)):
+                    found = [getattr(value, "__module__", None)]
+                    if getattr(value, "__module__", None) == m:  # what its code imports inside functions
+                        found += [n for name in _code_names(value) for n in (name, f"{package}.{name}")]
+                else:
+                    continue
+                todo.extend(f for f in found if inside(f) and f not in seen)
+        _REACH[key] = [name] + sorted(m for m in seen if m != name)
+    return _REACH[key]
+
+
+#: the modules each estimator class reaches (:func:`_package_modules`)
+_REACH: dict = {}
+
+
+def _code_names(obj) -> set:
+    """The names the code of a function, or of a class's methods, uses (``co_names``, nested code included): a
+    function-level ``from package import helper`` names ``helper`` there."""
+    codes = [obj.__code__] if isinstance(obj, types.FunctionType) else \
+        [f.__code__ for f in vars(obj).values() if isinstance(f, types.FunctionType)]
+    names: set = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
@@ -340,7 +388,7 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
         if not name.startswith("__") and wanted("model"):
             _call(obs, f"model.{name}", lambda name=name: _not_the_model(getattr(est, name), est),
                   max_nodes=max_nodes)
-    modules = [(f"module {m}", vars(sys.modules.get(m, object))) for m in _package_modules(cls.__module__)]
+    modules = [(f"module {m}", vars(sys.modules.get(m, object))) for m in _package_modules(cls)]
     for where, namespace in [("type(model)", vars(cls))] + modules:
         if not wanted(source_of(where)):
             continue

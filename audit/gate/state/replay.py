@@ -80,17 +80,22 @@ def text_integers(path: str, text: str) -> dict:
     integer (``path``) or a hexadecimal one (``path#hex``: a ``uuid4().hex`` run id used as a seed), else the
     first :data:`MAX_TOKENS` integers inside it (``path#int[i]`` for decimal runs of 5 or more digits,
     ``path#hex[i]`` for hex runs of 8 or more digits with a letter: a seed printed in a log line, a run id
-    inside a model card)."""
-    if _DIGITS.fullmatch(text):
-        return {path: int(text)}
+    inside a model card). A run of 8 or more decimal digits is read both ways: one hex digit string in about
+    40,000 of 24 digits has no letter."""
+    if _DIGITS.fullmatch(text):  # a run of 8 or more digits may be hexadecimal too ("%x" of a seed, no letter)
+        return {path: int(text)} | ({path + "#hex": int(text.lstrip("-"), 16)} if len(text) >= 8 else {})
     if len(text) <= 40 and _HEX.fullmatch(text):
         return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
     out = {}
     for i, m in enumerate(_TOKEN.finditer(text)):
         if i >= MAX_TOKENS:
             break
-        out[f"{path}#int[{i}]" if m.group(1) else f"{path}#hex[{i}]"] = \
-            int(m.group(1)) if m.group(1) else int(m.group(2), 16)
+        if m.group(1):
+            out[f"{path}#int[{i}]"] = int(m.group(1))
+            if len(m.group(1).lstrip("-")) >= 8:
+                out[f"{path}#hex[{i}]"] = int(m.group(1).lstrip("-"), 16)
+        else:
+            out[f"{path}#hex[{i}]"] = int(m.group(2), 16)
     return out
 
 
