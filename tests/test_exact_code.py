@@ -90,10 +90,10 @@ def test_noisy_values_turned_into_numbers_are_never_called_proved():
 
 
 def test_randomness_the_auditor_cannot_see_is_undecided():
-    import random
+    import os
 
-    def leaky(data, rng):  # Python's own generator: a float that differs between any two runs
-        return sum(data) + random.random()
+    def leaky(data, rng):  # the OS's entropy: a number that differs between any two runs
+        return sum(data) + int.from_bytes(os.urandom(8), "big")
 
     with pytest.raises(Undecided, match="cannot intercept"):
         pair_exact(leaky, (0,), (0, 1))
@@ -176,3 +176,55 @@ def test_command_line_exit_codes_and_report_fields(tmp_path):
                            "--epsilon", "1", "--delta", "0.1", "--exact", "--out", str(tmp_path / "d")],
                           cwd=ROOT / "tests", capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "--delta" in proc.stderr
+
+
+def _rr_python(data, rng):
+    """Randomized response written with Python's ``random`` module (epsilon 1 under substitution)."""
+    import random
+
+    keep = math.exp(1.0) / (1 + math.exp(1.0))
+    return tuple(b if random.random() < keep else 1 - b for b in data)
+
+
+def _counts_generator_class(data, rng):
+    """A count with two-sided geometric noise from ``np.random.Generator(np.random.PCG64(seed))``."""
+    gen = np.random.Generator(np.random.PCG64(12345))
+    p = 1 - math.exp(-1.0)
+    return sum(data) + gen.geometric(p) - gen.geometric(p)
+
+
+def _coin_from_sklearn(data, rng):
+    """scikit-learn's ``check_random_state`` with an integer seed and with None: both intercepted."""
+    from sklearn.utils import check_random_state
+
+    a = check_random_state(7).randint(0, 2)
+    b = check_random_state(None).randint(0, 2)
+    return (sum(data) + a, b)
+
+
+def _geometric_by_retries(data, rng):
+    """A geometric count drawn by retrying a Bernoulli: an unbounded loop of draws, pruned below 1e-15."""
+    k = 0
+    while rng.random() < math.exp(-1.0):
+        k += 1
+    return sum(data) + k
+
+
+@pytest.mark.parametrize("mech,d0,d1,truth,argument", [
+    (_rr_python, (0, 1), (1, 1), 1.0, "complete law"),
+    (_counts_generator_class, (0,), (0, 1), 1.0, "coupling"),
+    (_coin_from_sklearn, (0,), (0, 1), math.inf, "complete law"),
+])
+def test_other_doors_to_the_randomness_are_intercepted(mech, d0, d1, truth, argument):
+    res = pair_exact(mech, d0, d1)
+    assert res.argument == argument
+    assert (res.lower == truth if truth == math.inf else abs(res.lower - truth) < 1e-9 and res.upper - truth < 1e-9)
+
+
+def test_a_loop_of_retried_draws_is_pruned_and_never_proved():
+    """The loop's paths below probability 1e-15 are left out, their mass carried into every upper end: one-sided
+    noise moved by one has an infinite loss (the count 0 cannot come from the larger input), and the lower end
+    reads it as ln(P(0) / left-out mass) > 30, refuting any claim; nothing is claimed proved."""
+    for d0, d1 in (((), (1,)), ((1,), (1, 1))):
+        res = pair_exact(_geometric_by_retries, d0, d1)
+        assert res.lower > 30 and res.upper == math.inf and 0 < res.delta < 1e-14

@@ -206,12 +206,13 @@ def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=
         if res.why and res.why not in reasons:
             reasons.append(res.why)
     seconds = time.process_time() - start
-    verdict, reason, note = _verdict(lo, hi, delta, epsilon, reasons)
+    site = next((e.concretised for e in explored.values() if e.concretised), "")
+    verdict, reason, note = _verdict(lo, hi, delta, epsilon, reasons, site)
     return ExactResult(lo, hi, verdict, reason, domain, len(pair_list), worst_lo, worst_hi, release, delta, note,
                        seconds, per_pair)
 
 
-def _verdict(lo, hi, delta, epsilon, reasons):
+def _verdict(lo, hi, delta, epsilon, reasons, site=""):
     limit = epsilon * (1.0 + ROUNDING_SLACK)
     note = ""
     if lo > limit:
@@ -222,9 +223,10 @@ def _verdict(lo, hi, delta, epsilon, reasons):
                     f"{hi - epsilon:.3g} ({(hi - epsilon) / epsilon:.2g} relative)")
         return "proved", "every pair's exact loss is at most the claim on this domain", note
     if hi <= limit:
-        return "undecided", (f"the code converts noisy values to numbers, so its runs beyond the noise windows "
+        return "undecided", ("the code turns noisy values into numbers (int, float, an index) or retries draws"
+                             + (f", first at {site}" if site else "") + f", so its runs beyond the noise windows "
                              f"(probability at most {delta:.2g}) were not followed: proved ({hi:.6g}, {delta:.2g})"
-                             " on this domain, not pure epsilon"), note
+                             " on this domain, not pure epsilon; keep the noisy values as NumPy returns them"), note
     if reasons:
         return "undecided", "the upper end is not below the claim: " + "; ".join(reasons), note
     return "undecided", f"the exact loss lies in [{lo:.6g}, {hi:.6g}], which holds the claim {epsilon:g}", note

@@ -23,7 +23,7 @@ import numpy as np
 
 from audit.engine.exact_code.intercept import TracingGenerator, TracingRandomState, intercepted
 from audit.engine.exact_code.laws import merge, path_probability
-from audit.engine.exact_code.symbolic import Affine, Path, Undecided, Uniform
+from audit.engine.exact_code.symbolic import Affine, Path, Pruned, Undecided, Uniform
 from audit.engine.exact_law.laws import ReleaseLaw, add_interval
 
 __all__ = ["explore", "encode", "Explored", "PathRecord", "MAX_PATHS", "MAX_RELEASES"]
@@ -109,7 +109,7 @@ class PathRecord:
     atoms: list
     skeleton: object
     leaves: list
-    concretised: bool
+    concretised: str  # where a noisy value was first turned into a number ("" if nowhere)
     prob: float = 0.0  # windowed probability of the whole path (finite part times the constraints' mass)
     variables: list = field(default_factory=list)
     rows: list = field(default_factory=list)
@@ -121,11 +121,14 @@ class Explored:
 
     paths: list
     windows: dict
+    pruned: str = ""  # where the first path too unlikely to follow was left out ("" if none was)
     _law: object = field(default=None, repr=False)
 
     @property
-    def concretised(self) -> bool:
-        return any(p.concretised for p in self.paths)
+    def concretised(self) -> str:
+        """Where a path first turned a noisy value into a number, or left a path out ("" if none did): the runs
+        the exploration did not follow to their end."""
+        return next((p.concretised for p in self.paths if p.concretised), self.pruned)
 
     @property
     def missing(self) -> float:
@@ -187,28 +190,38 @@ def _leaf_value(leaf: Affine, row: dict, point: dict):
 def explore(call, *, max_paths: int = MAX_PATHS, windows: dict | None = None) -> Explored:
     """Every path of ``call()`` (module docstring); :class:`Undecided` when the code cannot be decided."""
     windows = {} if windows is None else windows
+    pruned: list = []
     with intercepted():
-        records = _follow(call, max_paths, windows)
+        records = _follow(call, max_paths, windows, pruned)
     for r in records:
         forms = [c.form for c in r.constraints] + list(r.leaves)
         r.variables, r.rows = merge(forms, r.atoms, windows)
         r.prob = r.finite_prob * path_probability(r.constraints, r.variables, r.rows[:len(r.constraints)]) \
             if r.finite_prob > 0 else 0.0
-    return Explored(records, windows)
+    return Explored(records, windows, pruned[0] if pruned else "")
 
 
-def _follow(call, max_paths: int, windows: dict) -> list:
+def _follow(call, max_paths: int, windows: dict, pruned: list) -> list:
     """The depth-first runs of ``call()`` (module docstring), inside an active interception."""
     stack, records = [[]], []
     first_release = None
     while stack:
         if len(records) >= max_paths:
-            raise Undecided(f"the code has more than {max_paths:,} paths on one input (the cap)", "",
-                            "lower --exact-records, or keep fewer noisy decisions in the code")
+            site = next((r.concretised for r in records if r.concretised), "")
+            raise Undecided(f"the code has more than {max_paths:,} paths on one input (the cap)"
+                            + (f"; it turns noisy values into numbers (int, float, an index) first at {site}, "
+                               "and each such value is followed value by value" if site else ""), "",
+                            "keep the noisy values as NumPy returns them, or lower --exact-records")
         prefix = stack.pop()
         path = Path(prefix, windows)
         with path:
-            release = call()
+            try:
+                release = call()
+            except Pruned as exc:
+                stack.extend(path.pending)
+                if not pruned:
+                    pruned.append(exc.site)
+                continue
             leaves: list = []
             skeleton = encode(release, leaves)
         if first_release is None:  # the same decisions must give the same release (no randomness unseen)

@@ -15,8 +15,10 @@ functions ``np.random.geometric(...)`` and friends, and the global ``RandomState
 * every continuous law (``laplace``, ``normal``, ``exponential``, ...) raises
   :class:`~symbolic.Undecided` at its call site: its exact loss cannot be computed by enumeration.
 
-Randomness reached some other way (a generator built before the audit, Python's ``random``, the OS) is not
-intercepted; the explorer detects it when a path run twice with the same decisions gives two releases.
+Python's :mod:`random` module functions draw through the path too (``random()``, ``randint``, ``choice``,
+``shuffle``, ``sample``; its continuous laws are undecided). Randomness reached some other way (a generator built
+before the audit, ``secrets``, the OS) is not intercepted; the explorer detects it when a path run twice with the
+same decisions gives two releases.
 """
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ _CONTINUOUS = ("laplace", "normal", "standard_normal", "exponential", "standard_
                "rayleigh", "triangular", "vonmises", "wald", "weibull", "power", "dirichlet", "multivariate_normal",
                "randn", "standard_gamma", "noncentral_chisquare", "noncentral_f", "zipf", "logseries",
                "hypergeometric", "negative_binomial", "multinomial", "bytes")
+
+
+def _refusal(name: str):
+    """A draw of a continuous law: undecided at its call site, with the fix."""
+    def refuse(*args, **kwargs):
+        raise Undecided(f"a continuous draw ({name})", call_site(),
+                        "use two-sided geometric noise (a difference of two geometric draws) or another discrete law")
+
+    return refuse
 
 
 def _shape(size):
@@ -152,12 +163,7 @@ class _Draws:
 
     def __getattr__(self, name):
         if name in _CONTINUOUS:
-            def refuse(*args, **kwargs):
-                raise Undecided(f"a continuous draw ({name})", call_site(),
-                                "use two-sided geometric noise (a difference of two geometric draws) or another "
-                                "discrete law")
-
-            return refuse
+            return _refusal(name)
         raise AttributeError(name)
 
 
@@ -224,16 +230,78 @@ _GLOBALS = ("random", "rand", "randint", "random_sample", "ranf", "sample", "ran
             "permutation", "shuffle", "geometric", "poisson", "binomial", "uniform", "seed") + _CONTINUOUS
 
 
+class _AnyGenerator(TracingGenerator):
+    """``np.random.Generator(bit_generator)`` while intercepted: the bit generator is ignored."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+
+class _AnyRandomState(TracingRandomState):
+    """``np.random.RandomState(seed)`` while intercepted: the seed is ignored."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+
+class _PythonRandom:
+    """Python's :mod:`random` functions, drawing through the active path."""
+
+    def __init__(self, legacy: TracingRandomState):
+        self._legacy = legacy
+
+    def random(self):
+        return self._legacy.random_sample()
+
+    def uniform(self, a, b):
+        return self._legacy.uniform(a, b)
+
+    def randint(self, a, b):
+        return int(self._legacy._integers(a, b, None, endpoint=True))
+
+    def randrange(self, start, stop=None, step=1):
+        values = list(range(start) if stop is None else range(start, stop, step))
+        return values[int(self._legacy._integers(0, len(values), None))]
+
+    def choice(self, seq):
+        return seq[int(self._legacy._integers(0, len(seq), None))]
+
+    def shuffle(self, x):
+        items = list(x)
+        x[:] = [items[i] for i in self._legacy.permutation(len(items))]
+
+    def sample(self, population, k):
+        pool = list(population)
+        return [pool[i] for i in self._legacy.permutation(len(pool))[:k]]
+
+    def getrandbits(self, k):
+        raise Undecided("random.getrandbits draws a number of 2^k values", call_site(),
+                        "draw from a small public set")
+
+
+_PYTHON = ("random", "uniform", "randint", "randrange", "choice", "shuffle", "sample", "getrandbits")
+_PYTHON_CONTINUOUS = ("gauss", "normalvariate", "expovariate", "lognormvariate", "betavariate", "gammavariate",
+                      "paretovariate", "weibullvariate", "vonmisesvariate", "triangular", "choices")
+
+
 @contextlib.contextmanager
 def intercepted():
-    """Route NumPy's randomness to tracing generators (module docstring) until the block exits."""
+    """Route NumPy's randomness (and Python's :mod:`random`) to tracing generators (module docstring) until the
+    block exits."""
+    import random as pyrandom
+
     legacy = TracingRandomState()
-    saved = {}
-    targets = {"default_rng": lambda *a, **k: TracingGenerator(), "RandomState": lambda *a, **k: TracingRandomState()}
+    saved, saved_py = {}, {}
+    targets = {"default_rng": lambda *a, **k: TracingGenerator(), "RandomState": _AnyRandomState,
+               "Generator": _AnyGenerator}
     targets.update({name: getattr(legacy, name) for name in _GLOBALS if hasattr(np.random, name)})
     for name, value in targets.items():
         saved[name] = getattr(np.random, name)
         setattr(np.random, name, value)
+    python = _PythonRandom(legacy)
+    for name in _PYTHON + _PYTHON_CONTINUOUS:
+        saved_py[name] = getattr(pyrandom, name)
+        setattr(pyrandom, name, getattr(python, name) if name in _PYTHON else _refusal(f"random.{name}"))
     saved_rand = np.random.mtrand._rand
     np.random.mtrand._rand = legacy
     try:
@@ -241,4 +309,6 @@ def intercepted():
     finally:
         for name, value in saved.items():
             setattr(np.random, name, value)
+        for name, value in saved_py.items():
+            setattr(pyrandom, name, value)
         np.random.mtrand._rand = saved_rand

@@ -36,7 +36,8 @@ from fractions import Fraction
 
 from audit.engine.exact_code.undecided import Undecided
 
-__all__ = ["Undecided", "Atom", "Affine", "Uniform", "Path", "Constraint", "call_site", "active_path"]
+__all__ = ["Undecided", "Pruned", "PRUNE", "Atom", "Affine", "Uniform", "Path", "Constraint", "call_site",
+           "active_path"]
 
 
 def call_site() -> str:
@@ -70,6 +71,19 @@ class Constraint:
     op: str
 
 
+#: a path less likely than this is left out (:class:`Pruned`)
+PRUNE = 1e-15
+
+
+class Pruned(Exception):
+    """A path whose finite decisions have probability below :data:`PRUNE`: not followed further; its probability
+    is part of the mass the explored paths leave out."""
+
+    def __init__(self, prob: float, site: str):
+        super().__init__(f"a path of probability {prob:.2g} left out at {site}")
+        self.prob, self.site = prob, site
+
+
 _PATH = None  # the path being run (one at a time: the explorer runs the code in this thread)
 
 
@@ -93,7 +107,7 @@ class Path:
         self.windows = windows
         self.uniform_intervals: dict[int, list] = {}
         self.uniforms: list = []
-        self.concretised = False  # a form's value was decided (its tails not followed)
+        self.concretised = ""  # where a form's value was first decided (its tails not followed), "" if nowhere
 
     def __enter__(self):
         global _PATH
@@ -122,11 +136,15 @@ class Path:
         return choice
 
     def draw_finite(self, values: list, probs: list, law: tuple):
-        """A draw of finite support decided at once: the value taken, its probability multiplied in."""
+        """A draw of finite support decided at once: the value taken, its probability multiplied in. A path
+        whose probability falls below :data:`PRUNE` is not followed further (:class:`Pruned`): a loop of draws
+        (a sampler that retries) ends there, its mass left out like a window's."""
         keep = [(v, p) for v, p in zip(values, probs) if p > 0]
         i = self.decide([v for v, _ in keep])
         value, p = keep[i]
         self.finite_prob *= p
+        if self.finite_prob < PRUNE:
+            raise Pruned(self.finite_prob, call_site())
         self.finite_log_terms.append((law, _label(value), p))
         return value
 
@@ -271,7 +289,7 @@ class Affine:
         values = form_values(self, path.atoms, path.windows)
         v = values[path.decide(values)]
         path.constraints.append(Constraint(self - v, "=="))
-        path.concretised = True
+        path.concretised = path.concretised or call_site()
         return v
 
     def __int__(self):
@@ -387,6 +405,8 @@ class Uniform:
         below = path.decide([True, False]) == 0
         p = p_below if below else 1.0 - p_below
         path.finite_prob *= p
+        if 0 < path.finite_prob < PRUNE:
+            raise Pruned(path.finite_prob, self.site)
         path.finite_log_terms.append((("uniform", self.index, lo, hi, cut), below, p))
         path.uniform_intervals[self.index] = [lo, cut] if below else [cut, hi]
         return below if below_is_true else not below
