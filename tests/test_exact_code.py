@@ -228,3 +228,27 @@ def test_a_loop_of_retried_draws_is_pruned_and_never_proved():
     for d0, d1 in (((), (1,)), ((1,), (1, 1))):
         res = pair_exact(_geometric_by_retries, d0, d1)
         assert res.lower > 30 and res.upper == math.inf and 0 < res.delta < 1e-14
+
+
+def _count_in_a_sentence(data, rng):
+    """A noisy count formatted into a sentence (an f-string calls ``format``): the text is a function of the noisy
+    count, so its exact loss is epsilon (1), never the infinity a text of the unformatted form would read."""
+    p = 1 - math.exp(-1.0)
+    return f"count={sum(data) + rng.geometric(p) - rng.geometric(p)}"
+
+
+class _Slotted:
+    __slots__ = ("value",)
+
+
+def _slotted_release(data, rng):
+    out = _Slotted()
+    out.value = sum(data) + int(rng.integers(0, 2))
+    return out
+
+
+def test_formatting_a_noisy_value_reads_its_value_and_unreadable_releases_are_undecided():
+    res = pair_exact(_count_in_a_sentence, (0,), (0, 1))
+    assert abs(res.lower - 1.0) < 1e-9 and res.upper <= 1 + 1e-9 and res.delta > 0
+    with pytest.raises(Undecided, match="cannot read"):
+        pair_exact(_slotted_release, (0,), (0, 1))

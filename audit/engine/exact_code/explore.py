@@ -10,13 +10,18 @@ others; each later run replays a queued prefix of decisions and goes on with fir
 (:class:`audit.engine.exact_law.laws.ReleaseLaw`): a release's lower end is the windowed probability of the
 paths that give it (:func:`~audit.engine.exact_code.laws.path_probability`), and its upper end adds the *missing
 mass*, one minus the sum of every followed path's lower end, which bounds all the probability no window and no
-followed path holds. A path's forms' joint law is enumerated on the windows when it has at most
-:data:`MAX_RELEASES` values; past that each leaf's value is kept on its own (coarser events, still exact
-intervals: a lower end of the loss stays a lower end).
+followed path holds. A path's kept forms' joint law is enumerated on the windows when it has at most
+:data:`MAX_RELEASES` values; past that the pair is undecided. A release the reader cannot see whole (an object
+with slots, a function with state, a structure deeper than 12 levels) is undecided too: two releases it could
+not tell apart would make the upper end wrong.
 """
 from __future__ import annotations
 
+import decimal
+import enum
+import fractions
 import math
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +42,8 @@ MAX_RELEASES = 200_000
 def encode(obj, leaves: list, depth: int = 0):
     """The skeleton of ``obj`` (hashable, exact), appending its affine forms to ``leaves`` in order."""
     if depth > 12:
-        return ("deep", type(obj).__name__)
+        raise Undecided(f"the release nests deeper than 12 levels ({type(obj).__name__})", "",
+                        "keep the fitted values in plain attributes, lists, dicts or arrays")
     if isinstance(obj, Affine):
         leaves.append(obj)
         return ("leaf", len(leaves) - 1)
@@ -63,12 +69,22 @@ def encode(obj, leaves: list, depth: int = 0):
         return ("set", tuple(sorted((encode(v, leaves, depth + 1) for v in obj), key=repr)))
     if isinstance(obj, (TracingGenerator, TracingRandomState)):
         return ("generator",)
-    if callable(obj) and not hasattr(obj, "__dict__"):
+    if isinstance(obj, (np.dtype, range, slice, complex, fractions.Fraction, decimal.Decimal, enum.Enum)):
+        return (type(obj).__name__, repr(obj))  # immutable values whose repr is their content
+    if isinstance(obj, (types.FunctionType, types.MethodType)) or callable(obj) and not hasattr(obj, "__dict__"):
+        cells = getattr(obj, "__closure__", None) or ()
+        if cells or isinstance(obj, types.MethodType) and not isinstance(obj.__self__, type):
+            raise Undecided(f"the release holds a function with state ({getattr(obj, '__qualname__', obj)!s})",
+                            "", "keep the fitted values in plain attributes the exact mode can read")
         return ("callable", getattr(obj, "__qualname__", type(obj).__name__))
-    if hasattr(obj, "__dict__"):
+    if isinstance(obj, type):
+        return ("class", obj.__qualname__)
+    if hasattr(obj, "__dict__") and not hasattr(type(obj), "__slots__"):
         return (type(obj).__qualname__, tuple((k, encode(v, leaves, depth + 1))
                                              for k, v in sorted(vars(obj).items())))
-    return ("object", type(obj).__qualname__)
+    # an object whose content this reader cannot see (slots, C types): its release cannot be compared exactly
+    raise Undecided(f"the release holds a {type(obj).__qualname__} whose content the exact mode cannot read", "",
+                    "keep the fitted values in plain attributes, lists, dicts or NumPy arrays")
 
 
 def _scalar(v):
@@ -170,13 +186,8 @@ def _release_masses(p: PathRecord):
             values = tuple(_leaf_value(leaf, row, point) for leaf, row in zip(p.leaves, leaf_rows))
             yield fill(p.skeleton, values), float(table[idx])
         return
-    for i, (leaf, row) in enumerate(zip(p.leaves, leaf_rows)):  # each leaf on its own: coarser events
-        keep1 = tuple(sorted(row))
-        table = path_probability(p.constraints, p.variables, p.rows[:n_forms], keep1) * p.finite_prob
-        grids = [p.variables[v].values for v in keep1]
-        for idx in zip(*np.nonzero(table > 0)):
-            point = {v: grids[j][k] for j, (v, k) in enumerate(zip(keep1, idx))}
-            yield ("one leaf", p.skeleton, i, _leaf_value(leaf, row, point)), float(table[idx])
+    raise Undecided(f"the release keeps noisy values whose joint law has {size:,} values on the windows (more "
+                    f"than {MAX_RELEASES:,})", "", "lower --exact-records, or release fewer noisy values")
 
 
 def _leaf_value(leaf: Affine, row: dict, point: dict):
@@ -229,7 +240,7 @@ def _follow(call, max_paths: int, windows: dict, pruned: list) -> list:
             with again:
                 leaves2: list = []
                 skeleton2 = encode(call(), leaves2)
-            if skeleton2 != skeleton or [repr(x) for x in leaves2] != [repr(x) for x in leaves]:
+            if skeleton2 != skeleton or [x.describe() for x in leaves2] != [x.describe() for x in leaves]:
                 raise Undecided("the code draws randomness the auditor cannot intercept (two runs with the same "
                                 "draws gave different releases)", "",
                                 "draw through numpy.random.default_rng(), the global numpy.random functions, or a "

@@ -347,7 +347,16 @@ class Affine:
     def conjugate(self):
         return self
 
-    def __repr__(self):
+    def __str__(self):  # the code prints or formats the value: it needs the number
+        return str(self.concrete())
+
+    def __format__(self, spec):
+        return format(self.concrete(), spec)
+
+    __repr__ = __str__
+
+    def describe(self) -> str:
+        """The form itself, for the auditor's own messages (``repr`` is the code's, and decides the value)."""
         terms = " ".join(f"{'+' if v >= 0 else '-'} {abs(v)}*Z{k}" for k, v in sorted(self.coef.items()))
         return f"Affine({self.const} {terms})"
 
