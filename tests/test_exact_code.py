@@ -252,3 +252,17 @@ def test_formatting_a_noisy_value_reads_its_value_and_unreadable_releases_are_un
     assert abs(res.lower - 1.0) < 1e-9 and res.upper <= 1 + 1e-9 and res.delta > 0
     with pytest.raises(Undecided, match="cannot read"):
         pair_exact(_slotted_release, (0,), (0, 1))
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_many_classes_of_noisy_counts_decided_as_a_product(k):
+    """Vectorised noisy counts over k classes keep k independent noisy values: their joint law (55^k window
+    values) is never enumerated, the lower ends add over the factors. Add/remove moves one count (epsilon),
+    substitution two (2 epsilon)."""
+    params = {"classes": tuple(range(k))}
+    one, two = (np.zeros((1, 1)), np.array([0])), (np.zeros((2, 1)), np.array([0, 1]))
+    res = pair_exact(exact_user.NoisyCountsVectorised, one, two, params)
+    assert res.argument == "coupling" and abs(res.lower - 1.0) < 1e-9 and abs(res.upper - 1.0) < 1e-9
+    swapped = (np.zeros((1, 1)), np.array([1]))
+    res = pair_exact(exact_user.NoisyCountsVectorised, one, swapped, params)
+    assert abs(res.lower - 2.0) < 1e-9 and abs(res.upper - 2.0) < 1e-9

@@ -2,7 +2,9 @@
 
 **Lower end.** The interval laws of the two releases (:meth:`~audit.engine.exact_code.explore.Explored.law`)
 give ``max_r ln(lower_0(r) / upper_1(r))`` (and the reverse), attained by a release: every probability lies in
-its interval, so this is below the true loss (:func:`audit.engine.exact_law.laws.pair_interval`).
+its interval, so this is below the true loss (:func:`audit.engine.exact_law.laws.pair_interval`). When each
+input has one path and its release keeps independent noisy values (noisy counts of any number of classes), the
+law is a product and the factors' lower ends add (:func:`_product_lower`), without enumerating the joint law.
 
 **Upper end.** Two arguments, whichever applies:
 
@@ -57,6 +59,11 @@ class PairExact:
 
 def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
     """The exact loss of the pair whose inputs gave ``ex0`` and ``ex1`` (module docstring)."""
+    product = _product_lower(ex0, ex1)
+    if product is not None:
+        hi, delta, why = _coupling(ex0, ex1)
+        lo, release = product
+        return PairExact(lo, max(hi, lo), release, "coupling" if hi < math.inf else "none", delta, why)
     law0, law1 = ex0.law(), ex1.law()
     for a, b, ex in ((law0, law1, ex0), (law1, law0, ex1)):  # a release only the other input showed: [0, missing]
         for r in b.upper:
@@ -70,6 +77,44 @@ def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
     if hi == math.inf:
         return PairExact(lo, math.inf, lo_release, "none", delta, why)
     return PairExact(lo, max(hi, lo), lo_release, "coupling", delta, why)
+
+
+def _product_lower(ex0: Explored, ex1: Explored):
+    """The lower end when each input has one path, no decision on noisy values, and releases one skeleton whose
+    kept forms are independent (one variable each, none shared): the release law is then a product, and for
+    product laws ``sup_r ln P(r)/Q(r)`` is the sum over the factors of their own suprema (each at least 0), so
+    the lower ends add, direction by direction. ``None`` when the case does not apply (the joint law is used)."""
+    if len(ex0.paths) != 1 or len(ex1.paths) != 1:
+        return None
+    p0, p1 = ex0.paths[0], ex1.paths[0]
+    if p0.constraints or p1.constraints or p0.skeleton != p1.skeleton or len(p0.leaves) != len(p1.leaves) \
+            or len(p0.leaves) < 2 or p0.finite_prob != p1.finite_prob:
+        return None
+    rows0, rows1 = p0.rows[len(p0.constraints):], p1.rows[len(p1.constraints):]
+    used = [v for row in rows0 for v in row]
+    if any(len(row) != 1 for row in rows0 + rows1) or len(set(used)) != len(used):
+        return None
+    sums, best = [0.0, 0.0], [[], []]
+    for leaf0, leaf1, row0, row1 in zip(p0.leaves, p1.leaves, rows0, rows1):
+        (v0, c0), = row0.items()
+        (v1, c1), = row1.items()
+        laws = []
+        for leaf, var, c in ((leaf0, p0.variables[v0], c0), (leaf1, p1.variables[v1], c1)):
+            values = [round(float(leaf.const) + float(c) * float(w), 9) for w in var.values]
+            laws.append(({x: float(q) for x, q in zip(values, var.pmf)}, var.tail))
+        (law0, tail0), (law1, tail1) = laws
+        for d, ((a, _), (b, tail_b)) in enumerate((((law0, tail0), (law1, tail1)), ((law1, tail1), (law0, tail0)))):
+            top, arg = 0.0, None
+            for x, q in a.items():
+                lower = q * (1 - 1e-12)
+                upper = (b.get(x, 0.0) + tail_b) * (1 + 1e-12)
+                v = math.inf if upper <= 0 else math.log(lower / upper) if lower > 0 else -math.inf
+                if v > top:
+                    top, arg = v, x
+            sums[d] += top
+            best[d].append(arg)
+    d = 0 if sums[0] >= sums[1] else 1
+    return sums[d], ("values of the kept forms", tuple("any" if x is None else x for x in best[d]))
 
 
 def _complete(ex: Explored) -> bool:
