@@ -261,7 +261,7 @@ class Report:
             return " (through " + " and ".join(("the " if k == "float probe" else "") + k for k in by) + ")"
 
         def exact(c):  # an exact row's own word: proved, refuted or undecided, on its domain
-            return f"{c['exact_verdict']} (exact, this domain)" if c.get("method") == "exact" else None
+            return f"{c['exact_verdict']} (exact, this domain)" if "exact_verdict" in c else None
 
         rows = [[c["id"], "claim", f"ε {_num(c['epsilon_claimed'])}", measured(c, _num) + _truth(c),
                  exact(c) or verdict(c["verdict"], c["expected"], c.get("expected_stated", True)) + through(c) + power(c),

@@ -140,7 +140,7 @@ def measured(row: dict, num=None) -> str:
     num = num or _num
     if row.get("method") == "ledger":
         return f"ledger total {num(row['epsilon_point'])} (an upper bound, not a measurement)"
-    if row.get("method") == "exact":
+    if "exact_epsilon" in row:  # check --exact: the interval on its domain
         lo, hi = row["exact_epsilon"]
         return f"exact ε in [{num(lo)}, {num(hi)}] on this domain"
     if row.get("epsilon_reading") == "∞":
