@@ -266,3 +266,17 @@ def test_many_classes_of_noisy_counts_decided_as_a_product(k):
     swapped = (np.zeros((1, 1)), np.array([1]))
     res = pair_exact(exact_user.NoisyCountsVectorised, one, swapped, params)
     assert abs(res.lower - 2.0) < 1e-9 and abs(res.upper - 2.0) < 1e-9
+
+
+def _one_noise_for_two_counts(data, rng):
+    """A bug: one noise draw added to every count (an array plus a noisy scalar, broadcast by NumPy)."""
+    counts = np.bincount(np.asarray(data, dtype=int), minlength=2)
+    p = 1 - math.exp(-1.0)
+    return counts + (rng.geometric(p) - rng.geometric(p))
+
+
+def test_an_array_plus_one_noisy_scalar_broadcasts_and_reused_noise_is_refuted():
+    """The difference of the two released counts is exact, so the loss is infinite: a lower end far above any
+    claim (ln of a release's mass over the windows' left-out mass), and no upper end."""
+    res = pair_exact(_one_noise_for_two_counts, (0,), (0, 1))
+    assert res.lower > 25 and res.upper == math.inf

@@ -187,7 +187,8 @@ def _release_masses(p: PathRecord):
             yield fill(p.skeleton, values), float(table[idx])
         return
     raise Undecided(f"the release keeps noisy values whose joint law has {size:,} values on the windows (more "
-                    f"than {MAX_RELEASES:,})", "", "lower --exact-records, or release fewer noisy values")
+                    f"than {MAX_RELEASES:,})", "", "release fewer noisy values at once, or keep them independent "
+                    "of the decisions (a release of independent noisy values is decided as a product)")
 
 
 def _leaf_value(leaf: Affine, row: dict, point: dict):

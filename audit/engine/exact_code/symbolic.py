@@ -176,7 +176,6 @@ class Affine:
     """``const + sum coef[i] * Z_i`` over the path's atoms; arithmetic stays affine, everything else decides."""
 
     __slots__ = ("const", "coef")
-    __array_priority__ = 1000
 
     def __init__(self, const, coef: dict):
         self.const, self.coef = const, {k: v for k, v in coef.items() if v != 0}
@@ -392,7 +391,6 @@ class Uniform:
     """``random()``: a uniform draw on ``[0, 1)`` that may only be compared with constants (module docstring)."""
 
     __slots__ = ("index", "site", "low", "high")
-    __array_priority__ = 1000
 
     def __init__(self, index: int, site: str, low: float = 0.0, high: float = 1.0):
         self.index, self.site, self.low, self.high = index, site, float(low), float(high)
@@ -401,6 +399,8 @@ class Uniform:
         return active_path().uniform_intervals.setdefault(self.index, [0.0, 1.0])
 
     def _split(self, c, below_is_true: bool):
+        if isinstance(c, (list, tuple)) or hasattr(c, "__array__"):  # NumPy compares element by element
+            return NotImplemented
         c = _const(c)
         if c is None:
             raise Undecided("a uniform draw compared with a noisy or non-numeric value", self.site,
