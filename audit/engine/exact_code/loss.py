@@ -80,41 +80,109 @@ def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
 
 
 def _product_lower(ex0: Explored, ex1: Explored):
-    """The lower end when each input has one path, no decision on noisy values, and releases one skeleton whose
-    kept forms are independent (one variable each, none shared): the release law is then a product, and for
-    product laws ``sup_r ln P(r)/Q(r)`` is the sum over the factors of their own suprema (each at least 0), so
-    the lower ends add, direction by direction. ``None`` when the case does not apply (the joint law is used)."""
-    if len(ex0.paths) != 1 or len(ex1.paths) != 1:
+    """The lower end when every path's law is a product (:func:`_factors`), and the paths of the two inputs pair
+    by their decisions with equal skeletons, no two of which can give the same release (:func:`_may_meet`): a
+    release then comes from one path, its probability is the path's finite part times the mass of the decisions on noise variables the
+    release does not keep, times each kept value's own mass, and ``sup_r ln P(r)/Q(r)`` over a path's releases
+    is the sum of the factors' suprema (each factor's bounds hold its true mass). ``None`` when the case does not
+    apply (the joint law is used)."""
+    by0, by1 = {p.labels: p for p in ex0.paths}, {p.labels: p for p in ex1.paths}
+    if set(by0) != set(by1) or len(ex0.paths) > 64:
         return None
-    p0, p1 = ex0.paths[0], ex1.paths[0]
-    if p0.constraints or p1.constraints or p0.skeleton != p1.skeleton or len(p0.leaves) != len(p1.leaves) \
-            or len(p0.leaves) < 2 or p0.finite_prob != p1.finite_prob:
+    for labels, p0 in by0.items():
+        p1 = by1[labels]
+        if p0.skeleton != p1.skeleton or _factors(p0) is None or _factors(p1) is None:
+            return None
+    skeletons = [p.skeleton for p in ex0.paths]
+    if any(_may_meet(a, b) for i, a in enumerate(skeletons) for b in skeletons[i + 1:]) or \
+            not any(p.leaves for p in ex0.paths):
         return None
-    rows0, rows1 = p0.rows[len(p0.constraints):], p1.rows[len(p1.constraints):]
-    used = [v for row in rows0 for v in row]
-    if any(len(row) != 1 for row in rows0 + rows1) or len(set(used)) != len(used):
+    best, arg = -math.inf, None
+    for labels, p0 in by0.items():
+        f0, f1 = _factors(by0[labels]), _factors(by1[labels])
+        for a, b in ((f0, f1), (f1, f0)):
+            (a_fixed, _), (_, b_fixed_hi) = a[0], b[0]
+            if a_fixed <= 0:
+                continue
+            total = math.inf if b_fixed_hi <= 0 else math.log(a_fixed / b_fixed_hi)
+            values = []
+            for (la, _), (_, ub) in zip(a[1], b[1]):
+                # a kept value's mass on the path is a sub-probability (the path's decisions on it cut it), so its
+                # supremum may be below 0: it starts at -inf, never at 0
+                top, x_best = -math.inf, None
+                for x, q in la.items():
+                    upper = ub.get(x, ub.get(None, 0.0))
+                    v = math.inf if upper <= 0 else math.log(q / upper)
+                    if v > top:
+                        top, x_best = v, x
+                total += top
+                values.append("any" if x_best is None else x_best)
+            if total > best:
+                best, arg = total, (p0.skeleton, tuple(values))
+    return max(best, 0.0), (("values of the kept forms", arg[1]) if arg else None)
+
+
+def _may_meet(a, b) -> bool:
+    """Whether two skeletons can give the same release: equal, except where one keeps a form and the other a
+    number (a kept form may take that number) or a form too."""
+    leaf_a = isinstance(a, tuple) and len(a) == 2 and a[0] == "leaf"
+    leaf_b = isinstance(b, tuple) and len(b) == 2 and b[0] == "leaf"
+    if leaf_a or leaf_b:
+        number = (lambda x: isinstance(x, int) and not isinstance(x, bool) or
+                  isinstance(x, tuple) and len(x) == 2 and x[0] in ("float", "leaf"))
+        return number(a) and number(b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_may_meet(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _factors(p):
+    """A path's law as a product, or ``None``: every decision on noise concerns one variable, every kept form is
+    one variable of its own. Returns ``((fixed_lower, fixed_upper), [(lower_by_value, upper_by_value), ...])``:
+    the finite part times the decided variables' masses (windowed below, plus their tails above), and for each
+    kept form the mass of each of its values on the path (``upper[None]``: the tail, for values not in the
+    window)."""
+    n = len(p.constraints)
+    rows, leaf_rows = p.rows[:n], p.rows[n:]
+    if any(len(r) != 1 for r in rows + leaf_rows):
         return None
-    sums, best = [0.0, 0.0], [[], []]
-    for leaf0, leaf1, row0, row1 in zip(p0.leaves, p1.leaves, rows0, rows1):
-        (v0, c0), = row0.items()
-        (v1, c1), = row1.items()
-        laws = []
-        for leaf, var, c in ((leaf0, p0.variables[v0], c0), (leaf1, p1.variables[v1], c1)):
-            values = [round(float(leaf.const) + float(c) * float(w), 9) for w in var.values]
-            laws.append(({x: float(q) for x, q in zip(values, var.pmf)}, var.tail))
-        (law0, tail0), (law1, tail1) = laws
-        for d, ((a, _), (b, tail_b)) in enumerate((((law0, tail0), (law1, tail1)), ((law1, tail1), (law0, tail0)))):
-            top, arg = 0.0, None
-            for x, q in a.items():
-                lower = q * (1 - 1e-12)
-                upper = (b.get(x, 0.0) + tail_b) * (1 + 1e-12)
-                v = math.inf if upper <= 0 else math.log(lower / upper) if lower > 0 else -math.inf
-                if v > top:
-                    top, arg = v, x
-            sums[d] += top
-            best[d].append(arg)
-    d = 0 if sums[0] >= sums[1] else 1
-    return sums[d], ("values of the kept forms", tuple("any" if x is None else x for x in best[d]))
+    kept = [next(iter(r)) for r in leaf_rows]
+    if len(set(kept)) != len(kept):
+        return None
+    masks = {}
+    for c, row in zip(p.constraints, rows):
+        (v, coef), = row.items()
+        values = float(c.form.const) + float(coef) * p.variables[v].values.astype(float)
+        ok = _holds(values, c.op, 1e-9 * (1.0 + np.max(np.abs(values))))
+        masks[v] = masks.get(v, True) & ok
+    lo = hi = p.finite_prob
+    for v, var in enumerate(p.variables):
+        if v in kept:
+            continue
+        mass = float(np.sum(var.pmf[masks[v]])) if v in masks else float(np.sum(var.pmf))
+        lo, hi = lo * mass * (1 - 1e-12), hi * min(1.0, (mass + var.tail) * (1 + 1e-12))
+    leaves = []
+    for leaf, v in zip(p.leaves, kept):
+        var, coef = p.variables[v], leaf_rows[kept.index(v)][v]
+        mask = masks.get(v, np.ones(var.values.size, dtype=bool))
+        lower, upper = {}, {None: var.tail * (1 + 1e-12)}
+        for w, q, ok in zip(var.values, var.pmf, mask):
+            if ok:
+                x = round(float(leaf.const) + float(coef) * float(w), 9)
+                lower[x] = float(q) * (1 - 1e-12)
+                upper[x] = (float(q) + var.tail) * (1 + 1e-12)
+        leaves.append((lower, upper))
+    return (lo, hi), leaves
+
+
+def _holds(values, op: str, tol: float):
+    if op == ">=":
+        return values >= -tol
+    if op == ">":
+        return values > tol
+    if op == "==":
+        return np.abs(values) <= tol
+    return np.abs(values) > tol
 
 
 def _complete(ex: Explored) -> bool:
