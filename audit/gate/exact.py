@@ -246,6 +246,11 @@ def _show_release(release) -> str:
 
 
 def _readable(x) -> str:
+    if isinstance(x, tuple) and len(x) == 2 and x[0] == "values of the kept forms":
+        return "the kept noisy values at " + "(" + ", ".join(_readable(v) for v in x[1]) + \
+            ") (any: that value does not matter)"
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
     if isinstance(x, tuple) and len(x) == 2 and x[0] == "float":
         return x[1]
     if isinstance(x, tuple) and len(x) == 4 and x[0] == "array":
