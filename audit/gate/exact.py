@@ -37,6 +37,7 @@ from audit.engine.exact_code.explore import explore
 from audit.engine.exact_code.intercept import TracingGenerator, intercepted
 from audit.engine.exact_code.loss import ROUNDING_SLACK, pair_loss
 from audit.engine.exact_code.symbolic import Path, Undecided
+from audit.engine.exact_law.domain import Domain, enumerate_pairs
 
 __all__ = ["ExactResult", "exact_check", "exact_row", "pair_exact", "EXACT_RECORDS", "METHODS"]
 
@@ -80,34 +81,36 @@ def _is_estimator(obj) -> bool:
     return inspect.isclass(obj) and hasattr(obj, "fit")
 
 
-def _datasets_estimator(bounds, classes, records):
-    grid = [sorted({float(lo), float(hi)}) for lo, hi in bounds]
-    types = [tuple(p) + (c,) for p in itertools.product(*grid) for c in classes]
-    for n in range(records + 1):
-        for combo in itertools.combinations_with_replacement(range(len(types)), n):
-            yield tuple(types[t] for t in combo)
-
-
-def _neighbours(datasets, relation: str, ordered: bool):
-    """Every neighbouring pair (each unordered pair once) among ``datasets`` (tuples of records)."""
-    known = set(datasets)
+def _ordered_neighbours(datasets, relation: str):
+    """Every neighbouring pair among ``datasets``, tuples of records whose order counts (a mechanism may answer
+    per record): one record removed at any place, or one record replaced; each unordered pair once."""
+    known, values = set(datasets), sorted({x for d in datasets for x in d}, key=repr)
     pairs = set()
     for d in datasets:
-        if relation == "add-remove":
-            for i in range(len(d)):
-                d1 = d[:i] + d[i + 1:]
-                d1 = d1 if ordered else tuple(sorted(d1, key=repr))
-                if d1 in known:
-                    pairs.add((d1, d))
-        else:
-            for i in range(len(d)):
-                for r in {x for e in datasets for x in e}:
-                    if r != d[i]:
-                        d1 = d[:i] + (r,) + d[i + 1:]
-                        d1 = d1 if ordered else tuple(sorted(d1, key=repr))
-                        if d1 in known:
-                            pairs.add(tuple(sorted((d, d1), key=repr)))
+        for i in range(len(d)):
+            if relation == "add-remove":
+                if d[:i] + d[i + 1:] in known:
+                    pairs.add((d[:i] + d[i + 1:], d))
+                continue
+            for r in values:
+                d1 = d[:i] + (r,) + d[i + 1:]
+                if r != d[i] and d1 in known:
+                    pairs.add(tuple(sorted((d, d1), key=repr)))
     return sorted(pairs, key=repr)
+
+
+def _estimator_pairs(bounds, classes, records: int, relation: str, epsilon: float):
+    """Every neighbouring pair of the estimator's domain, as tuples of records ``(x..., label)`` in ``repr``
+    order: the pairs of :func:`audit.engine.exact_law.domain.enumerate_pairs` (the certificates' own enumeration)
+    on the grid of the bounds' ends."""
+    grid = [sorted({float(lo), float(hi)}) for lo, hi in bounds]
+    domain = Domain("check --exact", "", None, {}, grid, list(classes), records, relation, epsilon, "certified")
+    types = [tuple(p) + (c,) for p in itertools.product(*grid) for c in classes]  # enumerate_pairs' type order
+
+    def records_of(d):
+        return tuple(types[t] for t in d)
+
+    return sorted(((records_of(d0), records_of(d1)) for d0, d1 in enumerate_pairs(domain)), key=repr)
 
 
 def _arrays(d, features: int):
@@ -164,8 +167,7 @@ def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=
         if bounds is None or classes is None:
             raise ValueError("--exact on an estimator needs --bounds and --classes: the domain's public facts")
         features = len(bounds)
-        datasets = list(_datasets_estimator(bounds, classes, records))
-        pair_list = _neighbours(datasets, relation, ordered=False)
+        pair_list = _estimator_pairs(bounds, classes, records, relation, epsilon)
         domain = (f"every dataset of at most {records} records, features at the ends of the bounds "
                   f"{[tuple(b) for b in bounds]}, labels {list(classes)}")
         fit = _caller(target, params)
@@ -173,7 +175,7 @@ def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=
         def call(d):
             return fit(_arrays(d, features))
 
-        _check_methods(lambda: target(**params), *_arrays(max(datasets, key=len), features))
+        _check_methods(lambda: target(**params), *_arrays(max((d for p in pair_list for d in p), key=len), features))
     else:
         if pairs:
             pair_list = [(p.d0, p.d1) for p in pairs]
@@ -182,7 +184,7 @@ def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=
             if classes is None:
                 raise ValueError("--exact on a mechanism needs --classes (the values one record takes) or --pairs")
             datasets = [t for n in range(records + 1) for t in itertools.product(list(classes), repeat=n)]
-            pair_list = _neighbours(datasets, relation, ordered=True)
+            pair_list = _ordered_neighbours(datasets, relation)
             domain = f"every tuple of at most {records} records with values {list(classes)}"
 
         call = _caller(target, params)

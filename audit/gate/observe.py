@@ -354,7 +354,7 @@ def _package_modules(cls) -> list[str]:
                 elif isinstance(value, (type, types.FunctionType)):
                     found = [getattr(value, "__module__", None)]
                     if getattr(value, "__module__", None) == m:  # what its code imports inside functions
-                        found += [n for name in _code_names(value) for n in (name, f"{package}.{name}")]
+                        found += [n for word in _code_names(value) for n in (word, f"{package}.{word}")]
                 else:
                     continue
                 todo.extend(f for f in found if inside(f) and f not in seen)

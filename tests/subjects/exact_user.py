@@ -44,11 +44,20 @@ class _Estimator:
         return self
 
 
+class _Seeded(_Estimator):
+    """An estimator that takes a ``random_state`` (``None``: fresh entropy) and seeds ``default_rng`` with it."""
+
+    _PARAMS = ("epsilon", "classes", "random_state")
+
+    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
+        self.epsilon, self.classes, self.random_state = epsilon, classes, random_state
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Noisy class counts
 # ----------------------------------------------------------------------------------------------------------------
 
-class NoisyCountsVectorised(_Estimator):
+class NoisyCountsVectorised(_Seeded):
     """Per-class counts plus two-sided geometric noise, drawn as one vector.
 
     Releases ``counts_`` (one integer per class); predicts the class of the largest noisy count.
@@ -59,11 +68,6 @@ class NoisyCountsVectorised(_Estimator):
     Exact loss: ``epsilon``. One record moves one count by one, and
     ``ln P(r | n) - ln P(r | n + 1) = epsilon (|r - n - 1| - |r - n|)`` reaches ``epsilon`` at every ``r <= n``.
     """
-
-    _PARAMS = ("epsilon", "classes", "random_state")
-
-    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
-        self.epsilon, self.classes, self.random_state = epsilon, classes, random_state
 
     def fit(self, X, y):
         rng = np.random.default_rng(self.random_state)
@@ -209,7 +213,7 @@ class ClampedCountBuggy(_Estimator):
 # Majority label by randomized response
 # ----------------------------------------------------------------------------------------------------------------
 
-class NoisyMajorityRR(_Estimator):
+class NoisyMajorityRR(_Seeded):
     """The majority label, kept with probability ``e^epsilon / (1 + e^epsilon)`` and flipped otherwise.
 
     Releases ``label_`` (one of ``classes``). The majority is ``classes[1]`` when strictly more than half of the
@@ -221,11 +225,6 @@ class NoisyMajorityRR(_Estimator):
     Exact loss: ``epsilon`` on a pair whose majority differs (e.g. labels ``[0, 1]``, a tie, against ``[1, 1]``):
     ``ln(p_keep / (1 - p_keep)) = epsilon``; 0 on a pair with the same majority.
     """
-
-    _PARAMS = ("epsilon", "classes", "random_state")
-
-    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
-        self.epsilon, self.classes, self.random_state = epsilon, classes, random_state
 
     def fit(self, X, y):
         rng = np.random.default_rng(self.random_state)
@@ -244,17 +243,12 @@ class NoisyMajorityRR(_Estimator):
 # Undecided and unbounded
 # ----------------------------------------------------------------------------------------------------------------
 
-class LaplaceCount(_Estimator):
+class LaplaceCount(_Seeded):
     """The number of positives plus Laplace noise of scale ``1 / epsilon``, kept as a float ``count_``.
 
     Neighbours: add/remove. Claim: ``epsilon``. Correct (the density ratio is at most ``e^epsilon``), but the
     draw is continuous: the exact check must answer "undecided", not a number.
     """
-
-    _PARAMS = ("epsilon", "classes", "random_state")
-
-    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
-        self.epsilon, self.classes, self.random_state = epsilon, classes, random_state
 
     def fit(self, X, y):
         rng = np.random.default_rng(self.random_state)
@@ -266,7 +260,7 @@ class LaplaceCount(_Estimator):
         return np.full(len(X), self.classes[-1] if self.count_ > 0.5 else self.classes[0])
 
 
-class PoissonNoise(_Estimator):
+class PoissonNoise(_Seeded):
     """The number of positives plus Poisson noise of mean ``3 / epsilon`` (3 at epsilon 1), kept as ``count_``.
 
     Neighbours: add/remove. Claim: ``epsilon``.
@@ -274,11 +268,6 @@ class PoissonNoise(_Estimator):
     Exact loss: infinite (VIOLATION). The noise is never negative, so the release ``n`` (noise 0, probability
     ``e^(-3 / epsilon)``) is impossible on a neighbour with ``n + 1`` positives.
     """
-
-    _PARAMS = ("epsilon", "classes", "random_state")
-
-    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
-        self.epsilon, self.classes, self.random_state = epsilon, classes, random_state
 
     def fit(self, X, y):
         rng = np.random.default_rng(self.random_state)

@@ -116,11 +116,10 @@ def fill(skeleton, values: tuple):
 
 @dataclass
 class PathRecord:
-    """One followed path: its decision labels, finite probability and terms, constraints, atoms, release."""
+    """One followed path: its decision labels, finite probability, constraints, atoms, release."""
 
     labels: tuple
     finite_prob: float
-    finite_terms: list
     constraints: list
     atoms: list
     skeleton: object
@@ -248,6 +247,6 @@ def _follow(call, max_paths: int, windows: dict, pruned: list) -> list:
                                 "random_state the auditor can set")
             first_release = skeleton
         stack.extend(path.pending)
-        records.append(PathRecord(tuple(path.labels), path.finite_prob, path.finite_log_terms, path.constraints,
+        records.append(PathRecord(tuple(path.labels), path.finite_prob, path.constraints,
                                   path.atoms, skeleton, leaves, path.concretised))
     return records

@@ -82,11 +82,11 @@ def _public(x, what: str):
 class _Draws:
     """The laws both APIs share; ``self._label`` names the API in messages."""
 
-    def _finite(self, values, probs, law):
+    def _finite(self, values, probs):
         if len(values) > MAX_OPTIONS:
             raise Undecided(f"a finite draw over {len(values):,} values (more than {MAX_OPTIONS:,})", call_site(),
                             "draw over a small public set, or keep the value out of the release")
-        return active_path().draw_finite(list(values), list(probs), law)
+        return active_path().draw_finite(list(values), list(probs))
 
     def _integers(self, low, high, size, endpoint=False):
         low, high = _public(low, "bound"), _public(high, "bound")
@@ -96,7 +96,7 @@ class _Draws:
         if hi <= lo:
             raise ValueError(f"high <= low: {high} <= {low}")
         n = hi - lo
-        return _fill(size, lambda: self._finite(range(lo, hi), [1.0 / n] * n, ("integers", lo, hi)))
+        return _fill(size, lambda: self._finite(range(lo, hi), [1.0 / n] * n))
 
     def _uniform(self, low=0.0, high=1.0, size=None):
         low, high = float(_public(low, "bound")), float(_public(high, "bound"))
@@ -118,17 +118,17 @@ class _Draws:
             raise ValueError("probabilities do not sum to 1")
         shape = _shape(size)
         if shape is None:
-            return pool[self._finite(range(n), weights, ("choice", n, tuple(weights)))]
+            return pool[self._finite(range(n), weights)]
         count = math.prod(shape)
         if replace:
-            idx = [self._finite(range(n), weights, ("choice", n, tuple(weights))) for _ in range(count)]
+            idx = [self._finite(range(n), weights) for _ in range(count)]
         else:
             if count > n:
                 raise ValueError("Cannot take a larger sample than population when replace is False")
             idx, left = [], list(range(n))
             for _ in range(count):
                 w = np.array([weights[i] for i in left])
-                j = self._finite(range(len(left)), w / w.sum(), ("choice-without", tuple(left), tuple(w)))
+                j = self._finite(range(len(left)), w / w.sum())
                 idx.append(left.pop(j))
         return pool[np.array(idx, dtype=int).reshape(shape)]
 
@@ -136,7 +136,7 @@ class _Draws:
         arr = np.arange(int(x)) if np.ndim(x) == 0 else np.array(x)
         order, left = [], list(range(len(arr)))
         while left:
-            j = self._finite(range(len(left)), [1.0 / len(left)] * len(left), ("permutation", len(left)))
+            j = self._finite(range(len(left)), [1.0 / len(left)] * len(left))
             order.append(left.pop(j))
         return arr[np.array(order, dtype=int)] if len(arr) else arr
 
@@ -159,7 +159,7 @@ class _Draws:
     def binomial(self, n, p, size=None):
         n, p = int(_public(n, "number of trials")), float(_public(p, "probability"))
         values = range(n + 1)
-        return _fill(size, lambda: self._finite(values, stats.binom.pmf(values, n, p), ("binomial", n, p)))
+        return _fill(size, lambda: self._finite(values, stats.binom.pmf(values, n, p)))
 
     def __getattr__(self, name):
         if name in _CONTINUOUS:

@@ -38,7 +38,7 @@ from scipy import stats
 
 from audit.engine.exact_code.undecided import Undecided
 
-__all__ = ["TAIL", "AtomWindow", "atom_window", "form_values", "Variable", "merge", "path_probability",
+__all__ = ["TAIL", "AtomWindow", "atom_window", "form_values", "Variable", "merge", "holds", "path_probability",
            "shift_loss", "MAX_TABLE"]
 
 #: mass of one atom's law left outside its window
@@ -89,11 +89,7 @@ def atom_window(kind: str, param) -> AtomWindow:
     raise ValueError(f"no law for atom kind {kind!r}")
 
 
-def _window(atom, windows: dict) -> AtomWindow:
-    return _window_of(atom.kind, atom.param, windows)
-
-
-def _window_of(kind, param, windows: dict) -> AtomWindow:
+def _window(kind, param, windows: dict) -> AtomWindow:
     key = (kind, param)
     if key not in windows:
         windows[key] = atom_window(kind, param)
@@ -111,7 +107,8 @@ def form_values(form, atoms: list, windows: dict) -> list:
     """The values ``form`` takes on its atoms' windows, most probable first (the order the explorer follows)."""
     key = ("values",) + tuple((atoms[k].kind, atoms[k].param, c) for k, c in sorted(form.coef.items()))
     if key not in windows:
-        windows[key] = _sum_values(key[1:], windows)
+        values, probs, _ = _convolve(key[1:], windows, limit=MAX_TABLE)
+        windows[key] = [float(values[i]) for i in np.argsort(-probs, kind="stable")]
     values = windows[key]
     const = form.const
     if isinstance(const, int) and all(isinstance(c, int) for c in form.coef.values()):
@@ -119,27 +116,27 @@ def form_values(form, atoms: list, windows: dict) -> list:
     return [float(const + v) for v in values]
 
 
-def _sum_values(terms: tuple, windows: dict) -> list:
-    values, probs = np.zeros(1), np.ones(1)
+def _convolve(terms, windows: dict, limit: int | None = None):
+    """The law of ``sum c Z`` for independent atoms ``terms = ((kind, param, c), ...)`` on their windows: its
+    values (sorted), their windowed probabilities, and the mass the windows leave out (at most the sum of the
+    atoms' tails). More than ``limit`` values: :class:`Undecided`."""
+    values, probs, tail = np.zeros(1), np.ones(1), 0.0
     for kind, param, c in terms:
-        w = _window_of(kind, param, windows)
+        w = _window(kind, param, windows)
         values = np.add.outer(values, float(c) * w.values).ravel()
         probs = np.multiply.outer(probs, w.pmf).ravel()
         uniq, inv = np.unique(np.round(values, 9), return_inverse=True)
         probs = np.bincount(inv.ravel(), weights=probs, minlength=uniq.size)
-        values = uniq
-        if values.size > MAX_TABLE:
-                raise Undecided("a noisy value takes too many values to decide")
-    order = np.argsort(-probs, kind="stable")
-    return [float(values[i]) for i in order]
+        values, tail = uniq, tail + w.tail
+        if limit is not None and values.size > limit:
+            raise Undecided("a noisy value takes too many values to decide")
+    return values, probs, tail
 
 
 @dataclass
 class Variable:
     """A sum ``sum r_a Z_a`` of atoms that every form of a path holds in the same proportion."""
 
-    atoms: tuple  # atom indices
-    scales: tuple  # r_a
     values: np.ndarray
     pmf: np.ndarray
     tail: float
@@ -168,33 +165,32 @@ def merge(forms: list, atoms: list, windows: dict):
     variables, rows = [], [dict() for _ in forms]
     for norm, members in groups.items():
         base = members[0][1]
-        scales = tuple(Fraction(first) / Fraction(base) if not isinstance(first, float) and not isinstance(base, float)
-                       else float(first) / float(base) for _, first in members)
-        values, probs, tail = np.zeros(1), np.ones(1), 0.0
-        laws, ups, downs = [], [], []
-        for (k, _), r in zip(members, scales):
-            w = _window(atoms[k], windows)
-            values = np.add.outer(values, float(r) * w.values).ravel()
-            probs = np.multiply.outer(probs, w.pmf).ravel()
-            uniq, inv = np.unique(np.round(values, 9), return_inverse=True)
-            probs = np.bincount(inv.ravel(), weights=probs, minlength=uniq.size)
-            values, tail = uniq, tail + w.tail
-            laws.append((atoms[k].kind, atoms[k].param, r))
-            up, down = (w.rho_up, w.rho_down) if r > 0 else (w.rho_down, w.rho_up)
-            ups.append(up)
-            downs.append(down)
-        rho_up = max((u for u in ups if u is not None), default=None)
-        rho_down = max((d for d in downs if d is not None), default=None)
+        laws = tuple((atoms[k].kind, atoms[k].param,
+                      Fraction(first) / Fraction(base) if not isinstance(first, float) and not isinstance(base, float)
+                      else float(first) / float(base)) for k, first in members)
+        values, probs, tail = _convolve(laws, windows)
+        ends = [(w.rho_up, w.rho_down) if r > 0 else (w.rho_down, w.rho_up)
+                for w, r in ((_window(kind, param, windows), r) for kind, param, r in laws)]
+        rho_up = max((u for u, _ in ends if u is not None), default=None)
+        rho_down = max((d for _, d in ends if d is not None), default=None)
         j = len(variables)
-        variables.append(Variable(tuple(k for k, _ in members), scales, values, probs, tail, tuple(laws),
-                                  rho_up, rho_down))
+        variables.append(Variable(values, probs, tail, laws, rho_up, rho_down))
         for i, n in enumerate(norm):
             if n != 0:
                 rows[i][j] = _plain(n * base)
     return variables, rows
 
 
-_OPS = {">=": np.greater_equal, ">": np.greater, "==": None, "!=": None}
+def holds(values, op: str, tol: float):
+    """``values op 0`` elementwise, within ``tol`` (``op`` one of ``>=``, ``>``, ``==``, ``!=``): the truth of a
+    path's decision on a noisy value at each point of its windows."""
+    if op == ">=":
+        return values >= -tol
+    if op == ">":
+        return values > tol
+    if op == "==":
+        return np.abs(values) <= tol
+    return np.abs(values) > tol
 
 
 def _indicator(row: dict, const, op: str, variables: list):
@@ -211,16 +207,7 @@ def _indicator(row: dict, const, op: str, variables: list):
         total = total + float(row[v]) * variables[v].values.reshape(shape)
     scale = 1.0 + abs(float(const)) + sum(abs(float(c)) * float(np.max(np.abs(variables[v].values)))
                                           for v, c in row.items())
-    tol = EQ_TOL * scale
-    if op == ">=":
-        table = total >= -tol
-    elif op == ">":
-        table = total > tol
-    elif op == "==":
-        table = np.abs(total) <= tol
-    else:
-        table = np.abs(total) > tol
-    return axes, table.astype(float)
+    return axes, holds(total, op, EQ_TOL * scale).astype(float)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit.engine.exact_code.explore import Explored
-from audit.engine.exact_code.laws import shift_loss
-from audit.engine.exact_law.laws import pair_interval
+from audit.engine.exact_code.laws import holds, shift_loss
+from audit.engine.exact_law.laws import log_ratio, pair_interval
 
 __all__ = ["PairExact", "pair_loss", "ROUNDING_SLACK"]
 
@@ -89,37 +89,36 @@ def _product_lower(ex0: Explored, ex1: Explored):
     by0, by1 = {p.labels: p for p in ex0.paths}, {p.labels: p for p in ex1.paths}
     if set(by0) != set(by1) or len(ex0.paths) > 64:
         return None
+    factors = {}
     for labels, p0 in by0.items():
         p1 = by1[labels]
-        if p0.skeleton != p1.skeleton or _factors(p0) is None or _factors(p1) is None:
+        factors[labels] = (_factors(p0), _factors(p1))
+        if p0.skeleton != p1.skeleton or None in factors[labels]:
             return None
     skeletons = [p.skeleton for p in ex0.paths]
     if any(_may_meet(a, b) for i, a in enumerate(skeletons) for b in skeletons[i + 1:]) or \
             not any(p.leaves for p in ex0.paths):
         return None
     best, arg = -math.inf, None
-    for labels, p0 in by0.items():
-        f0, f1 = _factors(by0[labels]), _factors(by1[labels])
+    for f0, f1 in factors.values():
         for a, b in ((f0, f1), (f1, f0)):
-            (a_fixed, _), (_, b_fixed_hi) = a[0], b[0]
-            if a_fixed <= 0:
+            if a[0][0] <= 0:  # the path cannot happen on this side
                 continue
-            total = math.inf if b_fixed_hi <= 0 else math.log(a_fixed / b_fixed_hi)
+            total = log_ratio(a[0][0], b[0][1])  # the fixed part: lower on one side over upper on the other
             values = []
             for (la, _), (_, ub) in zip(a[1], b[1]):
                 # a kept value's mass on the path is a sub-probability (the path's decisions on it cut it), so its
                 # supremum may be below 0: it starts at -inf, never at 0
                 top, x_best = -math.inf, None
                 for x, q in la.items():
-                    upper = ub.get(x, ub.get(None, 0.0))
-                    v = math.inf if upper <= 0 else math.log(q / upper)
+                    v = log_ratio(q, ub.get(x, ub.get(None, 0.0)))
                     if v > top:
                         top, x_best = v, x
                 total += top
                 values.append("any" if x_best is None else x_best)
             if total > best:
-                best, arg = total, (p0.skeleton, tuple(values))
-    return max(best, 0.0), (("values of the kept forms", arg[1]) if arg else None)
+                best, arg = total, tuple(values)
+    return max(best, 0.0), (("values of the kept forms", arg) if arg else None)
 
 
 def _may_meet(a, b) -> bool:
@@ -153,7 +152,7 @@ def _factors(p):
     for c, row in zip(p.constraints, rows):
         (v, coef), = row.items()
         values = float(c.form.const) + float(coef) * p.variables[v].values.astype(float)
-        ok = _holds(values, c.op, 1e-9 * (1.0 + np.max(np.abs(values))))
+        ok = holds(values, c.op, 1e-9 * (1.0 + np.max(np.abs(values))))
         masks[v] = masks.get(v, True) & ok
     lo = hi = p.finite_prob
     for v, var in enumerate(p.variables):
@@ -175,16 +174,6 @@ def _factors(p):
     return (lo, hi), leaves
 
 
-def _holds(values, op: str, tol: float):
-    if op == ">=":
-        return values >= -tol
-    if op == ">":
-        return values > tol
-    if op == "==":
-        return np.abs(values) <= tol
-    return np.abs(values) > tol
-
-
 def _complete(ex: Explored) -> bool:
     """Whether the followed paths give every release the code can make: no value was decided (every path covers
     its whole region of the noise, tails included) and no release keeps a form (so a path has one release)."""
@@ -197,8 +186,7 @@ def _lower_release(law0, law1):
     for r in set(law0.upper) | set(law1.upper):
         l0, u0 = law0.lower.get(r, 0.0), law0.upper.get(r, 0.0)
         l1, u1 = law1.lower.get(r, 0.0), law1.upper.get(r, 0.0)
-        v = max(math.inf if a > 0 and b <= 0 else (math.log(a / b) if a > 0 else -math.inf)
-                for a, b in ((l0, u1), (l1, u0)))
+        v = max(log_ratio(l0, u1), log_ratio(l1, u0))
         scored.append((v, l0 + l1, repr(r), r))
     if not scored:
         return None

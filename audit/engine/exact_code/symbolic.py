@@ -103,7 +103,6 @@ class Path:
         self.constraints: list[Constraint] = []
         self.atoms: list[Atom] = []
         self.finite_prob = 1.0  # product of the finite decisions' probabilities
-        self.finite_log_terms: list[tuple] = []  # (law key, value) of every finite decision, for the coupling
         self.windows = windows
         self.uniform_intervals: dict[int, list] = {}
         self.uniforms: list = []
@@ -135,7 +134,7 @@ class Path:
         self.labels.append(_label(options[choice]))
         return choice
 
-    def draw_finite(self, values: list, probs: list, law: tuple):
+    def draw_finite(self, values: list, probs: list):
         """A draw of finite support decided at once: the value taken, its probability multiplied in. A path
         whose probability falls below :data:`PRUNE` is not followed further (:class:`Pruned`): a loop of draws
         (a sampler that retries) ends there, its mass left out like a window's."""
@@ -145,7 +144,6 @@ class Path:
         self.finite_prob *= p
         if self.finite_prob < PRUNE:
             raise Pruned(self.finite_prob, call_site())
-        self.finite_log_terms.append((law, _label(value), p))
         return value
 
     def new_atom(self, kind: str, param: float) -> "Affine":
@@ -416,7 +414,6 @@ class Uniform:
         path.finite_prob *= p
         if 0 < path.finite_prob < PRUNE:
             raise Pruned(path.finite_prob, self.site)
-        path.finite_log_terms.append((("uniform", self.index, lo, hi, cut), below, p))
         path.uniform_intervals[self.index] = [lo, cut] if below else [cut, hi]
         return below if below_is_true else not below
 
@@ -444,9 +441,6 @@ class Uniform:
 def sign_of(op: str):
     return {">=": operator.ge, ">": operator.gt, "==": operator.eq, "!=": operator.ne}[op]
 
-
-def is_symbolic(x) -> bool:
-    return isinstance(x, (Affine, Uniform))
 
 
 if sys.version_info < (3, 9):  # pragma: no cover
