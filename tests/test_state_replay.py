@@ -220,3 +220,93 @@ def test_an_os_entropy_seed_that_ignores_random_state_is_replayed_with_every_see
     r = _replay(rep, "model.seed_")
     assert (r.k0, r.k1) == (r.n0, 0) and r.epsilon_lower > 1
     assert "in place of every integer seed the fit makes" in rep.evidence
+
+
+class _CoinWithRunId:
+    """A randomized-response bit at epsilon = 1 (exactly 1-DP: the bit is the true majority with probability
+    e/(1 + e)) that keeps a run id it draws from its own generator: a changing integer that never seeds the bit."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {"random_state": self.random_state}
+
+    def set_params(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+        return self
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        self.run_id_ = int(rng.integers(2 ** 40, 2 ** 41))
+        truth = int(np.mean(y) >= 0.5)
+        self.bit_ = truth if rng.random() < math.e / (1 + math.e) else 1 - truth
+        return self
+
+
+def _measured(make, D, D1):
+    cand = rp.Candidate("model.run_id_")
+    mode = rp.Mode("model", prefixes={"model.run_id_", "model.random_state"})
+    rec = rp.Replay(cand.path, "integer", "derived from the seed", [mode], alpha=0.05)
+    publish = lambda side, secret: make().set_params(random_state=secret).fit(*(D, D1)[side])  # noqa: E731
+    stopped = rp.measure([(cand, [mode], rec)], publish, make, D, epsilon=1.0, delta=0.0, alpha=0.05,
+                         deadline=math.inf, rng=np.random.default_rng(PROBE_SEED))
+    return stopped, rec
+
+
+def test_a_replay_that_matches_by_chance_is_not_a_finding():
+    """The replay refits with the run id as seed: its bit matches the published one about half the time on both
+    sides, by chance. Matching is not reproducing: the measured bound stays below the claim (1), so the candidate
+    is no finding (seeded: the counts are fixed; for another seed a private fit is flagged with probability at
+    most alpha = 0.05)."""
+    D, D1 = (X, np.array([0, 0, 0, 1])), (X[:3], np.array([0, 0, 0]))
+    stopped, rec = _measured(_CoinWithRunId, D, D1)
+    assert not stopped and rec.k0 > 0 and rec.k1 > 0 and rec.claim == 1.0
+    assert rec.epsilon_lower <= 1.0 and not rec.reproduced
+    assert "no more often than the claim allows" in rec.sentence()
+
+
+def test_a_run_id_that_seeds_the_bit_is_reproduced_beyond_the_claim():
+    """The same coin keeping its seed as run id: the replay reproduces every model from D and none from D' (the
+    true majority differs, so the same seed gives the other bit); the bound passes the claim within the six
+    looks."""
+
+    class Seeded(_CoinWithRunId):
+        def fit(self, X, y):
+            self.run_id_ = self.random_state
+            truth = int(np.mean(y) >= 0.5)
+            keep = np.random.default_rng(self.random_state).random() < math.e / (1 + math.e)
+            self.bit_ = truth if keep else 1 - truth
+            return self
+
+    stopped, rec = _measured(Seeded, (X, Y), (X[:3], Y[:3]))
+    assert not stopped and (rec.k0, rec.k1) == (rec.n0, 0) and rec.reproduced and rec.epsilon_lower > 1.0
+
+
+class _SeedAsRunId(_CoinWithRunId):
+    """The coin keeping its seed as run id (the leak of the test above, at module level for the calibration)."""
+
+    def fit(self, X, y):
+        self.run_id_ = self.random_state
+        truth = int(np.mean(y) >= 0.5)
+        self.bit_ = truth if np.random.default_rng(self.random_state).random() < math.e / (1 + math.e) else 1 - truth
+        return self
+
+
+def test_a_reference_fit_that_repeats_the_probe_fit_by_chance_does_not_hide_the_seed():
+    """A model of one noisy bit repeats itself across seeds half the time. When fit b happens to repeat fit a, the
+    calibration asks further fits whether anything changes from seed to seed, instead of dropping the replay
+    (deterministic: the seeds are chosen below so that fit b repeats fit a and the next fit does not)."""
+    D = (X, Y)
+    fit = {s: _SeedAsRunId(random_state=s).fit(*D) for s in range(40)}
+    a = 7
+    same = next(s for s in fit if s != a and fit[s].bit_ == fit[a].bit_)
+    other = next(s for s in fit if fit[s].bit_ != fit[a].bit_)
+    la, lb = rp.leaves(fit[a]), rp.leaves(fit[same])
+    cand = rp.Candidate("model.run_id_")
+    modes, reasons = rp.calibrate(cand, _SeedAsRunId, True, la, lb, D)
+    assert not any(m.kind == "model" for m in modes) and "nothing else in the model changes" in reasons[0]
+    more = rp.Refits(lb, lambda i: rp.leaves(fit[other]))
+    modes, reasons = rp.calibrate(cand, _SeedAsRunId, True, la, more, D)
+    assert [m.kind for m in modes][:1] == ["model"]

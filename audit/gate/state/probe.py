@@ -374,6 +374,7 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     except Exception as exc:  # noqa: BLE001
         report.remarks.append(f"no replay: a second fit raised {type(exc).__name__}")
         return
+    refits = rp.Refits(lb, lambda i: _fingerprint(_fit(make_estimator, D0, s2 + 1 + i if seeded else None)))
     la = rp.leaves(first[0])
     la.digits.update(first[1])
     report.truncated = report.truncated or la.truncated or lb.truncated
@@ -389,7 +390,7 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
                               "were replayed")
     plans = []
     for cand in cands:
-        modes, reasons = rp.calibrate(cand, make_estimator, takes_seed, la, lb, D0, t=s1)
+        modes, reasons = rp.calibrate(cand, make_estimator, takes_seed, la, refits, D0, t=s1)
         rec = rp.Replay(cand.path, "digit string" if cand.digits else "integer", cand.origin, modes, alpha=alpha,
                         reason="; ".join(reasons) if not modes else "")
         if not modes and not reasons:
@@ -407,13 +408,13 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
             if path not in la.states or len(plans) >= MAX_CANDIDATES:
                 continue
             kept = rp.KeptState(path)
-            modes, reasons = rp.calibrate_rewind(kept, make_estimator, la, lb, D0, s1)
+            modes, reasons = rp.calibrate_rewind(kept, make_estimator, la, refits, D0, s1)
             rec = rp.Replay(path, type_name, "kept", modes, alpha=alpha, reason="; ".join(reasons))
             report.replays.append(rec)
             if modes:
                 plans.append((kept, modes, rec))
 
-    _replay_words(report, words, plans, make_estimator, la, lb, D0, alpha)
+    _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
 
     def publish(side, secret):
         return _fingerprint(_fit(make_estimator, (D0, D1)[side], secret if seeded else None))
