@@ -41,7 +41,6 @@ a decimal seed in a string, a ``uuid4().hex`` run id that seeds the noise) and f
 """
 from __future__ import annotations
 
-import pickle
 import re
 import time
 from dataclasses import dataclass, field
@@ -52,7 +51,9 @@ from audit.gate.state import codec
 from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.gate.state.reseed import reseeded
-from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
+from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Leaves, agree as _compare,
+                                          differing as _diff, emitted_integers, excluded as _excluded, leaves,
+                                          left_out as _prefixes, rebuilt, same, text_integers)
 
 __all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
@@ -62,146 +63,6 @@ __all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS"
 LOOKS = (10, 20, 40, 80, 160, 200)
 #: an integer that changes must be at least this large (in absolute value) to be a candidate seed
 MIN_MAGNITUDE = 2 ** 16
-_DIGITS = re.compile(r"-?\d{5,}")
-_BOUNDARY = "[.#{"
-_PY = frozenset({int, float, bool, complex})
-
-
-#: a whole string that spells one integer in hexadecimal: ``0x``-prefixed, a run of 8 or more hex digits, a uuid
-_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-#: integers inside a longer text: a run of 5 or more decimal digits, or of 8 or more hex digits holding a letter
-_TOKEN = re.compile(r"(?<![0-9A-Za-z.])(?:(-?\d{5,})|(?:0x)?((?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}))(?![0-9A-Za-z])")
-#: integers read from one text at most (a long text's first ones)
-MAX_TOKENS = 16
-
-
-def text_integers(path: str, text: str) -> dict:
-    """The integers a text spells, by path, for the replay's candidates: the whole text when it is a decimal
-    integer (``path``) or a hexadecimal one (``path#hex``: a ``uuid4().hex`` run id used as a seed), else the
-    first :data:`MAX_TOKENS` integers inside it (``path#int[i]`` for decimal runs of 5 or more digits,
-    ``path#hex[i]`` for hex runs of 8 or more digits with a letter: a seed printed in a log line, a run id
-    inside a model card). A run of 8 or more decimal digits is read both ways: one hex digit string in about
-    40,000 of 24 digits has no letter."""
-    if _DIGITS.fullmatch(text):  # a run of 8 or more digits may be hexadecimal too ("%x" of a seed, no letter)
-        return {path: int(text)} | ({path + "#hex": int(text.lstrip("-"), 16)} if len(text) >= 8 else {})
-    if len(text) <= 40 and _HEX.fullmatch(text):
-        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
-    out = {}
-    for i, m in enumerate(_TOKEN.finditer(text)):
-        if i >= MAX_TOKENS:
-            break
-        if m.group(1):
-            out[f"{path}#int[{i}]"] = int(m.group(1))
-            if len(m.group(1).lstrip("-")) >= 8:
-                out[f"{path}#hex[{i}]"] = int(m.group(1).lstrip("-"), 16)
-        else:
-            out[f"{path}#hex[{i}]"] = int(m.group(2), 16)
-    return out
-
-
-def emitted_integers(emitted) -> dict:
-    """:func:`text_integers` of what a fit emitted (an :class:`audit.gate.emissions.Emitted`): its printed text,
-    log records, warnings and the environment variables it set, by path under ``emitted``. Only candidates come
-    from here: the replay compares models, not what they printed."""
-    said = {"stdout": emitted.stdout, "stderr": emitted.stderr, "logs": list(emitted.logs),
-            "warnings": list(emitted.warnings), "environ": {k: v for k, v in emitted.environ.items() if v}}
-    return leaves(said, root="emitted").digits
-
-
-def rebuilt(obj):
-    """The object rebuilt from its pickle (``obj`` itself when it does not pickle)."""
-    try:
-        return pickle.loads(pickle.dumps(obj))
-    except Exception:  # noqa: BLE001 - outside code
-        return obj
-
-
-@dataclass
-class Leaves:
-    """A model's fingerprint: numeric values and digit strings by path, fittable sub-objects by path."""
-
-    numeric: dict = field(default_factory=dict)
-    digits: dict = field(default_factory=dict)
-    subs: dict = field(default_factory=dict)
-    states: dict = field(default_factory=dict)
-    words: dict = field(default_factory=dict)
-    truncated: bool = False
-
-
-def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
-    """The fingerprint of ``obj`` (see the module docstring); generator states are not entered."""
-    out = Leaves()
-    w = walk(obj, root, max_nodes)
-    for path, node in w:
-        if recognise(node, None) is not None:
-            out.states[path] = node
-            w.prune()
-            continue
-        if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
-                                                             and node.dtype.kind in "biufc"):
-            out.numeric[path] = node
-        elif isinstance(node, np.ndarray):
-            if node.dtype.names:
-                for name in node.dtype.names:
-                    if node.dtype[name].kind in "biufc":
-                        out.numeric[f"{path}[{name!r}]"] = node[name]
-            elif node.dtype.kind in "biufc":
-                out.numeric[path] = node
-                if codec.may_hold_words(node):
-                    out.words[path] = node
-        elif isinstance(node, str):
-            out.digits.update(text_integers(path, node))
-        elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
-            out.numeric[path + "#len"] = len(node)
-            if isinstance(node, (list, tuple)) and codec.may_hold_words(node):
-                out.words[path] = node
-            if long_plain_data(node, strings=False):  # a long log of numbers: one value, read at its length's cost
-                out.numeric[path + "#content"] = hash(tuple(node))
-                w.prune()
-        elif isinstance(node, (bytes, bytearray)):
-            if codec.may_hold_words(node):
-                out.words[path] = node
-        elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
-            out.subs[path] = node
-    out.truncated = w.truncated
-    return out
-
-
-def same(a, b) -> bool:
-    """Exact equality of two numeric values or arrays, NaN equal to NaN."""
-    if type(a) in _PY and type(b) in _PY:
-        return a == b or (a != a and b != b)
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
-        return False
-    try:
-        if a.dtype.kind in "fc" or b.dtype.kind in "fc":
-            return bool(np.array_equal(a, b, equal_nan=True))
-        return bool(np.array_equal(a, b))
-    except TypeError:
-        return False
-
-
-def _diff(fa: dict, fb: dict) -> set:
-    keys = set(fa) | set(fb)
-    return {k for k in keys if k not in fa or k not in fb or not same(fa[k], fb[k])}
-
-
-def _prefixes(paths) -> set:
-    """Paths to leave out: a differing container length leaves out the whole container."""
-    return {p[:-4] if p.endswith("#len") else p for p in paths}
-
-
-def _excluded(path: str, prefixes) -> bool:
-    return any(path == q or (path.startswith(q) and path[len(q)] in _BOUNDARY) for q in prefixes)
-
-
-def _compare(fa: dict, fb: dict, prefixes) -> bool:
-    ka = {k for k in fa if not _excluded(k, prefixes)}
-    kb = {k for k in fb if not _excluded(k, prefixes)}
-    return ka == kb and all(same(fa[k], fb[k]) for k in ka)
-
-
 @dataclass(frozen=True)
 class Candidate:
     """An integer that changes from fit to fit: ``key`` (a leaf path), ``index`` into an int array,
