@@ -87,3 +87,19 @@ class GeometricCount:
 
     def batch(self, data, n, rng):
         return self._count(data) + rng.geometric(self.p, int(n)) - rng.geometric(self.p, int(n))
+
+
+class LatticeLeak:
+    """Integer noise returned as a float, as integer mechanisms often are (``float(value + noise)``). Correct: two-sided
+    geometric noise at ``epsilon``. Broken: the noise is doubled before it is added, so the output's parity is the
+    value's (epsilon infinite), while its thresholds move little."""
+
+    def __init__(self, epsilon, broken=False):
+        self.p, self.step = 1.0 - np.exp(-epsilon / (1 if not broken else 2)), 2 if broken else 1
+
+    def batch(self, value, n, rng):
+        noise = rng.geometric(self.p, n) - rng.geometric(self.p, n)
+        return (np.round(value) + self.step * noise).astype(float)
+
+    def __call__(self, value, rng):
+        return float(self.batch(value, 1, rng)[0])

@@ -503,6 +503,25 @@ def _vector_float_candidates(xa: np.ndarray, xb: np.ndarray, varying: list[int])
         yield ka[i], kb[i], make
 
 
+# --------------------------------------------------------------------------- integer lattice
+#: a float is read as the integer it equals up to this magnitude (every integer below it is a float64)
+_EXACT_INTEGERS = 2.0 ** 53
+
+
+def on_integers(*values: np.ndarray) -> bool:
+    """Whether every value is an integer (a float64 output of integer noise: ``float(count + geometric)``)."""
+    return all(np.all(np.abs(v) < _EXACT_INTEGERS) and np.all(v == np.round(v)) for v in values)
+
+
+def as_integers(s: Samples) -> Samples:
+    """Float samples that lie on the integer lattice as the discrete samples they are: each value is then an
+    outcome of its own (``output in {3, 5, ...}``) beside the thresholds, as for an integer output. The float probe
+    is not offered there: an integer-valued float sits on the integer lattice whatever the input, so a pattern of
+    its mantissa is a pattern of the integers, and crediting it to floating point would hide a bug of the integer
+    mechanism behind ``--no-float-probe``."""
+    return Samples("discrete", np.asarray(s.values, dtype=np.int64), ("int",))
+
+
 # --------------------------------------------------------------------------- selection
 def _offered(a: Samples, b: Samples):
     """Every candidate event of the pilot samples, in order: ``(count_a, count_b, make_event)`` triples and
@@ -511,7 +530,9 @@ def _offered(a: Samples, b: Samples):
         yield from _discrete_candidates(a, b)
     elif a.kind == "scalar":
         yield from _threshold_candidates(a.values, b.values, "x", lambda s: s.values, _SCALAR_GRID, intervals=True)
-        if _FLOAT.get():
+        if on_integers(a.values, b.values):
+            yield from _discrete_candidates(as_integers(a), as_integers(b))
+        elif _FLOAT.get():
             yield from _float_candidates(a, b)
     else:
         yield from _vector_candidates(a, b)
