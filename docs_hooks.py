@@ -17,7 +17,7 @@ def on_page_content(html, page, config, files):
 
 def on_page_markdown(markdown, page, config, files):
     """The changelog page is the repository's ``CHANGELOG.md`` itself (one text, two places); the command line
-    page is generated from the parser (:func:`audit.cli_doc.cli_markdown`), so it lists every option."""
+    page is generated from the parser (:func:`audit.frontends.cli_doc.cli_markdown`), so it lists every option."""
     if page.file.src_uri == "changelog.md":
         from pathlib import Path
 
@@ -29,7 +29,7 @@ def on_page_markdown(markdown, page, config, files):
 
         sys.path.insert(0, str(Path(config["config_file_path"]).parent))
         try:
-            return importlib.import_module("audit.cli_doc").cli_markdown()
+            return importlib.import_module("audit.frontends.cli_doc").cli_markdown()
         finally:
             sys.path.pop(0)
     return markdown

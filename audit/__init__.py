@@ -4,16 +4,15 @@ The public interface (fixed in DESIGN.md)::
 
     from audit import Claim, estimate_epsilon, audit_pairs, assert_private, learner_mechanism
 
-Layout: :mod:`audit.engine` (sampling, events, bounds, estimation, the
-neighbour search, exact loss, comparison, power; no paper-specific code), the
-front ends at this level (``__main__``, ``check``, ``claims_file``,
-``pytest_plugin``, ``report``, and the ``targets`` and ``reproduce``
-registries), and one package per target (``privatree``, ``diprime``,
-``random_trees``, ``lpdt``, ``mechanisms``, ``oracle``) holding its claims,
-theorem checks, mutants, reproduction and oracle cases. Old module paths are
+Layout, by job: :mod:`audit.engine` (sampling, events, bounds, estimation, exact loss, comparison, power;
+no paper-specific code), :mod:`audit.results` (reports, findings, certificates, exact-ε tables), the gate
+:mod:`audit.gate` (``check``), one package per target (``privatree``, ``diprime``, ``random_trees``, ``lpdt``,
+``mechanisms``, ``oracle``) holding its claims, theorem checks, mutants, reproduction and oracle cases, the
+registries ``targets`` and ``reproduce``, and the front ends: the command line (``__main__``) and
+:mod:`audit.frontends` (``assert_private``, the pytest plugin, claims files, ``compare``). Old module paths are
 the moved modules themselves (:mod:`audit._moved`).
 """
-from audit.doors import assert_private
+from audit.frontends.doors import assert_private
 from audit.engine.estimation.estimate import AuditResult, Claim, EstimateResult, audit_pairs, estimate_epsilon
 from audit.engine.exact_law.exact import exact_loss, privacy_loss
 from audit.engine.estimation.learner import learner_mechanism

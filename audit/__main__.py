@@ -6,7 +6,7 @@ Exit status: for ``run``, 0 when every verdict matches what is expected and
 one is, except that a claims-file subject marked ``expected = "violation"`` must be
 violated (its row is then as expected); 2 for a usage error (the message says what is wrong, found before
 any sampling, an unwritable ``--out`` included); 3 when the gate could not finish (the subject ended the
-process, or the gate failed: :mod:`audit.fail_closed`, which runs ``check`` and ``compare`` in a worker process);
+process, or the gate failed: :mod:`audit.frontends.fail_closed`, which runs ``check`` and ``compare`` in a worker process);
 130 when interrupted.
 """
 from __future__ import annotations
@@ -20,14 +20,14 @@ import tempfile
 from pathlib import Path
 
 import reference
-from audit import extras
+from audit.results import extras
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
 from audit.engine.runs.budget import BUDGETS
 from audit.gate import exact_command
-from audit.fail_closed import EXIT_UNFINISHED
+from audit.frontends.fail_closed import EXIT_UNFINISHED
 from audit.engine.estimation.parts import single_thread
-from audit.report import write_report
+from audit.results.report import write_report
 from audit.targets import TARGETS, load
 from reference.randomness import seeded_fits
 
@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="base URL replacing https://raw.githubusercontent.com (a mirror: BASE/OWNER/REPO/COMMIT/PATH)")
     df.add_argument("--force", action="store_true", help="fetch again files already present")
     df.add_argument("--timeout", type=float, default=60.0, help="seconds per download (default 60)")
-    from audit.certify import CERTIFY_TARGETS
+    from audit.results.certify import CERTIFY_TARGETS
 
     cert = sub.add_parser("certify", help="exact privacy loss over every neighbouring pair of a tiny public domain",
                           formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -259,13 +259,13 @@ def available_cores() -> int:
 
 
 def _certify(args) -> int:
-    from audit.certify import command
+    from audit.results.certify import command
 
     return command(args, checkpoint.progress, _error)
 
 
 def _data(args) -> int:
-    from audit.data_fetch import command
+    from audit.results.data_fetch import command
 
     return command(args, _error)
 
@@ -364,7 +364,7 @@ def _budget_given(argv) -> bool:
 
 def _check(args) -> int:
     from audit.gate.run import CheckError, Subject, check_report
-    from audit.claims_file import load_claims
+    from audit.frontends.claims_file import load_claims
 
     if args.exact:
         return exact_command.command(args, _error, _finish, EXIT_UNFINISHED)
@@ -437,7 +437,7 @@ def _check_options(args) -> dict:
 
 
 def _compare(args) -> int:
-    from audit.compare_command import command
+    from audit.frontends.compare_command import command
 
     return command(args, _error, _finish)
 
@@ -538,7 +538,7 @@ def _dispatch(args) -> int:
     if args.command == "findings":
         import shutil
 
-        from audit.findings import findings_table, findings_text
+        from audit.results.findings import findings_table, findings_text
 
         fmt = args.format or ("text" if sys.stdout.isatty() else "markdown")
         try:
@@ -580,8 +580,8 @@ def _dispatch(args) -> int:
 def cli() -> int:
     """The command line's entry (``python -m audit``): a command that runs outside code (``check``, ``compare``)
     runs in a worker process, so that code cannot end the gate with a status of its choosing
-    (:mod:`audit.fail_closed`); ``main`` itself, called from Python, runs in the caller's process."""
-    from audit.fail_closed import WORKER_ENV, run_in_worker, runs_outside_code, worker_main
+    (:mod:`audit.frontends.fail_closed`); ``main`` itself, called from Python, runs in the caller's process."""
+    from audit.frontends.fail_closed import WORKER_ENV, run_in_worker, runs_outside_code, worker_main
 
     if os.environ.get(WORKER_ENV):
         return worker_main(main)

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audit.engine.comparison.compare import compare_distributions  # noqa: E402
 from audit.engine.comparison.exact_oracle import compare_exact  # noqa: E402
-from audit.learner_references import LEARNERS, fitted_mechanism  # noqa: E402
+from audit.results.learner_references import LEARNERS, fitted_mechanism  # noqa: E402
 from audit.oracle.exact_laws import EXACT_REFERENCES  # noqa: E402
 from audit.oracle.learner_cases import BudgetOffByOneLevel, TiesToLastFeature, _Release  # noqa: E402
 from audit.random_trees.claims import OneTreeScaleForest  # noqa: E402

@@ -48,7 +48,7 @@ def test_an_entry_names_where_its_upper_end_comes_from():
 
 def test_the_certificates_table_gives_each_entry_its_upper_ends_source_in_its_column():
     """Every row of the all-sizes table has the header's cells, the column "U from" holding the entry's method."""
-    from audit.certify_allsizes import lines
+    from audit.results.certify_allsizes import lines
 
     base = ("x", "a learner", PrivaTreeCountLaw, dict(ONE, max_depth=1), "add-remove", 1.0)
     results = []
@@ -67,7 +67,7 @@ def test_a_quoted_bound_entry_takes_its_lower_end_from_the_listed_law():
     """The binary categorical feature at depth 2: the proof's epsilon above on every box, the listed law's exact
     loss below; capped at the listed domain's six records the search finds the listed domain's worst pair, and the
     whole epsilon is reached (the entry closes)."""
-    from audit.certify import certify_domain
+    from audit.results.certify import certify_domain
     from audit.privatree.certificate import all_sizes, domains
 
     d = next(x for x in all_sizes() if x.name == "strict, one binary categorical feature, depth 2")

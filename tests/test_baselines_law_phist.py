@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from audit.baselines_law.phist_report import laplace_mechanisms, lpdt_params, pair_loss
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.engine.exact_law.exact import privacy_loss
 from audit.lpdt.certificate import domains
 from audit.lpdt.exact_law import randomizer_of

@@ -15,7 +15,7 @@ import pytest
 from scipy import integrate
 
 from audit.baselines_law.random_tree_pf import pair_loss, release_law, structure_classes
-from audit.certify import certify_domain, enumerate_pairs
+from audit.results.certify import certify_domain, enumerate_pairs
 from audit.privatree.certificate import baseline_domains
 from law_fit import pooled_pvalue, twice_epsilon
 from reference.baselines.diffprivlib_tree import RandomTreePFClassifier

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from audit.baselines_law import bdpt_tree, dpgdf_tree
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.privatree.certificate import baseline_domains
 from audit.privatree.exact_law import laws_pair_loss
 from law_fit import pooled_pvalue, twice_epsilon

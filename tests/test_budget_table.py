@@ -1,4 +1,4 @@
-"""The samples each budget really draws (audit.samples.samples_table) against what runs drew: every row of
+"""The samples each budget really draws (audit.frontends.samples.samples_table) against what runs drew: every row of
 the committed full privatree report, rows of a quick privatree run, and a quick check. Deterministic (fixed seeds):
 no false alarm possible. Also: a run's sampled pass carries its power, and an inconclusive one says so."""
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from audit.__main__ import main
 from audit.engine.runs.budget import SAMPLES
-from audit.samples import family_of, samples_table, table_text
+from audit.frontends.samples import family_of, samples_table, table_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

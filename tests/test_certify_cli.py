@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from audit.certify import CERTIFY_TARGETS
+from audit.results.certify import CERTIFY_TARGETS
 
 
 def test_certify_help_lists_every_target_it_accepts():

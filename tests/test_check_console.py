@@ -173,7 +173,7 @@ def test_claims_file_params_as_a_literal_string(tmp_path):
                       'params = "[1]"\n')
     assert main(["check", "--claims", str(claims), "--out", str(tmp_path), "--quiet"]) == 2  # the bad one: line 15
     from audit.check import CheckError
-    from audit.claims_file import load_claims
+    from audit.frontends.claims_file import load_claims
 
     with pytest.raises(CheckError, match=r"tuple.toml:15: subject 'bad': params must be"):
         load_claims(claims)

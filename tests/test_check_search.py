@@ -412,7 +412,7 @@ def test_check_draws_a_declared_fast_path_with_the_per_draw_vectors():
     with the noise off (epsilon 1e9, fixed budget shares) the batched vectors and the per-draw ones take the same
     values; a subclass that overrides a step of the algorithm gets no fast path (its own code runs), and neither
     does the default release (it also reads predictions and the model's state, which only a fit gives)."""
-    from audit.learner_references import LEARNERS
+    from audit.results.learner_references import LEARNERS
 
     ref = LEARNERS["privatree"]
     cls, params = ref.load(), {**ref.params, **ref.noise_off}

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from audit.__main__ import main
-from audit.report import Report, write_report
+from audit.results.report import Report, write_report
 
 
 def test_run_mechanisms_writes_both_reports(tmp_path, capsys):

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from audit.__main__ import main
-from audit.learner_references import LEARNERS
+from audit.results.learner_references import LEARNERS
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

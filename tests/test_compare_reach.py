@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from audit.__main__ import main
-from audit.compare_command import accounting_label, first_disagreement, params_suffix
+from audit.frontends.compare_command import accounting_label, first_disagreement, params_suffix
 from audit.engine.comparison.compare import compare_distributions
-from audit.learner_references import LEARNERS, fitted_mechanism, resolve_reference
+from audit.results.learner_references import LEARNERS, fitted_mechanism, resolve_reference
 from audit.oracle.reach_cases import EdgeOffByOne, LabelsAsIndices
 from reference.privatree import PrivaTreeClassifier
 

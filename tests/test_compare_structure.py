@@ -19,7 +19,7 @@ import pytest
 from audit.engine.comparison.compare import ks_test, two_sample_test
 from audit.engine.comparison.exact_oracle import pooled
 from audit.engine.estimation.sampling import Samples, collect, draw
-from audit.learner_references import LEARNERS, fitted_mechanism, path_text, release_paths
+from audit.results.learner_references import LEARNERS, fitted_mechanism, path_text, release_paths
 from audit.oracle.exact_laws import ATOM_CELL, EXACT_REFERENCES
 from reference.tree import route_heap
 

@@ -43,7 +43,7 @@ def server(tmp_path, monkeypatch):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((shared / FISH).read_bytes())
     monkeypatch.setattr(data_sources, "SOURCES", sources)
-    monkeypatch.setattr("audit.data_fetch.SOURCES", sources)
+    monkeypatch.setattr("audit.results.data_fetch.SOURCES", sources)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

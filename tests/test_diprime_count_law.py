@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.diprime.certificate import _BASE, all_sizes, domains
 from audit.diprime.count_law import WINDOW, DiPriMeFlipCountLaw
 from audit.diprime.exact_law import pair_loss

@@ -16,7 +16,7 @@ import pytest
 
 from law_fit import depth_one_counts, pooled_pvalue
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.diprime.certificate import TripleLeafBudget, domains
 from audit.diprime.exact_law import flip_grid, forest_setup, leaf_atoms, node_factor, pair_loss
 from reference.diprime import DiPriMeForestClassifier

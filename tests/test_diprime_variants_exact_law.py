@@ -18,7 +18,7 @@ import pytest
 
 from law_fit import depth_one_counts, pooled_pvalue
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.diprime.certificate import (TripleLeafBudget, TripleLeafBudgetRegressor, TripleLeafERTClassifier,
                                        domains)
 from audit.diprime.exact_law import _gaps, ie_node, ie_pieces, forest_setup, leaf_atoms, pair_loss

@@ -1,9 +1,9 @@
 """The API reference covers every public name and the command line (issue 45 item 4).
 
-The public names: ``__all__`` of ``audit``, ``reference``, ``audit.doors`` and the gate's modules, and the names
+The public names: ``__all__`` of ``audit``, ``reference``, ``audit.frontends.doors`` and the gate's modules, and the names
 the guides import from elsewhere (the pair builders, the pytest plugin's fixture, the randomness warning). Each must
 be the object of a ``::: path`` directive of ``docs/api/*.md`` (or a member of a module documented whole). The
-command line page is generated from the parser at build time (``docs_hooks.py``, :mod:`audit.cli_doc`); every
+command line page is generated from the parser at build time (``docs_hooks.py``, :mod:`audit.frontends.cli_doc`); every
 subcommand and every option ``--help`` prints is on it. Deterministic: no false alarm possible.
 """
 from __future__ import annotations
@@ -16,16 +16,16 @@ from types import ModuleType, SimpleNamespace
 import pytest
 
 from audit.__main__ import build_parser
-from audit.cli_doc import _subparsers, cli_markdown
+from audit.frontends.cli_doc import _subparsers, cli_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 API = sorted((ROOT / "docs" / "api").glob("*.md"))
 
 #: module -> its public names (``__all__``, or the names the guides use)
-PUBLIC = {"audit": None, "reference": None, "audit.doors": None, "audit.gate.observe": None,
+PUBLIC = {"audit": None, "reference": None, "audit.frontends.doors": None, "audit.gate.observe": None,
           "audit.gate.determinism": None,
           "audit.engine.estimation.neighbours": ["add_remove_pairs", "substitute_pairs", "NeighbourPair"],
-          "audit.pytest_plugin": ["dp_samples"], "reference.randomness": ["SeedIgnoredWarning"]}
+          "audit.frontends.pytest_plugin": ["dp_samples"], "reference.randomness": ["SeedIgnoredWarning"]}
 
 
 def _resolve(path: str):

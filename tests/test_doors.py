@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from audit import assert_private, learner_mechanism
-from audit.doors import EstimatorFactory, GateResult
+from audit.frontends.doors import EstimatorFactory, GateResult
 from audit.engine.runs.budget import ENV_VAR
 from audit.engine.estimation.neighbours import add_remove_pairs
 from reference.mechanisms import Laplace

@@ -1,4 +1,4 @@
-"""The run reports' section "Exact ε by number of records" (audit.exact_by_size): the loss by size of a listed
+"""The run reports' section "Exact ε by number of records" (audit.results.exact_by_size): the loss by size of a listed
 domain is the running maximum of its pairs' exact losses, the strict curves are the certificates' own, and the
 committed reports carry the section the code computes now (nothing is sampled)."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from audit import exact_by_size as ebs
+from audit.results import exact_by_size as ebs
 from audit.engine.exact_law.domain import certify_domain, loss_by_size
-from audit.report import Report
+from audit.results.report import Report
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ("privatree", "diprime", "random-trees")
@@ -106,7 +106,7 @@ def test_a_fresh_report_puts_the_section_where_splice_does(tmp_path, computed):
     report.mutants.append({"id": "m", "description": "d", "source": "s", "epsilon_claimed": 1.0,
                            "epsilon_lower": 2.0, "detected": True})
     report.exact_by_size = rows
-    from audit.report import write_report
+    from audit.results.report import write_report
 
     folder = write_report(report, tmp_path)
     text = (folder / "report.md").read_text()

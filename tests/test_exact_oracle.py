@@ -20,7 +20,7 @@ from scipy import stats
 from audit.engine.comparison.exact_oracle import OTHER, CellLaw, compare_exact, detectable_difference_one_sample, \
     g_test_one_sample, one_sample_test
 from audit.engine.comparison.compare import detectable_difference
-from audit.learner_references import LEARNERS, fitted_mechanism
+from audit.results.learner_references import LEARNERS, fitted_mechanism
 from audit.oracle.exact_laws import EXACT_REFERENCES, exact_reference
 from audit.oracle.learner_cases import BudgetOffByOneLevel, TiesToLastFeature, _Release
 from audit.diprime.certificate import TripleLeafBudget

@@ -1,4 +1,4 @@
-"""The command line fails closed (:mod:`audit.fail_closed`): one exit status per cause, never a pass without a
+"""The command line fails closed (:mod:`audit.frontends.fail_closed`): one exit status per cause, never a pass without a
 complete report. The commands run as a user's CI runs them, ``python -m audit ...`` in a child process."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit.fail_closed import EXIT_UNFINISHED, runs_outside_code, worker_main
+from audit.frontends.fail_closed import EXIT_UNFINISHED, runs_outside_code, worker_main
 
 TESTS = Path(__file__).parent
 BASE = ["--epsilon", "1", "--bounds", "[[0, 1]]", "--classes", "0,1", "--quiet", "--n-samples", "2000",

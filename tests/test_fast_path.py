@@ -5,7 +5,7 @@ import pytest
 
 from audit import learner_mechanism
 from audit.compare import compare_distributions
-from audit.learner_references import LEARNERS, fitted_mechanism
+from audit.results.learner_references import LEARNERS, fitted_mechanism
 from audit.oracle_learner_cases import BudgetOffByOneLevel, ThresholdOffByOneBin
 from reference.baselines.dp_ert import DPExtraTreesRegressor
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor

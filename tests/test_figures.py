@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from audit.engine.presentation import figures
-from audit.report import Report, write_report
+from audit.results.report import Report, write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

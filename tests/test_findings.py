@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.exact_eps import METHOD_WORDS, exact_eps_rows, exact_eps_table
-from audit.findings import FINDINGS, findings_rows, findings_table
+from audit.results.exact_eps import METHOD_WORDS, exact_eps_rows, exact_eps_table
+from audit.results.findings import FINDINGS, findings_rows, findings_table
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"<!-- findings:start[^>]*-->\n(.*?)<!-- findings:end -->", flags=re.S)
@@ -25,7 +25,7 @@ def test_the_page_shows_the_generated_table(page):
     found = BLOCK.findall((ROOT / page).read_text())
     assert len(found) == 1, f"{page}: one findings block expected, found {len(found)}"
     assert found[0] == findings_table(), \
-        f"{page}: rewrite its table with: python -c \"from audit.findings import update_pages; " \
+        f"{page}: rewrite its table with: python -c \"from audit.results.findings import update_pages; " \
         f"update_pages('README.md', 'docs/index.md')\""
 
 
@@ -105,7 +105,7 @@ def test_the_text_format_fits_the_terminal_and_puts_each_verdict_first():
 def test_update_pages_writes_the_table_into_its_block_only(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("before\n<!-- findings:start -->\nold table\n<!-- findings:end -->\nafter\n")
-    from audit.findings import update_pages
+    from audit.results.findings import update_pages
 
     assert update_pages(page) == [page] and update_pages(page) == []
     assert page.read_text() == f"before\n<!-- findings:start -->\n{findings_table()}<!-- findings:end -->\nafter\n"

@@ -15,7 +15,7 @@ from audit.engine.estimation.estimate import Claim
 from audit.engine.comparison.exact_oracle import OTHER, CellLaw
 from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, common_cells, law_events
 from audit.engine.exact_law.tightness import attainable_from_pmf
-from audit.report import Report
+from audit.results.report import Report
 
 
 class Categorical:

@@ -111,7 +111,7 @@ def test_no_paper_package_imports_the_certify_front_end_or_the_oracle(paper):
     """The law layering: the generic law pieces are in audit/engine (laws, domain), so a paper's package never
     reaches up to the ``certify`` front end or across to the ``oracle`` target."""
     for p in _modules(f"audit/{paper}"):
-        bad = [n for n in _audit_imports(p) if n.startswith(("audit.certify", "audit.oracle"))]
+        bad = [n for n in _audit_imports(p) if n.startswith(("audit.results.certify", "audit.oracle"))]
         assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
 
 
@@ -130,15 +130,15 @@ def test_the_baselines_laws_import_no_paper_package():
     """audit/baselines_law composes the engine's pieces only (the papers' certificates import it, not the reverse)."""
     papers = tuple(f"audit.{q}" for q in PAPERS)
     for p in _modules("audit/baselines_law"):
-        bad = [n for n in _audit_imports(p) if n.startswith(papers + ("audit.certify", "audit.oracle"))]
+        bad = [n for n in _audit_imports(p) if n.startswith(papers + ("audit.results.certify", "audit.oracle"))]
         assert not bad, f"{p.relative_to(ROOT)} imports {bad}"
 
 
 def test_the_layering_check_sees_a_forbidden_import(tmp_path):
     """The checks above parse imports, including ones inside functions (a check that sees nothing passes)."""
     f = tmp_path / "m.py"
-    f.write_text("def f():\n    from audit.certify import Domain\n    import audit.oracle.exact_laws\n")
-    assert _audit_imports(f) == ["audit.certify", "audit.oracle.exact_laws"]
+    f.write_text("def f():\n    from audit.results.certify import Domain\n    import audit.oracle.exact_laws\n")
+    assert _audit_imports(f) == ["audit.results.certify", "audit.oracle.exact_laws"]
 
 
 # ----------------------------------------------------------------------------- the house: circles, layers, names
@@ -157,12 +157,10 @@ LAYERS = (
     ("reference.baselines",),
     ("reference",),
     ("audit.engine",),
-    ("audit.certify", "audit.certify_allsizes", "audit.exact_eps", "audit.exact_by_size", "audit.findings",
-     "audit.report", "audit.learner_references", "audit.extras", "audit.data_fetch"),
+    ("audit.results",),
     ("audit.gate", "audit.baselines_law", "audit.privatree", "audit.diprime", "audit.random_trees", "audit.lpdt",
      "audit.mechanisms", "audit.mutants", "audit.oracle", "audit.reproduce", "audit.targets"),
-    ("audit", "audit.__main__", "audit.doors", "audit.claims_file", "audit.compare_command", "audit.pytest_plugin",
-     "audit.samples", "audit.fail_closed", "audit._moved"),
+    ("audit", "audit.__main__", "audit.frontends", "audit._moved"),
 )
 
 
@@ -303,6 +301,13 @@ def test_the_engine_is_grouped_by_job_and_layered():
         assert all(f"`{s}`" in row for s in stems), f"docs/design.md's engine row {package} misses one of {stems}"
 
 
+def test_the_audit_package_shows_its_layers_at_a_glance():
+    """audit/ holds packages by job (front ends, results, the gate, the engine, one per paper target) and, loose,
+    only the package's own files: its Python API, the command line and the old paths."""
+    loose = sorted(p.name for p in (ROOT / "audit").glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "_moved.py"], loose
+
+
 def test_every_module_has_a_layer():
     modules = _project_modules()
     assert all(any(m == p or m.startswith(p + ".") for layer in LAYERS for p in layer) for m in modules)
@@ -336,7 +341,7 @@ def test_the_graph_sees_lazy_relative_and_old_path_imports(tmp_path):
         ("audit.gate.verdict", "ALPHA", ""), ("audit.gate.run", "_hidden", "audit.check"),
         ("audit.gate.search", "", "audit.engine.search")]
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
-    assert _layer("audit.engine.estimation.sampling") < _layer("audit.gate.run") < _layer("audit.doors")
+    assert _layer("audit.engine.estimation.sampling") < _layer("audit.gate.run") < _layer("audit.frontends.doors")
 
 
 def test_the_design_page_draws_the_layers_and_the_gate():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.engine.exact_law.exact import privacy_loss
 from audit.lpdt.certificate import domains
 from audit.lpdt.exact_law import randomizer_of, report_logpmf, report_pair_loss

@@ -118,7 +118,7 @@ def test_audit_list_and_reference_list_cite_papers_by_authors_and_year():
 
 
 def test_a_report_cites_papers_in_text_and_lists_them_in_full_under_references(tmp_path):
-    from audit.report import Report, write_report
+    from audit.results.report import Report, write_report
     from reference.papers import PAPERS, cite
 
     rep = Report("demo", "quick", 0, title=f"A demo of {cite('lpdt')}")

@@ -123,7 +123,7 @@ def test_the_other_budgets_compute_the_laws(monkeypatch):
 
 
 def test_the_report_marks_a_committed_exact_loss():
-    from audit.report import Report
+    from audit.results.report import Report
 
     rep = Report("privatree", "quick", 0)
     (row,) = claims.edge_law_claim("quick", 0, 2)

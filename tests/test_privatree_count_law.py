@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.engine.exact_law.allsizes import INF, certify_all_sizes, point_loss, split_box
 from audit.privatree.certificate import all_sizes, domains
 from audit.privatree.count_law import PrivaTreeCountLaw, count_vector

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.certify import certify_domain, enumerate_pairs
+from audit.results.certify import certify_domain, enumerate_pairs
 from audit.privatree.certificate import domains
 from audit.privatree.exact_law import pair_loss, release_law
 from audit.privatree.mutants import HalfLeafNoise

@@ -62,7 +62,7 @@ def test_out_of_reach_configurations_are_refused_by_name(bad, name):
 def test_the_search_capped_at_six_records_visits_every_pair_and_finds_the_listed_maximum():
     """With a tolerance below the leaves' slack the capped search splits down to single pairs: its best lower end is
     the listed certificate's (the same law at the same pairs), and the bound stays the claim."""
-    from audit.certify import certify_domain
+    from audit.results.certify import certify_domain
     from audit.random_trees.certificate import domains
 
     ref = certify_domain(domains()[0])

@@ -18,7 +18,7 @@ import pytest
 
 from law_fit import pooled_pvalue
 
-from audit.certify import certify_domain
+from audit.results.certify import certify_domain
 from audit.random_trees.certificate import domains
 from audit.random_trees.exact_law import (MAX_STRUCTURES, leaf_law, pair_loss, structure_classes)
 from reference.mechanisms import TwoSidedGeometric

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from audit.render import compact, plain
-from audit.report import Report, write_report
+from audit.results.report import Report, write_report
 
 
 def test_trees_are_written_compactly():

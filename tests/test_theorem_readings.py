@@ -6,7 +6,7 @@ import pytest
 
 from audit.engine.runs.progress import row_line
 from audit.engine.presentation.theorem_text import DIRECTIONS, reading
-from audit.report import Report, write_report
+from audit.results.report import Report, write_report
 
 
 def _row(id, estimate, ci, bound, verdict, **extra):

@@ -39,7 +39,7 @@ from audit.engine.exact_law.law_event import PairLaw, audit_pairs_by_law, common
 from audit.engine.exact_law.laws import laws_pair_loss
 from audit.engine.estimation.learner import LearnerMechanism
 from audit.engine.estimation.neighbours import NeighbourPair, add_remove_pairs
-from audit.report import Report
+from audit.results.report import Report
 from audit.targets import residual_delta
 from reference.diprime import DiPriMeForestClassifier, DiPriMeForestRegressor
 from reference.diprime.batch import DiPriMeBatch
@@ -300,7 +300,7 @@ def mutant_rows(budget: str, seed: int) -> list[dict]:
 
 
 def run(budget: str, seed: int) -> Report:
-    from audit import exact_by_size
+    from audit.results import exact_by_size
     from audit.diprime import theorems
 
     start = time.perf_counter()

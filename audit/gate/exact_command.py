@@ -36,7 +36,7 @@ def command(args, error, finish, unfinished: int) -> int:
     from audit.gate.exact import EXACT_RECORDS, ExactResult, exact_check, exact_row
     from audit.gate.inputs import CheckError, resolve, user_pairs
     from audit.gate.run import Subject, parse_bounds, parse_classes, parse_params
-    from audit.report import Report
+    from audit.results.report import Report
 
     if args.claims:
         return error("--exact audits one MODULE:CALLABLE, not a claims file")

@@ -62,7 +62,7 @@ from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pair
 from audit.gate.outcome import SubjectExit
 from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, power_statement
 from audit.gate.outputs import EstimatorRelease
-from audit.report import Report
+from audit.results.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
 from audit.gate.search import candidate_pairs, data_key, search_and_confirm
 from audit.gate.channels import CHANNELS_SHARE, read_channels
@@ -85,7 +85,7 @@ class Subject:
     """One thing to audit and the claim made for it."""
 
     name: str
-    #: ``MODULE:CALLABLE``, or the callable itself (:class:`audit.doors.EstimatorFactory` from Python)
+    #: ``MODULE:CALLABLE``, or the callable itself (:class:`audit.frontends.doors.EstimatorFactory` from Python)
     target: object
     epsilon: float
     delta: float = 0.0
@@ -144,7 +144,7 @@ def _is_estimator(obj, params) -> bool:
     """A class with ``fit``, or a factory whose product has ``fit``."""
     if inspect.isclass(obj):
         return callable(getattr(obj, "fit", None))
-    if getattr(obj, "makes_estimators", False):  # a factory given in Python (audit.doors.EstimatorFactory)
+    if getattr(obj, "makes_estimators", False):  # a factory given in Python (audit.frontends.doors.EstimatorFactory)
         return True
     if not params:
         return False

@@ -26,7 +26,7 @@ from audit.engine.estimation.bounds import epsilon_lower_bound
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.exact_law.exact import exact_loss
 from audit.engine.estimation.learner import learner_mechanism
-from audit.report import Report
+from audit.results.report import Report
 from audit.lpdt import theorems
 from reference.lpdt import LPDTRegressor
 from reference.lpdt.partition import regular_partition

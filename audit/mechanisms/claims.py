@@ -16,7 +16,7 @@ from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.exact_law.exact import exact_loss
 from audit.engine.presentation.figures import captioned, legend_below, mark_bars, pyplot, save
 from audit.mutants import correct_cases, mutant_cases
-from audit.report import Report
+from audit.results.report import Report
 from audit.engine.exact_law.tightness import attainable
 from reference.mechanisms import (
     BitRandomizedResponse,

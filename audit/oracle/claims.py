@@ -12,7 +12,7 @@ from audit.engine.runs import checkpoint
 from audit.engine.comparison.compare import compare_distributions
 from audit.oracle.cases import REFERENCES, OracleCase, oracle_cases
 from audit.oracle.learner_cases import learner_cases, learner_references
-from audit.report import Report
+from audit.results.report import Report
 
 DESCRIPTION = "the oracle: second implementations accepted, subtly wrong candidates rejected"
 N_SAMPLES = {"quick": 20_000, "standard": 50_000, "full": 200_000}
@@ -49,7 +49,7 @@ def run(budget: str, seed: int) -> Report:
         try:
             case.make()
         except ImportError as exc:  # an outside candidate whose package is not installed
-            from audit.extras import hint
+            from audit.results.extras import hint
 
             report.notes.append(f"`{case.id}` ({case.description}) not run: {exc}{hint(exc)}")
             continue

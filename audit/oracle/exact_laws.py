@@ -42,7 +42,7 @@ import numpy as np
 
 from audit.diprime.cell_law import ATOM_CELL, with_other as _with_other
 from audit.engine.comparison.exact_oracle import OTHER, CellLaw
-from audit.learner_references import BINARY_INPUTS, LEARNERS
+from audit.results.learner_references import BINARY_INPUTS, LEARNERS
 from audit.oracle.learner_cases import PRIVATREE_INPUTS, PRIVATREE_PARAMS
 from audit.privatree.cell_law import privatree_cell_law
 
@@ -70,7 +70,7 @@ UNIFORM_ON_AN_END = (0.4995e-6, 0.5005e-6)
 @dataclass
 class ExactReference:
     """A reference learner with an exact release law: its learner (a name of
-    :data:`audit.learner_references.LEARNERS`), parameters, inputs and law."""
+    :data:`audit.results.learner_references.LEARNERS`), parameters, inputs and law."""
 
     name: str
     learner: str

@@ -3,7 +3,7 @@
 * :class:`EdgeOffByOne`: bins assigned by ``np.digitize(x, edges, right=False)`` (``E[b-1] <= x < E[b]``, the
   upper bound clipped into the last bin) instead of PrivaTree's ``E[b-1] < x <= E[b]``. Only a record lying on an
   edge moves, so only the built-in input "8 records on bin edges and bounds" of
-  :data:`audit.learner_references.CLASSIFICATION_INPUTS` can reveal it.
+  :data:`audit.results.learner_references.CLASSIFICATION_INPUTS` can reveal it.
 * :class:`LabelsAsIndices`: the classes read from the data (``np.unique(y)``) and the labels used as histogram
   indices, as if they were ``0..K-1``. With labels ``{1, 2}`` the class-2 records are counted as class 0 of the
   next bin (and the last bin's dropped); the built-in input "8 records, labels {1, 2}" reveals it.

@@ -52,7 +52,7 @@ from audit.privatree.mutants import g1_pair, mutant_cases, pure_pair
 from audit.privatree.theorems import DPLR_LAMBDA, N_COROLLARY1  # noqa: F401 - N_COROLLARY1: the old path
 from audit.engine.estimation.neighbours import NeighbourPair, substitute_pairs
 from audit.engine.estimation.parts import Part, run_parts
-from audit.report import Report
+from audit.results.report import Report
 from audit.targets import residual_delta
 from reference.baselines.bdpt import BDPTClassifier
 from reference.baselines.dp_logistic import (DPLogisticRegression, regularised_minimiser, remembered_minimisers,
@@ -472,7 +472,7 @@ def _mutant_part(k: int, budget: str, seed: int) -> list[dict]:
 
 def sample_families() -> list:
     """What each family of this target's rows draws per input at each budget
-    (:func:`audit.samples.samples_table`)."""
+    (:func:`audit.frontends.samples.samples_table`)."""
     from audit.engine.runs.budget import SampleFamily as F
 
     vectorised = {c.id: PrivaTreeBatch(estimator=c.make.func, edges=c.edges, **c.make.keywords).vectorised
@@ -506,9 +506,9 @@ def _leak_part(budget: str, seed: int) -> tuple[list, list]:
 
 
 def _exact_by_size(budget: str, seed: int) -> list[dict]:
-    """The report's deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`; no sampling);
-    at the quick budget its strict entries come from the committed certificate (:func:`audit.exact_by_size.entries`)."""
-    from audit.exact_by_size import entries
+    """The report's deterministic section "Exact ε by number of records" (:mod:`audit.results.exact_by_size`; no sampling);
+    at the quick budget its strict entries come from the committed certificate (:func:`audit.results.exact_by_size.entries`)."""
+    from audit.results.exact_by_size import entries
 
     return entries("privatree", committed=budget == "quick")
 

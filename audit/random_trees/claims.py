@@ -26,7 +26,7 @@ import numpy as np
 from audit.engine.runs import checkpoint
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.estimation.neighbours import NeighbourPair, add_remove_pairs, substitute_pairs
-from audit.report import Report
+from audit.results.report import Report
 from audit.engine.presentation.figures import captioned, integer_ticks, legend_below, pyplot, save
 from reference.papers import cite
 from reference.random_trees import RandomDecisionForestClassifier, noise_scale
@@ -322,7 +322,7 @@ def figures(budget: str, seed: int) -> tuple[list, list[str]]:
 
 # --------------------------------------------------------------------------- run
 def run(budget: str, seed: int) -> Report:
-    from audit import exact_by_size
+    from audit.results import exact_by_size
     from audit.random_trees import theorems
 
     start = time.perf_counter()

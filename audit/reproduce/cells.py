@@ -127,7 +127,7 @@ class Reproduction:
 
     # ------------------------------------------------------------------ content
     def to_json(self) -> dict:
-        from audit.report import versions
+        from audit.results.report import versions
 
         return {"paper": self.paper, "title": self.title, "seed": self.seed, "smoke": self.smoke,
                 "elapsed_s": round(self.elapsed_s, 1), "machine": machine(), "versions": versions(),

@@ -1,7 +1,7 @@
 """Audit targets: what ``python -m audit run NAME`` audits and checks.
 
 Each target module defines ``DESCRIPTION`` (one line) and
-``run(budget, seed) -> audit.report.Report``.
+``run(budget, seed) -> audit.results.report.Report``.
 """
 from __future__ import annotations
 

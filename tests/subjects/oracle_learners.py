@@ -1,11 +1,11 @@
 """Candidates for ``python -m audit compare --reference NAME`` over every reference learner.
 
-For each learner of :data:`audit.learner_references.LEARNERS` (hyphens in its name as underscores):
+For each learner of :data:`audit.results.learner_references.LEARNERS` (hyphens in its name as underscores):
 
 * ``Same_<name>``: a subclass that changes nothing (expected: no difference);
 * ``Over_<name>``: a subclass whose ``fit`` runs at 1.5 times its declared ``epsilon`` (expected: rejected).
 """
-from audit.learner_references import LEARNERS
+from audit.results.learner_references import LEARNERS
 from audit.oracle_learner_cases import ThresholdOffByOneBin
 
 

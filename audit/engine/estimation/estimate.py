@@ -271,7 +271,7 @@ class AuditResult:
                 "epsilon_lower": float(w.epsilon_lower), "epsilon_point": float(w.epsilon_point)}
 
     def mutant_row(self, case, announce: bool = True) -> dict:
-        """A row for :attr:`audit.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``
+        """A row for :attr:`audit.results.report.Report.mutants`; ``case`` has ``id``, ``description``, ``source``
         (``announce=False`` leaves announcing it to the caller)."""
         row = {"id": case.id, "description": case.description, "source": case.source,
                "epsilon_claimed": self.claim.epsilon, "epsilon_lower": self.epsilon_lower,
@@ -283,7 +283,7 @@ class AuditResult:
 
     def claim_row(self, *, id: str, subject: str, expected: str, announce: bool = True, power: bool = True,
                   **extra) -> dict:
-        """A row for :attr:`audit.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
+        """A row for :attr:`audit.results.report.Report.claims`; ``announce=False`` leaves announcing it to the caller
         (``audit check`` completes the row first: power, kept state, what decided it). A pass carries its power
         (``power`` and ``detectable_loss``, :func:`audit.engine.estimation.power.pass_power`): an ``inconclusive`` pass
         is one this sample size could not have turned into a violation at 1.25 times the claim, and its

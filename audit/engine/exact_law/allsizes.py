@@ -344,7 +344,7 @@ class AllSizesDomain:
     upper_note: str = ""
     split: str = "widest"
     max_boxes: int = 200_000
-    #: the run reports recompute the entry (:mod:`audit.exact_by_size`); ``False``: they read it from the committed
+    #: the run reports recompute the entry (:mod:`audit.results.exact_by_size`); ``False``: they read it from the committed
     #: certificate instead (an entry whose listed-law points take too long for a run)
     in_run: bool = True
 

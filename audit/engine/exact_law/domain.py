@@ -8,7 +8,7 @@ interval ``[lower, upper]`` that contains the implementation's true probability)
 loss ``max_r |ln P(r | D) - ln P(r | D')|`` as an interval (:func:`audit.engine.exact_law.laws.pair_interval`),
 the release that attains it, and the privacy profile (:func:`audit.engine.exact_law.laws.profile`).
 
-The front end (:mod:`audit.certify`) chooses the domains of a target and writes the certificate; the
+The front end (:mod:`audit.results.certify`) chooses the domains of a target and writes the certificate; the
 papers' packages only describe their domains (:class:`Domain`) and their laws.
 """
 from __future__ import annotations

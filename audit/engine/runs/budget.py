@@ -1,6 +1,6 @@
 """Sample-size budgets shared by the command line, the claims file and the pytest plugin, and
 :class:`SampleFamily`, the record of what a family of report rows draws per input at each budget (the table of
-each target and of ``check``: :mod:`audit.samples`)."""
+each target and of ``check``: :mod:`audit.frontends.samples`)."""
 from __future__ import annotations
 
 import os

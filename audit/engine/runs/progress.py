@@ -2,7 +2,7 @@
 
 While a :class:`Console` is listening (``with progress.listening(console):``), every row a run finishes (a
 claim, mutant, theorem or comparison) is announced with :func:`finished`, from where it is made
-(:meth:`audit.engine.estimation.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.report.Report`. The
+(:meth:`audit.engine.estimation.estimate.AuditResult.claim_row`) or when it joins a :class:`audit.results.report.Report`. The
 console prints one flushed line per row with its verdict and one per finished part of a run (:func:`part`, with
 the elapsed time), whether or not the output is a terminal,
 keeps an overall bar with the time left on a terminal (tqdm), and ends with :meth:`Console.summary`:

@@ -258,7 +258,7 @@ def findings_text(width: int = 80, reports: str | Path | None = None) -> str:
 
 #: the table's place in a page: between these two comments
 BLOCK = re.compile(r"(<!-- findings:start[^>]*-->\n)(.*?)(<!-- findings:end -->)", flags=re.S)
-#: the exact-epsilon table's place (:mod:`audit.exact_eps`), where a page shows it
+#: the exact-epsilon table's place (:mod:`audit.results.exact_eps`), where a page shows it
 EXACT_BLOCK = re.compile(r"(<!-- exact-eps:start[^>]*-->\n)(.*?)(<!-- exact-eps:end -->)", flags=re.S)
 
 
@@ -270,7 +270,7 @@ def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[
     *paths : str or Path
         Pages holding exactly one block ``<!-- findings:start ... -->`` ... ``<!-- findings:end -->``
         (the README and ``docs/index.md``); a page holding a block ``<!-- exact-eps:start ... -->`` ...
-        ``<!-- exact-eps:end -->`` gets :func:`audit.exact_eps.exact_eps_table` there too.
+        ``<!-- exact-eps:end -->`` gets :func:`audit.results.exact_eps.exact_eps_table` there too.
     reports : str or Path, optional
         The reports directory (default: ``reports/`` of the source checkout).
 
@@ -284,7 +284,7 @@ def update_pages(*paths: str | Path, reports: str | Path | None = None) -> list[
     ValueError
         When a page does not hold exactly one findings block (nothing is written then).
     """
-    from audit.exact_eps import exact_eps_table
+    from audit.results.exact_eps import exact_eps_table
 
     table, exact = findings_table(reports), None
     texts = {}

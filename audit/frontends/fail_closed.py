@@ -6,7 +6,7 @@ whatever status it chose (``os._exit(0)`` reads as a green CI job, with no repor
 the whole command in a child interpreter instead, and the parent, which runs no outside code, decides the exit
 status: the child's own status only when the child says, through a pipe it alone was given, that it finished
 (:func:`finished`); otherwise :data:`EXIT_UNFINISHED` with one line saying what happened. The child's console
-lines pass through unchanged, and its report is written whole or not at all (:func:`audit.report.write_report`),
+lines pass through unchanged, and its report is written whole or not at all (:func:`audit.results.report.write_report`),
 so no half report is left either.
 
 Exit status of ``check`` (and of ``compare``), one cause each:

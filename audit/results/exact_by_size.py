@@ -1,7 +1,7 @@
 """The section "Exact ε by number of records" of the ``run`` reports of privatree, diprime and random-trees.
 
 Deterministic (no sampling): the exact loss of each strict learner that has a count law, over every dataset of any
-size on its public grid (the all-sizes certificate, :mod:`audit.certify_allsizes`: branch and bound over the count
+size on its public grid (the all-sizes certificate, :mod:`audit.results.certify_allsizes`: branch and bound over the count
 vectors, :mod:`audit.engine.exact_law.allsizes`), with the exact loss over the datasets of at most ``N`` records beside the
 ledger's ε; and the published accounting's gaps, from the exact laws of the certificates' listed domains
 (:func:`audit.engine.exact_law.domain.loss_by_size`: every neighbouring pair of the domain, grouped by the number of records of
@@ -21,7 +21,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from audit.findings import REPORTS
+from audit.results.findings import REPORTS
 
 __all__ = ["SIZES", "GAPS", "TITLE", "FIGURE", "entries", "section_lines", "figure", "splice", "jsonable"]
 
@@ -66,7 +66,7 @@ GAPS: dict[str, tuple[Gap, ...]] = {
 }
 
 
-#: the learner's name in the section (the strict learners': :data:`audit.exact_eps.EXACT_TARGETS`)
+#: the learner's name in the section (the strict learners': :data:`audit.results.exact_eps.EXACT_TARGETS`)
 PAPER_LEARNER = {"privatree": "PrivaTree", "diprime": "DiPriMe", "random-trees": "random decision forest"}
 
 
@@ -106,8 +106,8 @@ def _strict(target: str, committed: bool = False) -> list[dict]:
     """The all-sizes entries of the target's strict learners (Algorithm and theorem cited in each count law);
     with ``committed``, each entry the committed certificate holds for exactly its domain (:func:`_matches`) is
     read from it instead of searched again (marked with ``source``, the certificate's name)."""
-    from audit import certify_allsizes
-    from audit.exact_eps import EXACT_TARGETS
+    from audit.results import certify_allsizes
+    from audit.results.exact_eps import EXACT_TARGETS
 
     def sizes(d):
         return [n for n in SIZES if n <= (d.sizes or max(SIZES))]

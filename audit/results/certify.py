@@ -40,8 +40,8 @@ def write_certificate(target: str, results: list[DomainResult], out: Path, elaps
                       all_sizes: list = ()) -> Path:
     """``OUT/TARGET/certificate.md``, ``certificate.json`` and ``figures/certificate-*.png``, written
     whole (to temporary names, then renamed) or not at all; ``all_sizes``: the all-sizes results
-    (:func:`audit.certify_allsizes.run`), a section and a figure each."""
-    from audit import certify_allsizes
+    (:func:`audit.results.certify_allsizes.run`), a section and a figure each."""
+    from audit.results import certify_allsizes
 
     from audit.engine.presentation.figures import integer_ticks, legend_below, pyplot
 
@@ -138,7 +138,7 @@ def command(args, progress, error) -> int:
 
     if args.target not in CERTIFY_TARGETS:
         return error(f"certify: no exact law for target {args.target!r} yet; available: {', '.join(CERTIFY_TARGETS)}")
-    from audit import certify_allsizes
+    from audit.results import certify_allsizes
 
     module = importlib.import_module(f"audit.{args.target.replace('-', '_')}.certificate")
     domains = module.domains()

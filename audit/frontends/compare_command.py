@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from audit import extras
+from audit.results import extras
 from audit.engine.runs import checkpoint
 from reference.validation import shown
 
@@ -68,7 +68,7 @@ def _params(text) -> dict:
 
 
 def _list_references(given=None) -> int:
-    from audit.learner_references import LEARNERS
+    from audit.results.learner_references import LEARNERS
     from audit.oracle.cases import REFERENCES
 
     print("learners (candidate: a class taking the reference's parameters; compared through release() or "
@@ -95,7 +95,7 @@ def _compare_setup(args):
     """``(candidate, reference, params, inputs, n per side, how they are compared)`` for ``args``."""
     from audit.gate.run import resolve
     from audit.engine.comparison.compare import map_parameters
-    from audit.learner_references import learner_reference, resolve_reference
+    from audit.results.learner_references import learner_reference, resolve_reference
     from audit.oracle.cases import REFERENCES
     from audit.oracle.claims import N_LEARNER, N_SAMPLES
 
@@ -238,7 +238,7 @@ def _learner_params(ref, given):
 def _self_setup(args, given, param_map):
     """``--reference self``: the candidate's declared batched sampler against its own one-fit-per-draw path."""
     from audit.gate.run import resolve
-    from audit.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
+    from audit.results.learner_references import LEARNERS, fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import N_LEARNER
 
     cls = resolve(args.subject)
@@ -269,7 +269,7 @@ def _compare_noise_off(args, _error) -> int:
     error (a candidate without ``release()``, a reference that raises)."""
     from audit.gate.run import CheckError, resolve
     from audit.engine.comparison.compare_noise_off import NoiseOffMismatch, ReferenceRaised, check_noise_off
-    from audit.learner_references import fitted_mechanism, learner_reference, rename_parameters
+    from audit.results.learner_references import fitted_mechanism, learner_reference, rename_parameters
     from audit.oracle.claims import ALPHA
 
     try:
@@ -359,7 +359,7 @@ def _compare_exact(args, alpha, _error, _finish) -> int:
     """``--exact``: the candidate's releases against the reference's exact law (:mod:`audit.engine.comparison.exact_oracle`)."""
     from audit.gate.run import CheckError, params_text, resolve
     from audit.engine.comparison.exact_oracle import compare_exact
-    from audit.learner_references import rename_parameters, fitted_mechanism
+    from audit.results.learner_references import rename_parameters, fitted_mechanism
     from audit.oracle.claims import N_LEARNER
     from audit.oracle.exact_laws import exact_reference
 
@@ -418,7 +418,7 @@ def _most_different(r, side: str, limit: int | None = None) -> str:
 def _write(args, res, alpha, start, note, _finish, probe=None, unexercised="") -> int:
     """The comparison's report (``res``: a two-sample or an exact comparison), written by ``_finish``;
     ``unexercised``: what the comparison leaves untested, said in the notes and on the console."""
-    from audit.report import Report
+    from audit.results.report import Report
 
     name = report_name(args.subject, args.reference) + params_suffix(args.params) + ("-exact" if args.exact else "")
     report = Report(name, args.budget, args.seed, title=f"`{args.subject}` against the reference `{args.reference}`"

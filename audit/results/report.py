@@ -97,7 +97,7 @@ class Report:
     elapsed_s: float = 0.0
     #: CPU seconds of each stage, by claim id then stage (``check``): a measurement like ``elapsed_s``, not a result
     stage_cpu_s: dict[str, dict[str, float]] = field(default_factory=dict)
-    #: the deterministic section "Exact ε by number of records" (:mod:`audit.exact_by_size`), when the target has one
+    #: the deterministic section "Exact ε by number of records" (:mod:`audit.results.exact_by_size`), when the target has one
     exact_by_size: list[dict[str, Any]] = field(default_factory=list)
     #: ``(name, draw)`` pairs; ``draw(path)`` saves one PNG figure
     figures: list = field(default_factory=list, repr=False)
@@ -182,7 +182,7 @@ class Report:
             lines += _folded("Evidence of the claims", [(c["id"], c.get("detail")) for c in self.claims])
             lines.append("")
         if self.exact_by_size:
-            from audit.exact_by_size import jsonable, section_lines
+            from audit.results.exact_by_size import jsonable, section_lines
 
             lines += section_lines(jsonable(self.exact_by_size))
         if self.mutants:
@@ -440,8 +440,8 @@ def write_report(report: Report, out_dir: str | os.PathLike) -> Path:
                 entry[1](tmp / "figures" / f"{name}.png")
                 figures.append(f"figures/{name}.png")
                 captions[figures[-1]] = caption_of(entry)
-        if report.exact_by_size:  # the section's one figure, shown in the section (audit.exact_by_size)
-            from audit.exact_by_size import FIGURE, figure
+        if report.exact_by_size:  # the section's one figure, shown in the section (audit.results.exact_by_size)
+            from audit.results.exact_by_size import FIGURE, figure
 
             figure(report.exact_by_size, tmp / FIGURE)
         (tmp / "report.json").write_text(payload)

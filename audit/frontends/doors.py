@@ -234,7 +234,7 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
                    strict_power: bool = False, float_probe: bool = True, **options):
     """Audit a privacy claim and raise ``AssertionError`` with the evidence when it is violated.
 
-    One engine behind every door (:mod:`audit.doors`): an estimator wrapped by
+    One engine behind every door (:mod:`audit.frontends.doors`): an estimator wrapped by
     :func:`audit.learner_mechanism` is audited by the gate of ``python -m audit check``, with its defaults:
     everything the fitted model publishes, the neighbour search, the scale family, the floating-point,
     exception and kept-state probes, the growth of an inconclusive pass and the power statement. ``pairs`` are
@@ -277,7 +277,7 @@ def assert_private(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *
 
     Returns
     -------
-    audit.doors.GateResult
+    audit.frontends.doors.GateResult
         ``verdict``, ``epsilon_lower``, ``power`` (``"conclusive"`` or ``"inconclusive"``), ``decided_by``,
         ``detail`` (the evidence and the power statement) and the gate's claim ``row``.
 
