@@ -55,6 +55,7 @@ def test_reference_list(capsys):
     for name in LEARNERS:
         assert name in out
     assert "laplace" in out and "self" in out
+    assert "diprime-flip-classifier" in out.split("exact laws")[1]  # a reference of --exact only is listed too
     assert main(["compare", "--reference", "privatree"]) == 2
 
 

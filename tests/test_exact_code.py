@@ -165,7 +165,9 @@ def test_command_line_exit_codes_and_report_fields(tmp_path):
                                "--exact", "--exact-records", "2", "--classes", "0,1", "--out", str(out), "--quiet"],
                               cwd=ROOT / "tests", capture_output=True, text=True, timeout=300)
         assert proc.returncode == code, proc.stdout + proc.stderr
-        row = json.loads(next(out.glob("*/report.json")).read_text())["claims"][0]
+        (report,) = out.glob("*/report.json")  # its own folder: a sampled run's report of the subject stays
+        assert report.parent.name == f"check-subjects.exact_user-{name}-exact"
+        row = json.loads(report.read_text())["claims"][0]
         assert row["exact_verdict"] == verdict and len(row["exact_epsilon"]) == 2
         assert ("PROVED on this domain" if code == 0 else "REFUTED") in proc.stdout + proc.stderr
     proc = subprocess.run([sys.executable, "-m", "audit", "check", "subjects.exact_user:LaplaceCount", "--epsilon",
@@ -318,3 +320,15 @@ def test_a_sparse_release_is_a_product_of_its_paths_and_matches_brute_force(thre
     truth = _kept_above_truth(0, 1, threshold, eps)
     assert res.lower <= truth + 1e-9 and res.upper >= truth - 1e-9, (res, truth)
     assert res.upper - res.lower < 1e-8, res
+
+
+@pytest.mark.parametrize("noise_epsilon,verdict,value", [(None, "proved", 1.0), (2.0, "refuted", 2.0)])
+def test_the_projects_own_exact_noise_is_an_atom_of_its_law(noise_epsilon, verdict, value):
+    """reference.mechanisms' two-sided geometric noise is sampled by rejection loops over uniforms of up to 2^56
+    values: followed draw by draw it could not be decided. The exact mode reads it as one atom of its law,
+    ``DLap(1 / epsilon)``, and decides the counts as it decides NumPy's geometric difference (the float rounding
+    of the rate stays within the tolerance)."""
+    res = exact_check(exact_user.ProjectGeometricCounts, 1.0, bounds=[(0.0, 1.0)], classes=[0, 1], records=3,
+                      params={"noise_epsilon": noise_epsilon})
+    assert res.verdict == verdict, res
+    assert abs(res.lower - value) <= TOL * value and (verdict != "proved" or res.upper <= 1.0 + TOL), res

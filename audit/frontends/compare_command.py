@@ -88,6 +88,12 @@ def _list_references(given=None) -> int:
     for name in REFERENCES:
         if name not in LEARNERS:
             print(f"  {name}")
+    from audit.oracle.exact_laws import EXACT_REFERENCES
+
+    print("exact laws (--exact: the candidate alone against the reference's exact release law):")
+    for name, ref in EXACT_REFERENCES.items():
+        only = "" if name in LEARNERS or name in REFERENCES else " (with --exact only)"
+        print(f"  {name:24s} {ref.description}{only}")
     return 0
 
 

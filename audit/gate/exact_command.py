@@ -58,7 +58,8 @@ def command(args, error, finish, unfinished: int) -> int:
     except (CheckError, ValueError, TypeError) as exc:
         return error(str(exc))
     subject = Subject(args.subject, args.subject, args.epsilon, 0.0, args.neighbours, params, None)
-    name = "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", args.subject.replace(":", "-"))
+    # its own folder: an exact run never replaces the sampled report of the same subject
+    name = "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", args.subject.replace(":", "-")) + "-exact"
     report = Report(name, "exact", args.seed, title="The exact privacy loss of outside code on a tiny domain, "
                                                     "computed by `python -m audit check --exact`.")
     try:

@@ -398,3 +398,34 @@ class PermutedSample:
         if len(data) == 0:
             return -1
         return int(rng.permutation(np.asarray(data))[0])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Noise from the project's own mechanisms (reference.mechanisms), whose exact sampler runs rejection loops
+# ----------------------------------------------------------------------------------------------------------------
+
+class ProjectGeometricCounts(_Seeded):
+    """Per-class counts released through :class:`reference.mechanisms.TwoSidedGeometric` (sensitivity 1), which
+    samples exact integer noise by rejection over uniforms of up to 2^56 values.
+
+    Exact loss: ``epsilon`` (as :class:`NoisyCountsVectorised`: the law is ``DLap(1 / epsilon)``). With
+    ``noise_epsilon`` twice the claim, ``2 epsilon``.
+    """
+
+    _PARAMS = ("epsilon", "classes", "random_state", "noise_epsilon")
+
+    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None, noise_epsilon=None):
+        super().__init__(epsilon, classes, random_state)
+        self.noise_epsilon = noise_epsilon
+
+    def fit(self, X, y):
+        from reference.mechanisms import TwoSidedGeometric
+
+        y = np.asarray(y)
+        counts = np.array([np.sum(y == c) for c in self.classes], dtype=np.int64)
+        mech = TwoSidedGeometric(self.noise_epsilon or self.epsilon, 1.0)
+        self.counts_ = mech.sample(counts, np.random.default_rng(self.random_state))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
