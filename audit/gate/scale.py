@@ -225,7 +225,8 @@ def scale_pairs(mechanism, bounds, classes, relation: str = "add-remove", *, n_p
         out.pairs.append(_pair(pattern, n, bounds, classes, relation))
         out.scores.append(score)
         progress.step(f"scale pattern {k_pattern + 1}/{len(patterns)} [{pattern}]: {n:,} records vs {n + 1:,} "
-                      f"(pilot ε ≥ {score[0]:.3g}; {len(samples)} sizes, {out.seconds[pattern]:.1f} s)",
+                      f"(pilot ε ≥ {score[0]:.3g} at the lenient level 0.5: where to confirm, not a verdict; "
+                      f"{len(samples)} sizes, {out.seconds[pattern]:.1f} s)",
                       done=k_pattern + 1, total=len(patterns), since=start)
     out.seconds["total"] = time.perf_counter() - start
     return out
