@@ -75,3 +75,14 @@ def test_bounds_that_exclude_the_data_are_said_in_the_console_and_the_report(tmp
     assert "records of the dataset builtin:iris lie outside --bounds" in capsys.readouterr().out
     row = json.loads(next(tmp_path.rglob("report.json")).read_text())["claims"][0]
     assert "lie outside --bounds" in row["detail"]
+
+
+@pytest.mark.parametrize("relation", ["add-remove", "substitute"])
+def test_pair_names_write_records_without_float_noise(relation):
+    """A record on the grid ``lo + (hi - lo) q`` is named as a reader writes it: the iris-like bounds of the
+    claims-file example put 0.33999999999999997 in a name, which now reads 0.34 (the datasets keep their values)."""
+    bounds = [(4.3, 7.9), (2.0, 4.4), (1.0, 6.9), (0.1, 2.5)]
+    pairs = candidate_pairs(bounds, [0, 1, 2], relation)
+    named = " ".join(p.description for p in pairs)
+    assert "record at [" in named and not any(noise in named for noise in ("99999999", "00000001"))
+    assert any(np.isclose(p.d0[0], 0.34).any() or np.isclose(p.d1[0], 0.34).any() for p in pairs)

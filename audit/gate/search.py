@@ -42,6 +42,12 @@ FAMILIES = ("pure node + one other class", "only record of a class removed", "id
             "one vs two records at the bounds")
 
 
+
+def _point(x) -> str:
+    """A record's features as a reader writes them, to ten significant digits: the rounding of the grid's own
+    arithmetic (``lo + (hi - lo) q``) is not part of the record, so ``0.33999999999999997`` reads ``0.34``."""
+    return "[" + ", ".join(repr(float(f"{float(v):.10g}")) for v in x) + "]"
+
 def _empty(d: int):
     return np.zeros((0, d)), np.zeros(0, dtype=int)
 
@@ -135,7 +141,7 @@ def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int 
                            relation))
     else:
         for r in (low, high):
-            pairs.append(_pair(FAMILIES[8], f"one record at {r}: label {shown(c0)} vs {shown(c1)}", [r], [c0], [r], [c1], d,
+            pairs.append(_pair(FAMILIES[8], f"one record at {_point(r)}: label {shown(c0)} vs {shown(c1)}", [r], [c0], [r], [c1], d,
                                relation))
         pairs.append(_pair(FAMILIES[8], f"two records: the first's label {shown(c0)} vs {shown(c1)}", [low, high], [c0, c1],
                            [low, high], [c1, c1], d, relation))
@@ -145,12 +151,12 @@ def candidate_pairs(bounds, classes, relation: str = "add-remove", *, seed: int 
     for (r0, l0), (r1, l1) in (((bottom, c0), (top, c1)), ((top, c1), (bottom, c0)), ((top, c1), (top, c1)),
                                ((bottom, c0), (bottom, c0))):
         if add:
-            pairs.append(_pair(FAMILIES[10], f"one record at {r0} (class {shown(l0)}) vs two, the second at {r1} "
+            pairs.append(_pair(FAMILIES[10], f"one record at {_point(r0)} (class {shown(l0)}) vs two, the second at {_point(r1)} "
                                f"(class {shown(l1)})", [r0], [l0], [r0, r1], [l0, l1], d, relation))
         elif (r0, l0) != (r1, l1):
-            pairs.append(_pair(FAMILIES[10], f"one record at {r0} (class {shown(l0)}) vs at {r1} (class {shown(l1)})",
+            pairs.append(_pair(FAMILIES[10], f"one record at {_point(r0)} (class {shown(l0)}) vs at {_point(r1)} (class {shown(l1)})",
                                [r0], [l0], [r1], [l1], d, relation))
-            pairs.append(_pair(FAMILIES[10], f"two records, the second at {r0} (class {shown(l0)}) vs at {r1} "
+            pairs.append(_pair(FAMILIES[10], f"two records, the second at {_point(r0)} (class {shown(l0)}) vs at {_point(r1)} "
                                f"(class {shown(l1)})", [r1, r0], [l1, l0], [r1, r1], [l1, l1], d, relation))
     rng = np.random.default_rng(seed)
     for k in range(n_random):
