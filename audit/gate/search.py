@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.engine.presentation.render import plain
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
 from audit.engine.estimation.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
@@ -44,9 +45,10 @@ FAMILIES = ("pure node + one other class", "only record of a class removed", "id
 
 
 def _point(x) -> str:
-    """A record's features as a reader writes them, to ten significant digits: the rounding of the grid's own
-    arithmetic (``lo + (hi - lo) q``) is not part of the record, so ``0.33999999999999997`` reads ``0.34``."""
-    return "[" + ", ".join(repr(float(f"{float(v):.10g}")) for v in x) + "]"
+    """A record's features as the reports write numbers (:func:`audit.engine.presentation.render.plain`): the
+    rounding of the grid's own arithmetic (``lo + (hi - lo) q``) is not part of the record, so
+    ``0.33999999999999997`` reads ``0.34``."""
+    return "[" + ", ".join(map(plain, x)) + "]"
 
 def _empty(d: int):
     return np.zeros((0, d)), np.zeros(0, dtype=int)

@@ -247,32 +247,35 @@ class Refits:
     """
 
     def __init__(self, first: Leaves, fit=None, most: int = 6):
-        self.first, self._fit, self.most, self._more, self._failed = first, fit, most, [], False
+        self.first, self._fit, self.most, self._more = first, fit, most, []
+
+    @classmethod
+    def of(cls, lb) -> "Refits":
+        """``lb`` itself when it is a :class:`Refits`, else the refits of fit ``b`` alone."""
+        return lb if isinstance(lb, cls) else cls(lb)
 
     def __iter__(self):
         yield self.first
-        i = 0
-        while self._fit is not None and i < self.most:
+        for i in range(self.most):
             if i == len(self._more):
-                if self._failed:
+                if self._fit is None:
                     return
                 try:
                     self._more.append(self._fit(i))
-                except Exception:  # noqa: BLE001 - outside code: a fit that raises ends the search
-                    self._failed = True
+                except Exception:  # noqa: BLE001 - outside code: a fit that raises ends the search for good
+                    self._fit = None
                     return
             yield self._more[i]
-            i += 1
 
 
-def _changes(mode: Mode, la: Leaves, refits, target=None) -> bool:
-    """Whether some fit of ``refits`` differs from fit ``a`` outside ``mode.prefixes`` (``target``: how a
-    fingerprint is read, :func:`_target` of the mode by default)."""
-    whole = mode.kind in ("model", "rewind", "start") or mode.sub_path is None
-    read = target or (lambda lv: _target(mode, lv) if whole or mode.sub_path in lv.subs else {})
+def _changes(mode: Mode, la: Leaves, refits: Refits) -> bool:
+    """Whether some fit of ``refits`` differs from fit ``a`` outside ``mode.prefixes``, each read as the mode's
+    replay must reproduce it (:func:`_target`; a fit without the mode's sub-estimator differs)."""
+    def read(lv):
+        return _target(mode, lv) if mode.sub_path is None or mode.sub_path in lv.subs else {}
+
     ta = read(la)
-    return any(any(not _excluded(k, mode.prefixes) for k in _diff(ta, read(lv)))
-               for lv in (refits if isinstance(refits, Refits) else Refits(refits)))
+    return any(any(not _excluded(k, mode.prefixes) for k in _diff(ta, read(lv))) for lv in refits)
 
 
 def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb, D, t=None):
@@ -282,7 +285,7 @@ def calibrate(cand: Candidate, make_estimator, takes_seed: bool, la: Leaves, lb,
 
     Returns ``(modes, reasons)``: ``reasons`` says why each other mode was dropped.
     """
-    refits = lb if isinstance(lb, Refits) else Refits(lb)
+    refits = Refits.of(lb)
     lb = refits.first
     kept, reasons = [], []
     for mode in _modes(cand, la, takes_seed, t):
@@ -440,7 +443,7 @@ def _calibrated(mode: Mode, value, make_estimator, la: Leaves, lb, D):
     except Exception as exc:  # noqa: BLE001 - a state that cannot be stepped back or a fit that refuses it
         return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
     mode.prefixes = {"model.random_state"} | _prefixes(_diff(r1, r2))
-    if not _changes(mode, la, lb, target=lambda lv: lv.numeric):
+    if not _changes(mode, la, Refits.of(lb)):
         return [], ["not replayed: nothing in the model changes from seed to seed"]
     if not _compare(r1, la.numeric, mode.prefixes):
         return [], [f"{mode.describe()}: does not reproduce the probe's fit"]
