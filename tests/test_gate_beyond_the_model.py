@@ -47,11 +47,14 @@ def _check(target: str, tmp_path) -> tuple[int, dict]:
 
 
 @pytest.mark.parametrize("name,where", [("EntropyInTheLog", "emitted['logs']"), ("SeedPrinted", "emitted['stdout']"),
-                                        ("RunIdIsTheSeed", "model.run_id_#hex"), ("SeedInTheCard", "model.card_#hex")])
+                                        ("RunIdIsTheSeed", "model.run_id_#hex"), ("SeedInTheCard", "model.card_#hex"),
+                                        ("MajorityBit", "model.meta_['run']['id']#hex")])
 def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
     code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"
     assert where in row["detail"] and "reproduces the published model" in row["detail"]
+    if name == "MajorityBit":  # the seeded bit is the same on the probe's first pair: measured where it turns
+        assert "from D' (D, D': " in row["detail"]
 
 
 @pytest.mark.parametrize("name,path", [("ThreadNamedCounts", "fit thread name"), ("ReportsAtExit", "fit at exit[0]"),
@@ -69,7 +72,8 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
         assert "state the process keeps after the fit" in row["detail"] and "memo" in row["detail"]
 
 
-@pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.leaks_beside_the_model:TidyCounts"])
+@pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
+                                    "subjects.leaks_beside_the_model:TidyCounts"])
 def test_the_controls_pass(target, tmp_path):
     code, row = _check(target, tmp_path)
     assert code == 0 and row["verdict"] == "pass", row["detail"][:500]

@@ -81,11 +81,13 @@ def _accepted(plan: dict, pairs) -> list:
 
 
 def state_probe(plan: dict, subject: Subject):
-    """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides."""
+    """The state probe on the base dataset and the first audited pair that ``fit`` accepts on both sides; a kept
+    seed that does not tell that pair apart is measured on the first other accepted pair it does."""
     accepted = _accepted(plan, plan["fixed"] + plan["candidates"])
     pair = (accepted[0].d0, accepted[0].d1) if accepted else None
-    return probe_estimator(plan["factory"], *plan["base"], pair=pair, epsilon=subject.epsilon, delta=subject.delta,
-                           alpha=ALPHA)
+    others = [(p.description, (p.d0, p.d1)) for p in accepted[1:]]
+    return probe_estimator(plan["factory"], *plan["base"], pair=pair, others=others, epsilon=subject.epsilon,
+                           delta=subject.delta, alpha=ALPHA)
 
 
 def _trace(plan: dict, subject: Subject, budget: str, seed: int, pairs, share: float, **options):

@@ -58,3 +58,27 @@ class RunIdBeside(NoisyCounts):
         self.run_id_ = uuid.uuid4().hex
         log.info("run %s started", self.run_id_)
         return np.random.default_rng()
+
+
+class MajorityBit(NoisyCounts):
+    """One randomized-response bit for the majority class (exactly epsilon-DP under add/remove, whatever the
+    counts), its coin seeded by a kept ``uuid4`` run id. On two datasets of the same majority the seeded bit is the
+    same: the seed reveals the record only on a pair where the majority turns."""
+
+    seeded = True
+
+    def fit(self, X, y):
+        run = uuid.uuid4()
+        self.meta_ = {"run": {"id": str(run)}}
+        rng = np.random.default_rng(run.int if self.seeded else None)
+        truth = int(np.mean(np.asarray(y) == self.classes[1]) >= 0.5) if len(y) else 0
+        keep = rng.random() < np.exp(self.epsilon) / (1.0 + np.exp(self.epsilon))
+        self.bit_ = truth if keep else 1 - truth
+        self.counts_ = np.array([1 - self.bit_, self.bit_])
+        return self
+
+
+class MajorityBitBeside(MajorityBit):
+    """The control: the same bit and run id, its coin drawn from fresh OS entropy."""
+
+    seeded = False

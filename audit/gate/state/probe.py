@@ -268,7 +268,7 @@ def _fingerprint(fitted) -> rp.Leaves:
     return lv
 
 
-def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, delta: float = 0.0,
+def probe_estimator(make_estimator, X, y, *, pair=None, others=(), epsilon: float = 1.0, delta: float = 0.0,
                     alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 120.0) -> StateReport:
     """Fit ``make_estimator()`` with a distinctive seed and report the random state it keeps.
 
@@ -281,6 +281,10 @@ def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, de
     pair : tuple, optional
         ``((X0, y0), (X1, y1))``, the neighbouring datasets D and D' of the replay measurement
         (default: ``(X, y)`` and the same without its last record).
+    others : sequence of (str, tuple), optional
+        More neighbouring pairs ``(description, (D, D'))``: a candidate whose replay gives the same model on
+        both datasets of ``pair`` is measured on the first of them where it does not
+        (:func:`audit.gate.state.replay.distinguishing`).
     epsilon, delta, alpha : float
         The claim, and the error level of the replay's lower bound.
     seed : int
@@ -299,12 +303,13 @@ def probe_estimator(make_estimator, X, y, *, pair=None, epsilon: float = 1.0, de
     report = StateReport()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, (start + max_seconds, max_seconds))
+        _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, (start + max_seconds, max_seconds),
+               list(others))
     report.elapsed_s = time.perf_counter() - start
     return report
 
 
-def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
+def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, others):
     try:
         takes_seed = _takes_seed(make_estimator())
     except Exception as exc:  # noqa: BLE001
@@ -337,7 +342,7 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap):
         own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
     _replay_candidates(report, make_estimator, (back, said), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
-                       cap)
+                       cap, others)
 
 
 def _shipped(make_estimator, D0):
@@ -363,7 +368,8 @@ def _holds_a_seed(shipped, path: str) -> bool:
         return False
 
 
-def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap):
+def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, epsilon, delta, alpha, seed, cap,
+                       others=()):
     """Fit twice more on D (another seed, the same seed), replay the integers that change, measure (``first``:
     the probe's fit, rebuilt from its pickle, and what it emitted)."""
     seeded = s1 is not None
@@ -416,11 +422,13 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
 
     _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
 
-    def publish(side, secret):
-        return _fingerprint(_fit(make_estimator, (D0, D1)[side], secret if seeded else None))
+    stopped, rng = False, np.random.default_rng(seed)
+    for pair, group in _by_pair(plans, make_estimator, la, refits.first, [("", (D0, D1)), *others]):
+        def publish(side, secret, pair=pair):
+            return _fingerprint(_fit(make_estimator, pair[side], secret if seeded else None))
 
-    stopped = rp.measure(plans, publish, make_estimator, D0, epsilon=epsilon, delta=delta, alpha=alpha,
-                         deadline=cap[0], rng=np.random.default_rng(seed))
+        stopped = rp.measure(group, publish, make_estimator, pair[0], epsilon=epsilon, delta=delta, alpha=alpha,
+                             deadline=cap[0], rng=rng, among=len(plans)) or stopped
     if stopped:
         report.cut = (f"the replay measurement stopped at its {cap[1]:.0f} s safety cap after "
                       f"{max(rec.n0 for _, _, rec in plans)} of {rp.LOOKS[-1]} trials per side")
@@ -428,6 +436,22 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
+
+
+def _by_pair(plans, make_estimator, la, lb, pairs):
+    """``[(pair, plans)]``: each plan measured on the first of ``pairs`` (``(description, (d0, d1))``, the probe's
+    own first) where its replay tells the two datasets apart (:func:`audit.gate.state.replay.distinguishing`), or
+    on the probe's pair when none does; the record says which when it is not the probe's."""
+    groups = {}
+    for plan in plans:
+        cand, modes, rec = plan
+        i = rp.distinguishing(cand, modes, make_estimator, la, lb, [p for _, p in pairs])
+        if i is None and len(pairs) > 1:
+            rec.reason = (f"the replay gave the same model on both datasets of each of the {len(pairs)} pairs "
+                          "tried: the seed it holds reveals no record there")
+        rec.pair = pairs[i or 0][0]
+        groups.setdefault(i or 0, []).append(plan)
+    return [(pairs[i][1], group) for i, group in sorted(groups.items())]
 
 
 def _inside(path: str, paths) -> bool:
