@@ -48,7 +48,12 @@ def _check(target: str, tmp_path) -> tuple[int, dict]:
 
 @pytest.mark.parametrize("name,where", [("EntropyInTheLog", "emitted['logs']"), ("SeedPrinted", "emitted['stdout']"),
                                         ("RunIdIsTheSeed", "model.run_id_#hex"), ("SeedInTheCard", "model.card_#hex"),
-                                        ("MajorityBit", "model.meta_['run']['id']#hex")])
+                                        ("MajorityBit", "model.meta_['run']['id']#hex"),
+                                        ("SeedInHalves", "model.run_['hi'], model.run_['lo']"),
+                                        ("NonceBytes", "model.nonce_"),
+                                        ("EntropyWords", "model.entropy_words_[3]"),
+                                        ("SeedAsFloat", "model.seed_"),
+                                        ("RunRegistry", "module subjects.seeds_in_sight.LAST_RUN['seed']")])
 def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
     code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"

@@ -14,6 +14,8 @@ import numpy as np
 from subjects.noisy_counts import NoisyCounts
 
 log = logging.getLogger("subjects.seeds_in_sight")
+#: the last fit's run record, kept by :class:`RunRegistry` for a dashboard
+LAST_RUN = {}
 
 
 class EntropyInTheLog(NoisyCounts):
@@ -82,3 +84,46 @@ class MajorityBitBeside(MajorityBit):
     """The control: the same bit and run id, its coin drawn from fresh OS entropy."""
 
     seeded = False
+
+
+class SeedInHalves(NoisyCounts):
+    """Keeps a 64-bit OS seed as two 32-bit halves, the way a JSON-safe run record stores a wide integer."""
+
+    def _rng(self):
+        seed = secrets.randbits(64)
+        self.run_ = {"hi": seed >> 32, "lo": seed & 0xFFFFFFFF}
+        return np.random.default_rng(seed)
+
+
+class NonceBytes(NoisyCounts):
+    """Keeps the 16 raw bytes of OS entropy its noise is seeded with, as a ``nonce_``."""
+
+    def _rng(self):
+        self.nonce_ = secrets.token_bytes(16)
+        return np.random.default_rng(int.from_bytes(self.nonce_, "little"))
+
+
+class EntropyWords(NoisyCounts):
+    """Keeps the four 32-bit words it hands ``default_rng``, as a ``uint32`` array."""
+
+    def _rng(self):
+        self.entropy_words_ = np.array([secrets.randbits(32) for _ in range(4)], dtype=np.uint32)
+        return np.random.default_rng(self.entropy_words_.tolist())
+
+
+class SeedAsFloat(NoisyCounts):
+    """Keeps its 50-bit OS seed as a float (exact: below 2**53), in a ``seed_`` attribute."""
+
+    def _rng(self):
+        seed = secrets.randbits(50)
+        self.seed_ = float(seed)
+        return np.random.default_rng(seed)
+
+
+class RunRegistry(NoisyCounts):
+    """Records the last fit's seed in a module-level registry, outside the model."""
+
+    def _rng(self):
+        seed = secrets.randbits(64)
+        LAST_RUN.update(seed=seed, model=type(self).__name__)
+        return np.random.default_rng(seed)

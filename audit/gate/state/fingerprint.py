@@ -20,7 +20,7 @@ import numpy as np
 from audit.gate.state import codec
 from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
 
-__all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
+__all__ = ["Leaves", "leaves", "beside", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
            "differing", "left_out", "excluded", "agree"]
 
 _DIGITS = re.compile(r"-?\d{5,}")
@@ -88,6 +88,9 @@ class Leaves:
     states: dict = field(default_factory=dict)
     words: dict = field(default_factory=dict)
     truncated: bool = False
+    #: numbers the fit left beside the model (globals of the model's defining module), by path: read for the
+    #: entropy map (:mod:`audit.gate.state.entropy`), never compared
+    around: dict = field(default_factory=dict)
 
 
 def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
@@ -126,6 +129,24 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
         elif path != root and hasattr(node, "fit") and hasattr(node, "get_params"):
             out.subs[path] = node
     out.truncated = w.truncated
+    return out
+
+
+def beside(est, max_nodes: int = 2_000) -> dict:
+    """The numbers and digit strings held by the plain-data globals of ``est``'s defining module (a registry of
+    the last fit, a cache), by path ``module M.NAME...``: modules, classes, functions and dunder names left out."""
+    import sys
+    import types
+
+    module = sys.modules.get(type(est).__module__)
+    out = {}
+    for name, value in list(getattr(module, "__dict__", {}).items()):
+        if name.startswith("__") or isinstance(value, (types.ModuleType, type)) or callable(value):
+            continue
+        lv = leaves(value, root=f"module {module.__name__}.{name}", max_nodes=max_nodes)
+        out.update(lv.numeric)
+        out.update(lv.digits)
+        out.update(lv.words)
     return out
 
 

@@ -52,6 +52,8 @@ import numpy as np
 from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
 from audit.gate.state import codec
+from audit.gate.state import entropy as en
+from audit.gate.state.fingerprint import beside
 from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
@@ -250,21 +252,24 @@ def _takes_seed(est) -> bool:
 
 
 def _fit(make_estimator, D, seed):
-    """``(fitted estimator, the integers its fit emitted)``: a seed printed or logged by the fit is a candidate as
-    much as one the model keeps (:func:`audit.gate.state.replay.emitted_integers`)."""
+    """``(fitted estimator, the integers its fit emitted, what it left beside the model)``: a seed printed or
+    logged by the fit, or kept in a global of the model's module, is a candidate as much as one the model keeps
+    (:func:`audit.gate.state.replay.emitted_integers`, :func:`audit.gate.state.fingerprint.beside`: read at once,
+    before another fit overwrites it)."""
     est = make_estimator()
     if seed is not None:
         rp.with_seed(est, seed)
     with captured() as emitted:
         est.fit(*D)
-    return est, rp.emitted_integers(emitted)
+    return est, rp.emitted_integers(emitted), beside(est)
 
 
 def _fingerprint(fitted) -> rp.Leaves:
     """The fingerprint of a fit from :func:`_fit`: its model's (rebuilt from its pickle) and what it emitted."""
-    est, said = fitted
+    est, said, around = fitted
     lv = rp.leaves(rp.rebuilt(est))
     lv.digits.update(said)
+    lv.around = around
     return lv
 
 
@@ -319,7 +324,7 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, oth
     est, refused = None, []
     for s in [*seeds, None]:
         try:
-            (est, said), s1 = _fit(make_estimator, D0, s), s
+            (est, said, around), s1 = _fit(make_estimator, D0, s), s
             break
         except Exception as exc:  # noqa: BLE001 - any exception of outside code
             refused.append(f"{'unseeded' if s is None else f'seed {s:,}'}: {type(exc).__name__}")
@@ -341,7 +346,7 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, oth
     for f in items:  # a copy of the probe's seed is the gate's own secret (module docstring) ...
         own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
-    _replay_candidates(report, make_estimator, (back, said), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
+    _replay_candidates(report, make_estimator, (back, said, around), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
                        cap, others)
 
 
@@ -383,6 +388,7 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     refits = rp.Refits(lb, lambda i: _fingerprint(_fit(make_estimator, D0, s2 + 1 + i if seeded else None)))
     la = rp.leaves(first[0])
     la.digits.update(first[1])
+    la.around = first[2]
     report.truncated = report.truncated or la.truncated or lb.truncated
     words = _identified_words(report, la, lb, s1) if seeded else []
     inside = [p for path, cand in words for p in (cand.parts or (path,))]
@@ -421,6 +427,8 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
                 plans.append((kept, modes, rec))
 
     _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
+    if not plans:
+        _replay_entropy(report, plans, make_estimator, la, refits, D0, s1, alpha, seed)
 
     stopped, rng = False, np.random.default_rng(seed)
     for pair, group in _by_pair(plans, make_estimator, la, refits.first, [("", (D0, D1)), *others]):
@@ -436,6 +444,37 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
+
+
+def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, seed):
+    """The OS entropy the fit drew, found bit by bit in the model it published (:mod:`audit.gate.state.entropy`)
+    and, when it is, replayed: the seed kept in a spelling no other reader knows (split, bytes, words)."""
+    def fit(stream):
+        with en.fed(stream) as fed:
+            fitted = _fit(make_estimator, D0, t)
+        return _fingerprint(fitted), fed.drawn
+
+    rng = np.random.default_rng(seed + 1)
+    base = rng.bytes(en.MAX_BYTES)
+    try:
+        taint = en.taint(fit, base, rng)
+    except Exception as exc:  # noqa: BLE001 - outside code
+        report.remarks.append(f"no entropy map: a fit fed a known stream raised {type(exc).__name__}")
+        return
+    if not taint.carrier:  # no bit of the model carries the entropy the fit drew (or it drew none)
+        return
+    cand = en.KeptEntropy.of(taint, base)
+    modes, reasons = rp.calibrate_entropy(cand, make_estimator, la, refits, D0, t)
+    if not taint.noisy:
+        modes, reasons = [], ["nothing else in the model changes with the entropy"]
+    rec = rp.Replay(cand.path, f"entropy ({cand.bits} of {taint.drawn * 8} bits drawn)", "OS entropy", modes,
+                    alpha=alpha, reason="; ".join(reasons))
+    if taint.capped:
+        report.remarks.append(f"the fit drew {taint.drawn} bytes of OS entropy: only the first {en.MAX_BYTES} "
+                              "were mapped")
+    report.replays.append(rec)
+    if modes:
+        plans.append((cand, modes, rec))
 
 
 def _by_pair(plans, make_estimator, la, lb, pairs):

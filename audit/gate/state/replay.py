@@ -50,6 +50,7 @@ import numpy as np
 from audit.gate.state import codec
 from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
+from audit.gate.state.entropy import fed
 from audit.gate.state.reseed import reseeded
 from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Leaves, agree as _compare,
                                           differing as _diff, emitted_integers, excluded as _excluded, leaves,
@@ -57,7 +58,7 @@ from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Lea
 
 __all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "distinguishing", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
-           "calibrate_rewind", "EncodedState", "calibrate_start", "sibling_words"]
+           "calibrate_rewind", "EncodedState", "calibrate_start", "sibling_words", "calibrate_entropy"]
 
 #: sample sizes per side at which :func:`measure` looks at its counts
 LOOKS = (10, 20, 40, 80, 160, 200)
@@ -150,6 +151,9 @@ class Mode:
             back = f", stepped back the {self.k} draws a fit with a known seed consumed," if self.k else ""
             return (f"loading {seed} into a fresh {self.match.family}{back} and refitting the model with it as "
                     "random_state on D")
+        if self.kind == "entropy":
+            return (f"reading {seed} back ({self.k} bits: which model bits carry which were found by flipping "
+                    "the entropy of known fits), feeding it to a fresh fit as its OS entropy and refitting on D")
         if self.kind == "reseed" and self.old is None:
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with {seed} in place of every integer seed the fit makes "
@@ -182,6 +186,11 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     if mode.kind in ("rewind", "start"):
         est = with_seed(make_estimator(), rewound(c, mode.k) if mode.kind == "rewind" else mode.match.start(c))
         est.fit(X, y)
+        return leaves(rebuilt(est), root="model").numeric
+    if mode.kind == "entropy":
+        est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
+        with fed(c):
+            est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind == "reseed":
         est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
@@ -492,6 +501,15 @@ def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb, D, t: int)
     except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound
         return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
     return _calibrated(mode, kept.value(la), make_estimator, la, lb, D)
+
+
+def calibrate_entropy(cand, make_estimator, la: Leaves, lb, D, t=None):
+    """The *entropy* mode of a :class:`audit.gate.state.entropy.KeptEntropy` when feeding a fresh fit the
+    entropy read back from fit ``a`` (the probe's own, drawn from the OS) reproduces fit ``a``."""
+    value = cand.value(la)
+    if value is None:
+        return [], ["not replayed: the probe's fit lacks a path that carried the entropy"]
+    return _calibrated(Mode("entropy", t=t, k=cand.bits), value, make_estimator, la, lb, D)
 
 
 # --- kept raw words: a bit generator's state as ints, lists, arrays or bytes ---------------------------------------

@@ -1,0 +1,103 @@
+"""The entropy map (audit.gate.state.entropy): OS entropy fed to a fit, and found again bit by bit in the model.
+
+The map is exact, not statistical, except for chance agreement of two 32-mask patterns (a model bit mistaken for
+an entropy bit, or two entropy bits alike): probability at most ``bits**2 * 2**-32`` per map, below 1e-5 for the
+sizes here; the tests fix the masks' seed, so they are deterministic.
+"""
+import os
+import secrets
+import uuid
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from audit.gate.state import entropy as en
+from audit.gate.state.fingerprint import leaves
+
+
+def _fitter(fit_model):
+    """``fit(stream) -> (Leaves, drawn)`` for a function that builds the model's attributes."""
+    def fit(stream):
+        with en.fed(stream) as fed:
+            model = fit_model()
+        return leaves(model), fed.drawn
+    return fit
+
+
+class _Model:
+    pass
+
+
+def test_fed_feeds_every_os_entropy_reader_and_counts_what_was_drawn():
+    data = bytes(range(64))
+    with en.fed(data) as fed:
+        u = uuid.uuid4()
+        r = secrets.randbits(64)
+        b = os.urandom(8)
+        e = np.random.SeedSequence().entropy
+    assert fed.drawn == 16 + 8 + 8 + 16
+    assert u.bytes[:6] == data[:6] and b == data[24:32]
+    assert r == int.from_bytes(data[16:24], "big") or r == int.from_bytes(data[16:24], "little")
+    assert e == int.from_bytes(data[32:48], "little") or e == int.from_bytes(data[32:48], "big")
+    assert os.urandom(8) != data[:8] or os.urandom(8) != data[:8]  # restored: fresh OS entropy again
+
+
+@settings(max_examples=25, deadline=None)
+@given(perm_seed=st.integers(0, 2 ** 32 - 1), split=st.integers(1, 63))
+def test_any_bit_permutation_of_a_kept_seed_is_read_back(perm_seed, split):
+    """A seed kept under any permutation of its 64 bits, cut into two integers anywhere, is read back whole."""
+    perm = np.random.default_rng(perm_seed).permutation(64)
+
+    def fit_model():
+        seed = secrets.randbits(64)
+        spread = sum(((seed >> j) & 1) << int(perm[j]) for j in range(64))
+        m = _Model()
+        m.parts_ = [spread & ((1 << split) - 1), spread >> split]
+        m.noise_ = np.random.default_rng(seed).integers(0, 2 ** 31, size=3)
+        return m
+
+    fit = _fitter(fit_model)
+    rng = np.random.default_rng(0)
+    base = rng.bytes(en.MAX_BYTES)
+    t = en.taint(fit, base, rng)
+    assert t.drawn == 8 and t.noisy and t.bits == 64
+    cand = en.KeptEntropy.of(t, base)
+    other = bytes(np.random.default_rng(perm_seed + 1).bytes(8))
+    published, _ = fit(other)
+    assert cand.value(published)[:8] == other  # every bit read back from the published model
+
+
+def test_entropy_not_kept_maps_to_nothing_and_a_kept_id_alone_is_not_noise():
+    def unkept():
+        m = _Model()
+        m.run_id_ = uuid.uuid4().hex  # kept, but the noise draws its own entropy
+        m.noise_ = np.random.default_rng().integers(0, 100, size=4)
+        return m
+
+    rng = np.random.default_rng(1)
+    base = rng.bytes(en.MAX_BYTES)
+    t = en.taint(_fitter(unkept), base, rng)
+    assert t.drawn == 32 and t.noisy
+    assert 0 < t.bits <= 122  # the run id's 122 random bits are carried; the noise's 128 are not
+    assert {p for p, _ in t.carrier} == {"model.run_id_#hex"}
+
+    def id_only():
+        m = _Model()
+        m.run_ = secrets.randbits(64)
+        return m
+
+    t = en.taint(_fitter(id_only), base, np.random.default_rng(2))
+    assert t.bits == 64 and not t.noisy  # nothing but the id changes with the entropy: not a seed
+
+
+def test_a_fit_that_draws_no_entropy_costs_one_fit():
+    calls = []
+
+    def seeded():
+        calls.append(1)
+        m = _Model()
+        m.noise_ = np.random.default_rng(5).integers(0, 100, size=4)
+        return m
+
+    t = en.taint(_fitter(seeded), bytes(en.MAX_BYTES), np.random.default_rng(0))
+    assert t.drawn == 0 and not t.carrier and len(calls) == 1
