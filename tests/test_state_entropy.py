@@ -101,3 +101,19 @@ def test_a_fit_that_draws_no_entropy_costs_one_fit():
 
     t = en.taint(_fitter(seeded), bytes(en.MAX_BYTES), np.random.default_rng(0))
     assert t.drawn == 0 and not t.carrier and len(calls) == 1
+
+
+def test_fed_drives_the_random_modules_own_generator_and_restores_it():
+    import random
+
+    data = bytes(range(1, 65))
+    with en.fed(data) as fed:
+        a = random.getrandbits(64)
+        b = random.randint(0, 9)
+        u = random.random()
+    assert a == int.from_bytes(data[:8], "little") and 0 <= b <= 9 and 0 <= u < 1 and fed.drawn >= 8 + 1 + 7
+    assert "getrandbits" not in vars(random._inst)  # the instance's own method is back
+    random.seed(3)
+    first = random.getrandbits(64)
+    random.seed(3)
+    assert random.getrandbits(64) == first  # the module's generator is the Mersenne twister again

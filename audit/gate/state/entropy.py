@@ -6,7 +6,8 @@ inside a text) publishes its own noise. The spellings are many; the principle is
 reads the entropy back and replays the fit. This module finds the spelling by experiment instead of by form.
 
 * :func:`fed` feeds a fit a chosen byte stream as its OS entropy (``os.urandom`` and the ``random`` module's
-  ``_urandom``, which ``secrets``, ``uuid4`` and NumPy's ``SeedSequence()`` all read), and counts what it drew.
+  ``_urandom``, which ``secrets``, ``uuid4`` and NumPy's ``SeedSequence()`` all read) and as the ``random``
+  module's own generator (a seed drawn with ``random.getrandbits``), and counts what it drew.
 * :func:`taint` fits on a base stream, then on :data:`MASKS` streams that each flip a random half of the bits the
   fit drew. A model's integer (its ints, int array entries, bytes, the integers its texts spell) whose bit ``k``
   flips in exactly the fits that flip entropy bit ``j`` *carries* bit ``j``: the two 32-mask patterns agree by
@@ -58,15 +59,26 @@ class _Stream:
 
 @contextmanager
 def fed(data: bytes):
-    """Within the block, ``os.urandom`` (and ``random._urandom``) return ``data``, then a fixed filler; yields
-    the stream, whose ``drawn`` is the number of bytes the block drew."""
+    """Within the block, ``os.urandom`` (and ``random._urandom``) return ``data``, then a fixed filler, and the
+    ``random`` module's own generator draws from the same stream (``random.getrandbits``, ``random.random``, and
+    ``randint``, ``randrange``, ``choice``, ``shuffle``, ``sample`` through its ``getrandbits``); yields the
+    stream, whose ``drawn`` is the number of bytes the block drew."""
     stream = _Stream(data)
-    saved = os.urandom, random._urandom
+
+    def getrandbits(k):
+        return int.from_bytes(stream((k + 7) // 8), "little") & ((1 << k) - 1) if k else 0
+
+    saved = os.urandom, random._urandom, random.getrandbits, random.random
+    had = "getrandbits" in vars(random._inst)
     os.urandom = random._urandom = stream
+    random.getrandbits = random._inst.getrandbits = getrandbits
+    random.random = lambda: getrandbits(53) * 2.0 ** -53
     try:
         yield stream
     finally:
-        os.urandom, random._urandom = saved
+        os.urandom, random._urandom, random.getrandbits, random.random = saved
+        if not had:
+            del random._inst.getrandbits
 
 
 def bits_of(lv: Leaves) -> dict:
