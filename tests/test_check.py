@@ -199,3 +199,15 @@ def test_pytest_plugin_sets_the_budget(tmp_path):
                            "-p", "no:cacheprovider"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
+
+
+def test_a_subject_that_prints_and_warns_every_fit_does_not_flood_the_console(tmp_path):
+    """The sampled fits' printed lines go nowhere (the determinism probe reads what a fit prints), and a warning
+    the subject raises on every fit is shown once. Deterministic: the verdict is not asserted."""
+    proc = subprocess.run([sys.executable, "-m", "audit", "check", "subjects.chatty:ChattyCounts", "--epsilon", "1",
+                           "--bounds", "[[0, 1]]", "--classes", "0,1", "--out", str(tmp_path), "--quiet",
+                           "--witnesses", "off"], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600)
+    assert "ChattyCounts: fitted" not in proc.stdout + proc.stderr
+    assert proc.stderr.count("UserWarning: epsilon >= 1 gives a weak guarantee") == 1, proc.stderr[-2000:]
+    assert "ResourceWarning" not in proc.stderr
+    assert len((proc.stdout + proc.stderr).splitlines()) <= 8

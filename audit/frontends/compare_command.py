@@ -437,7 +437,8 @@ def _write(args, res, alpha, start, note, _finish, probe=None, unexercised="") -
             f"input {shown(r.input)}" + (f" ({_most_different(r, side, 3)})" if r.differences else "")
             + first_disagreement(r.differences, probe) for r in worst)
     report.comparisons.append({"id": name, "candidate": args.subject, "reference": args.reference,
-                               "expected": "same", "verdict": "different" if res.rejected else "same",
+                               "expected": "same", "expected_stated": False,
+                               "verdict": "different" if res.rejected else "same",
                                "p_min": min(r.p_adjusted for r in res.rows), "n_samples": res.n_samples,
                                "alpha": alpha, "test": "exact" if args.exact else "two-sample",
                                "detail": detail})

@@ -343,6 +343,9 @@ class Zygote:
             self.proc.wait(timeout=30)
         except Exception:  # noqa: BLE001
             self.proc.kill()
+            self.proc.wait()
+        finally:
+            self.proc.stdout.close()
         return False
 
 

@@ -34,7 +34,9 @@ coordinate named:
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import itertools
 import math
 from collections import deque
@@ -43,6 +45,17 @@ from numbers import Real
 import numpy as np
 
 from audit.gate.state.model import ROOT, state_numbers
+
+
+class _Silent(io.TextIOBase):
+    """Where a sampled fit's printed text goes: nowhere (what a fit prints is read by the determinism probe,
+    :mod:`audit.gate.emissions`, not by the sampling, whose tens of thousands of fits would flood the console)."""
+
+    def write(self, text):
+        return len(text)
+
+
+_SILENT = _Silent()
 from audit.gate.outcome import admit, outcome_code, refusal_text
 
 __all__ = ["EstimatorRelease", "probe_grid", "tree_nodes", "exception_code", "release_spec", "is_state", "KINDS", "MAX_ATTRIBUTES"]
@@ -312,7 +325,9 @@ class EstimatorRelease:
             est = self.cls(**self.params)
             if hasattr(est, "random_state") and "random_state" not in self.params:
                 est.random_state = seed
-        est.fit(np.asarray(X, dtype=float).reshape(-1, len(self.bounds)), np.asarray(y))
+        # a printed line per fit would flood the console; a warning shows once (audit.gate.run.audit_subject)
+        with contextlib.redirect_stdout(_SILENT):
+            est.fit(np.asarray(X, dtype=float).reshape(-1, len(self.bounds)), np.asarray(y))
         return est
 
     def _predictions(self, est) -> list[float]:

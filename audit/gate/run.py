@@ -35,6 +35,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -473,6 +474,26 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
 
 def audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None,
                   not_exempt: dict | None = None) -> dict:
+    """Audit one subject; return its claim row (:func:`_audit_subject`). A warning the subject raises is shown
+    once, not once per fit: the audit fits it tens of thousands of times."""
+    shown, show = set(), warnings.showwarning
+
+    def once(message, category, *where, **more):
+        # Python's own "once" forgets what it showed whenever a filter changes, as the probes' captures do
+        if (category, str(message)) not in shown:
+            shown.add((category, str(message)))
+            show(message, category, *where, **more)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", quiet)  # as Python's own defaults have them
+        warnings.showwarning = once
+        return _audit_subject(subject, budget, seed, stage_cpu, not_exempt)
+
+
+def _audit_subject(subject: Subject, budget: str, seed: int, stage_cpu: dict | None = None,
+                   not_exempt: dict | None = None) -> dict:
     """Audit one subject; return its claim row.
 
     The one-fit probes come first and a certain finding is printed at once (fail fast): the state probe

@@ -124,10 +124,20 @@ def is_gate(report) -> bool:
         not any(c.get("expected_stated", True) for c in report.claims)
 
 
+def _user_comparison(report) -> bool:
+    """A report of ``compare`` on the user's own code: its answer is the comparison's, not an expectation met."""
+    return bool(report.comparisons) and not report.claims and not report.theorems and not report.mutants and \
+        not any(c.get("expected_stated", True) for c in report.comparisons)
+
+
 def gate_status(report, bold: bool = False) -> str:
     """The closing status: ``all verdicts as expected`` / ``MISMATCH in ...`` where expectations were stated,
-    else the gate's answer (``no claim refuted`` / ``not shown private: ...``)."""
+    else the gate's answer (``no claim refuted`` / ``not shown private: ...``) or, for a user's ``compare``, the
+    comparison's (``no difference found`` / ``DIFFERENT: ...``)."""
     b = "**" if bold else ""
+    if _user_comparison(report):
+        bad = [c["id"] for c in report.comparisons if c["verdict"] != "same"]
+        return f"{b}no difference found{b}" if not bad else f"{b}DIFFERENT{b}: {', '.join(bad)}"
     if is_gate(report):
         bad = [c["id"] for c in report.claims if c["verdict"] != "pass"]
         return f"{b}no claim refuted{b}" if not bad else f"{b}not shown private{b}: {', '.join(bad)}"
