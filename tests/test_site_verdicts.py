@@ -206,10 +206,12 @@ frame.src = pages[0];
 
 def _chromium_args(binary: str, profile: str, width: int = WIDTH, height: int = HEIGHT) -> list[str]:
     # --no-sandbox: CI and containers run as root, where Chromium's sandbox refuses to start; the pages are
-    # this checkout's own files.
+    # this checkout's own files. --host-resolver-rules: every host name fails at once, so the theme's CDN
+    # scripts (highlight.js) never wait on a network that drops packets (a run hung past its 300 s timeout
+    # once that way on a machine without internet); the tables are the site's own HTML and CSS.
     return [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={profile}", f"--window-size={width},{height}"]
+            "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", f"--window-size={width},{height}"]
 
 
 def _measure(binary: str, site: Path, pages: list[str]) -> dict[str, dict]:
