@@ -427,8 +427,9 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
                 plans.append((kept, modes, rec))
 
     _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
-    if not plans:
-        _replay_entropy(report, plans, make_estimator, la, refits, D0, s1, alpha, seed)
+    # always, not only when no other candidate calibrated: a half of a split seed replayed alone reproduces a
+    # model of a few noisy values by chance (8% at ε = 1), and would stand in for the replay that holds
+    carrier = _replay_entropy(report, plans, make_estimator, la, refits, D0, s1, alpha, seed)
 
     stopped, rng = False, np.random.default_rng(seed)
     for pair, group in _by_pair(plans, make_estimator, la, refits.first, [("", (D0, D1)), *others]):
@@ -443,12 +444,15 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     known = {f.path for f in report.findings}  # a kept generator stays a generator finding (epsilon infinite)
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
+            if carrier and rec is carrier[0] and any(r.reproduced and r.path in carrier[1] for r in report.replays):
+                continue  # the same seed, replayed from where it is kept: one finding
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
 
 
 def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, seed):
     """The OS entropy the fit drew, found bit by bit in the model it published (:mod:`audit.gate.state.entropy`)
-    and, when it is, replayed: the seed kept in a spelling no other reader knows (split, bytes, words)."""
+    and, when it is, replayed: the seed kept in a spelling no other reader knows (split, bytes, words). Returns
+    ``(its Replay record, the paths that carry it)``, or None when no bit of the model carries the entropy."""
     def fit(stream):
         with en.fed(stream) as fed:
             fitted = _fit(make_estimator, D0, t)
@@ -460,9 +464,9 @@ def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, see
         taint = en.taint(fit, base, rng)
     except Exception as exc:  # noqa: BLE001 - outside code
         report.remarks.append(f"no entropy map: a fit fed a known stream raised {type(exc).__name__}")
-        return
+        return None
     if not taint.carrier:  # no bit of the model carries the entropy the fit drew (or it drew none)
-        return
+        return None
     cand = en.KeptEntropy.of(taint, base)
     modes, reasons = rp.calibrate_entropy(cand, make_estimator, la, refits, D0, t)
     if not taint.noisy:
@@ -475,6 +479,7 @@ def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, see
     report.replays.append(rec)
     if modes:
         plans.append((cand, modes, rec))
+    return rec, {path for path, _, _ in cand.carrier}
 
 
 def _by_pair(plans, make_estimator, la, lb, pairs):
