@@ -188,9 +188,8 @@ class KeptEntropy:
 
     @property
     def path(self) -> str:
-        paths = list(dict.fromkeys(p for p, _, _ in self.carrier))
-        shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
-        return f"the OS entropy at {shown}"
+        """The paths that carry the entropy, joined by `` + `` (the first eight)."""
+        return " + ".join(list(dict.fromkeys(p for p, _, _ in self.carrier))[:8])
 
     @property
     def bits(self) -> int:

@@ -116,10 +116,14 @@ def remedy(path: str) -> str:
     the text that spells it."""
     paths = [re.sub(r"#(hex|int)(\[\d+\])?$", "", p) for p in path.split(" + ")]
     said = [p for p in paths if p.startswith("emitted")]
-    names = [p.split(".", 1)[1] if "." in p else p for p in paths if not p.startswith("emitted")]
+    kept = [p.removeprefix("module ") for p in paths if p.startswith("module ")]
+    names = [p.split(".", 1)[1] if "." in p else p for p in paths if not p.startswith(("emitted", "module "))]
     parts = []
     if names:
         parts.append(f"drop the attribute{'s' if len(names) > 1 else ''} " + " and ".join(f"`{n}`" for n in names))
+    if kept:
+        parts.append("keep it out of the module global" + ("s " if len(kept) > 1 else " ")
+                     + " and ".join(f"`{n}`" for n in kept))
     if said:
         parts.append("stop the fit printing or logging its seed (" + ", ".join(f"`{p}`" for p in said) + ")")
     spelt = " (it spells the seed in its text)" if any(re.search(r"#(hex|int)", p) for p in path.split(" + ")) else ""
@@ -444,7 +448,8 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     known = {f.path for f in report.findings}  # a kept generator stays a generator finding (epsilon infinite)
     for rec in report.replays:
         if rec.reproduced and rec.path not in known:
-            if carrier and rec is carrier[0] and any(r.reproduced and r.path in carrier[1] for r in report.replays):
+            if carrier and rec is carrier[0] and any(r is not rec and r.reproduced and r.path in carrier[1]
+                                                     for r in report.replays):
                 continue  # the same seed, replayed from where it is kept: one finding
             report.findings.append(StateFinding(rec.path, "replay", rec.kind, "pickle"))
 

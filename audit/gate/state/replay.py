@@ -152,8 +152,8 @@ class Mode:
             return (f"loading {seed} into a fresh {self.match.family}{back} and refitting the model with it as "
                     "random_state on D")
         if self.kind == "entropy":
-            return (f"reading {seed} back ({self.k} bits: which model bits carry which were found by flipping "
-                    "the entropy of known fits), feeding it to a fresh fit as its OS entropy and refitting on D")
+            return (f"reading the OS entropy kept at {seed} back ({self.k} bits: which model bits carry which were "
+                    "found by flipping the entropy of known fits), feeding it to a fresh fit and refitting on D")
         if self.kind == "reseed" and self.old is None:
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with {seed} in place of every integer seed the fit makes "
