@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pickle
 import re
+import sys
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -135,9 +137,6 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
 def beside(est, max_nodes: int = 2_000) -> dict:
     """The numbers and digit strings held by the plain-data globals of ``est``'s defining module (a registry of
     the last fit, a cache), by path ``module M.NAME...``: modules, classes, functions and dunder names left out."""
-    import sys
-    import types
-
     module = sys.modules.get(type(est).__module__)
     out = {}
     for name, value in list(getattr(module, "__dict__", {}).items()):

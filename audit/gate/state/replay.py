@@ -187,14 +187,9 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
         est = with_seed(make_estimator(), rewound(c, mode.k) if mode.kind == "rewind" else mode.match.start(c))
         est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
-    if mode.kind == "entropy":
+    if mode.kind in ("entropy", "reseed"):  # the known seed t (if any), the candidate fed where the fit draws
         est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
-        with fed(c):
-            est.fit(X, y)
-        return leaves(rebuilt(est), root="model").numeric
-    if mode.kind == "reseed":
-        est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
-        with reseeded(mode.old, c, keep=mode.t):
+        with fed(c) if mode.kind == "entropy" else reseeded(mode.old, c, keep=mode.t):
             est.fit(X, y)
         if mode.sub_path is None:
             return leaves(rebuilt(est), root="model").numeric
