@@ -57,7 +57,12 @@ def _check(target: str, tmp_path) -> tuple[int, dict]:
                                         ("NonceBytes", "model.nonce_"),
                                         ("EntropyWords", "model.entropy_words_[3]"),
                                         ("SeedAsFloat", "model.seed_"),
-                                        ("RunRegistry", "module subjects.seeds_in_sight.LAST_RUN['seed']")])
+                                        ("RunRegistry", "module subjects.seeds_in_sight.LAST_RUN['seed']"),
+                                        ("TraceCard", "model._trace#b36"), ("TokenSeed", "model.run_token_#b64"),
+                                        ("ScrambledTrace", "model.provenance()#b36[1]"),
+                                        ("DrawnSeedHalves", "model.run_[0] + model.run_[1]"),
+                                        ("LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
+                                        ("OwnRandomHalves", "model.run_[0] + model.run_[1]")])
 def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
     code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"
@@ -82,6 +87,7 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
 
 
 @pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
+                                    "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.leaks_beside_the_model:TidyCounts"])
 def test_the_controls_pass(target, tmp_path):
     code, row = _check(target, tmp_path)
@@ -138,5 +144,8 @@ def test_remedies_name_the_text_that_spells_the_seed():
     assert remedy("model.run_id_#hex").startswith("drop the attribute `run_id_` (it spells the seed")
     # the entropy map's paths: the carriers joined by " + ", a module global named as one
     assert remedy("model.run_['hi'] + model.run_['lo']").startswith("drop the attributes `run_['hi']` and `run_['lo']`")
+    assert remedy("model._trace#b36 + model.card()['trace']#b36").startswith(
+        "drop the attribute `_trace`; stop `card()` serving it (it spells the seed in its text)")
+    assert remedy("repr(model)#bin").startswith("stop `repr(model)` serving it")
     assert remedy("module pkg.runs.LAST_RUN['seed']").startswith(
         "keep it out of the module global `pkg.runs.LAST_RUN['seed']`")

@@ -77,8 +77,8 @@ def test_entropy_not_kept_maps_to_nothing_and_a_kept_id_alone_is_not_noise():
     rng = np.random.default_rng(1)
     base = rng.bytes(en.MAX_BYTES)
     t = en.taint(_fitter(unkept), base, rng)
-    assert t.drawn == 32 and t.noisy
-    assert 0 < t.bits <= 122  # the run id's 122 random bits are carried; the noise's 128 are not
+    assert t.drawn == 16 + 4 * en.GENERATOR_WORDS and t.noisy  # the uuid, then the generator's words
+    assert 0 < t.bits <= 122  # the run id's 122 random bits are carried; the noise's are not
     assert {p for p, _ in t.carrier} == {"model.run_id_#hex"}
 
     def id_only():
@@ -117,3 +117,26 @@ def test_fed_drives_the_random_modules_own_generator_and_restores_it():
     first = random.getrandbits(64)
     random.seed(3)
     assert random.getrandbits(64) == first  # the module's generator is the Mersenne twister again
+
+
+def test_fed_feeds_generators_that_seed_themselves_and_puts_them_back():
+    """``default_rng()``, NumPy's legacy global generator and a ``random.Random()`` made without a seed output
+    the stream's words (not a hash of them), built at first use; outside the block they are the originals."""
+    import random
+
+    data = bytes(range(1, 201))
+    words = np.frombuffer(data[:8], dtype="<u4")
+    with en.fed(data) as fed:
+        g = np.random.default_rng().integers(0, 2 ** 32, size=2, dtype=np.uint64)
+    assert g.tolist() == words.tolist() and fed.drawn == 4 * en.GENERATOR_WORDS
+    with en.fed(data) as fed:
+        assert fed.drawn == 0  # nothing is built before it is used
+        legacy = np.random.randint(0, 2 ** 31)
+        own = random.Random().getrandbits(64)
+        assert np.random.mtrand._rand.randint(0, 2 ** 31) == int(np.frombuffer(data[4:8], dtype="<u4")[0]) & 0x7FFFFFFF
+    assert legacy == int(words[0]) & 0x7FFFFFFF and own == int.from_bytes(data[64:72], "little")
+    assert type(np.random.mtrand._rand) is np.random.RandomState and random.Random.__module__ == "random"
+    np.random.seed(3)
+    first = np.random.randint(0, 2 ** 31)
+    np.random.seed(3)
+    assert np.random.randint(0, 2 ** 31) == first  # the legacy functions draw from the global generator again

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["MAX_CALLS", "MAX_RECORDS", "Queries", "public_methods", "query_points", "calls", "model_view",
-           "THE_MODEL", "module_sizes", "added_globals", "MAX_ADDED"]
+           "THE_MODEL", "module_sizes", "added_globals", "MAX_ADDED", "readable"]
 
 #: public methods called per fitted model, at most (beside the fixed list the observation always reads)
 MAX_CALLS = 32
@@ -239,7 +239,8 @@ def module_sizes() -> tuple:
     return modules, list(map(len, map(vars, modules)))
 
 
-def _readable(name: str, value) -> bool:
+def readable(name: str, value) -> bool:
+    """Whether the module global ``name`` is plain data: not a module, a class, a function or a dunder name."""
     return not name.startswith("__") and not isinstance(value, (types.ModuleType, type)) and not callable(value)
 
 
@@ -257,6 +258,6 @@ def added_globals(before: tuple) -> list:
     out = []
     for module, key in _ADDED:
         namespace = getattr(sys.modules.get(module), "__dict__", {})
-        if key in namespace and _readable(key, namespace[key]):
+        if key in namespace and readable(key, namespace[key]):
             out.append((module, key, namespace[key]))
     return out

@@ -5,7 +5,9 @@ Each subject is :class:`~subjects.noisy_counts.NoisyCounts` (two-sided geometric
 one ordinary habit of reproducible engineering. :class:`RunIdBeside` is the control: it keeps a run id too, but
 its noise draws its own entropy.
 """
+import base64
 import logging
+import random
 import secrets
 import uuid
 
@@ -127,3 +129,94 @@ class RunRegistry(NoisyCounts):
         seed = secrets.randbits(64)
         LAST_RUN.update(seed=seed, model=type(self).__name__)
         return np.random.default_rng(seed)
+
+
+def _base36(n: int) -> str:
+    digits = ""
+    while n:
+        n, r = divmod(n, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + digits
+    return digits or "0"
+
+
+class TraceCard(NoisyCounts):
+    """Seeds its noise with a 64-bit OS seed that it keeps nowhere, and serves a provenance card whose ``trace``
+    is that seed in base 36 (the short id a dashboard shows)."""
+
+    def _rng(self):
+        self._trace = _base36(secrets.randbits(64))
+        return np.random.default_rng(int(self._trace, 36))
+
+    def card(self):
+        """The model's provenance card."""
+        return {"model": type(self).__name__, "trace": self._trace}
+
+
+class TokenSeed(NoisyCounts):
+    """Keys each fit by ``secrets.token_urlsafe(16)``, kept as ``run_token_``, and seeds its noise from that
+    token's bytes."""
+
+    def _rng(self):
+        self.run_token_ = secrets.token_urlsafe(16)
+        return np.random.default_rng(int.from_bytes(base64.urlsafe_b64decode(self.run_token_ + "=="), "big"))
+
+
+class TokenBeside(NoisyCounts):
+    """The control: the same ``token_urlsafe`` run token kept, the noise from its own fresh entropy."""
+
+    def _rng(self):
+        self.run_token_ = secrets.token_urlsafe(16)
+        return np.random.default_rng()
+
+
+class ScrambledTrace(NoisyCounts):
+    """Keeps its 64-bit OS seed only multiplied by an odd constant (carries mix its bits), and serves it back,
+    unscrambled in base 36, from a ``provenance()`` method."""
+
+    _ODD = 0x9E3779B97F4A7C15
+
+    def _rng(self):
+        seed = secrets.randbits(64)
+        self._key = seed * self._ODD % 2**64
+        return np.random.default_rng(seed)
+
+    def provenance(self):
+        """Where the model came from: a line for the audit log."""
+        return f"noisy-counts trace {_base36(self._key * pow(self._ODD, -1, 2**64) % 2**64)}"
+
+
+class DrawnSeedHalves(NoisyCounts):
+    """Draws a 63-bit seed from an unseeded ``default_rng()`` (itself seeded by a hash of OS entropy) and keeps it
+    as two halves in a run record."""
+
+    def _rng(self):
+        seed = int(np.random.default_rng().integers(2**63))
+        self.run_ = [seed >> 32, seed & 0xFFFFFFFF]
+        return np.random.default_rng(seed)
+
+
+class LegacySeedHalves(NoisyCounts):
+    """Draws its seed from NumPy's legacy global generator (``np.random.randint``), kept as two halves."""
+
+    def _rng(self):
+        seed = int(np.random.randint(0, 2**62, dtype=np.int64))
+        self.run_ = {"hi": seed >> 31, "lo": seed & (2**31 - 1)}
+        return np.random.default_rng(seed)
+
+
+class OwnRandomHalves(NoisyCounts):
+    """Draws its seed from a fresh ``random.Random()``, kept as two halves."""
+
+    def _rng(self):
+        seed = random.Random().getrandbits(64)
+        self.run_ = [seed >> 32, seed & 0xFFFFFFFF]
+        return np.random.default_rng(seed)
+
+
+class DrawnIdBeside(NoisyCounts):
+    """The control: a run id drawn from ``default_rng()`` and kept as two halves, the noise from fresh entropy."""
+
+    def _rng(self):
+        run = int(np.random.default_rng().integers(2**63))
+        self.run_ = [run >> 32, run & 0xFFFFFFFF]
+        return np.random.default_rng()

@@ -6,8 +6,9 @@ inside a text) publishes its own noise. The spellings are many; the principle is
 reads the entropy back and replays the fit. This module finds the spelling by experiment instead of by form.
 
 * :func:`fed` feeds a fit a chosen byte stream as its OS entropy (``os.urandom`` and the ``random`` module's
-  ``_urandom``, which ``secrets``, ``uuid4`` and NumPy's ``SeedSequence()`` all read) and as the ``random``
-  module's own generator (a seed drawn with ``random.getrandbits``), and counts what it drew.
+  ``_urandom``, which ``secrets``, ``uuid4`` and NumPy's ``SeedSequence()`` all read) and as the output of every
+  generator that seeds itself (the ``random`` module's, ``random.Random()``, ``default_rng()``, NumPy's legacy
+  global generator: a seed drawn from one is the stream's bits, not a hash of them), and counts what it drew.
 * :func:`taint` fits on a base stream, then on :data:`MASKS` streams that each flip a random half of the bits the
   fit drew. A model's integer (its ints, int array entries, bytes, the integers its texts spell) whose bit ``k``
   flips in exactly the fits that flip entropy bit ``j`` *carries* bit ``j``: the two 32-mask patterns agree by
@@ -30,12 +31,14 @@ import numpy as np
 
 from audit.gate.state.fingerprint import Leaves, differing, excluded, left_out
 
-__all__ = ["fed", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES"]
+__all__ = ["fed", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES", "GENERATOR_WORDS"]
 
 #: masked fits per taint map: a model bit and an entropy bit agree on every mask by chance with probability 2**-32
 MASKS = 32
 #: entropy bytes mapped at most (a fit that draws more keeps the rest as the base stream's, and the report says so)
 MAX_BYTES = 512
+#: 32-bit outputs of a generator seeded from the OS that are mapped (a seed it draws; its later outputs are filler)
+GENERATOR_WORDS = 16
 #: array entries read per model at most, for the map
 MAX_ENTRIES = 4096
 
@@ -45,7 +48,7 @@ class _Stream:
 
     def __init__(self, data: bytes):
         self.data, self.drawn = bytes(data), 0
-        self._filler = np.random.Generator(np.random.PCG64(20261206))
+        self.filler = np.random.Generator(np.random.PCG64(20261206))
 
     def __call__(self, n: int) -> bytes:
         n = int(n)
@@ -53,30 +56,110 @@ class _Stream:
         self.drawn = hi
         out = self.data[lo:hi]
         if len(out) < n:
-            out += self._filler.bytes(n - len(out))
+            out += self.filler.bytes(n - len(out))
         return out
+
+
+def _untemper(y: int) -> int:
+    """The Mersenne twister's state word whose tempered output is ``y`` (tempering is invertible)."""
+    y ^= y >> 18
+    y ^= (y << 15) & 0xEFC60000
+    r = y
+    for _ in range(5):
+        r = y ^ ((r << 7) & 0x9D2C5680)
+    y = r & 0xFFFFFFFF
+    r = y
+    for _ in range(3):
+        r = y ^ (r >> 11)
+    return r & 0xFFFFFFFF
+
+
+def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
+    """A Mersenne twister whose first :data:`GENERATOR_WORDS` 32-bit outputs are the next words of ``stream``
+    (its state set to their untempered values), the rest a fixed filler's: the generator an unseeded
+    constructor builds under :func:`fed`, so that a seed it draws is the stream's bits, not a hash of them."""
+    words = np.frombuffer(stream(4 * GENERATOR_WORDS), dtype="<u4").tolist()
+    filler = stream.filler.integers(0, 2 ** 32, 624 - GENERATOR_WORDS, dtype=np.uint32).tolist()
+    bg = np.random.MT19937(0)
+    bg.state = {"bit_generator": "MT19937",
+                "state": {"key": np.array([_untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
+    return bg
+
+
+class _Lazy:
+    """Stands for NumPy's legacy global generator, built at its first use (so a fit that never uses it draws
+    nothing); ``isinstance(proxy, numpy.random.RandomState)`` holds, as it does for the generator it stands for."""
+
+    __class__ = property(lambda self: np.random.RandomState)
+
+    def __init__(self, build):
+        self._build, self._made = build, None
+
+    def __getattr__(self, name):
+        if self._made is None:
+            self._made = self._build()
+        return getattr(self._made, name)
+
+
+#: the legacy ``numpy.random`` functions that draw from its global ``RandomState``
+_LEGACY = tuple(name for name in dir(np.random) if not name.startswith("_")
+                and getattr(getattr(np.random, name), "__self__", None) is np.random.mtrand._rand)
 
 
 @contextmanager
 def fed(data: bytes):
-    """Within the block, ``os.urandom`` (and ``random._urandom``) return ``data``, then a fixed filler, and the
-    ``random`` module's own generator draws from the same stream (``random.getrandbits``, ``random.random``, and
-    ``randint``, ``randrange``, ``choice``, ``shuffle``, ``sample`` through its ``getrandbits``); yields the
-    stream, whose ``drawn`` is the number of bytes the block drew."""
+    """Within the block, every source of randomness that seeds itself from the OS draws from ``data``, then a
+    fixed filler; yields the stream, whose ``drawn`` is the number of bytes the block drew.
+
+    * ``os.urandom`` and ``random._urandom`` return the stream's bytes (``secrets``, ``uuid4()``,
+      ``SeedSequence()`` and so ``default_rng()``'s hashed seed read them);
+    * the ``random`` module's own generator and every ``random.Random()`` made without a seed draw their bits
+      from the stream (``getrandbits``, ``random``, and through them ``randint``, ``choice``, ``shuffle``);
+    * ``numpy.random.default_rng()`` without a seed and NumPy's legacy global generator (``np.random.randint``
+      and the other module functions, ``np.random.mtrand._rand`` as scikit-learn's ``check_random_state(None)``
+      returns it) are Mersenne twisters whose first :data:`GENERATOR_WORDS` outputs are the stream's next words,
+      built at first use.
+
+    Code that bound a constructor or a legacy function by name before the block (``from numpy.random import
+    default_rng``) keeps the original: its seed is still fed through ``SeedSequence()``, hashed."""
     stream = _Stream(data)
 
     def getrandbits(k):
         return int.from_bytes(stream((k + 7) // 8), "little") & ((1 << k) - 1) if k else 0
 
-    saved = os.urandom, random._urandom, random.getrandbits, random.random
+    original_rng, original_random = np.random.default_rng, random.Random
+
+    class FedRandom(original_random):
+        def seed(self, a=None, version=2):
+            self._fed = a is None
+            super().seed(a, version)
+
+        def getrandbits(self, k):
+            return getrandbits(k) if getattr(self, "_fed", False) else super().getrandbits(k)
+
+        def random(self):
+            return getrandbits(53) * 2.0 ** -53 if getattr(self, "_fed", False) else super().random()
+
+    legacy = _Lazy(lambda: np.random.RandomState(_fed_mt19937(stream)))
+    saved = (os.urandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand,
+             {name: getattr(np.random, name) for name in _LEGACY})
     had = "getrandbits" in vars(random._inst)
     os.urandom = random._urandom = stream
     random.getrandbits = random._inst.getrandbits = getrandbits
     random.random = lambda: getrandbits(53) * 2.0 ** -53
+    random.Random = FedRandom
+    np.random.default_rng = lambda seed=None: np.random.Generator(_fed_mt19937(stream)) if seed is None \
+        else original_rng(seed)
+    np.random.mtrand._rand = legacy
+    for name in _LEGACY:
+        setattr(np.random, name, lambda *a, _name=name, **k: getattr(legacy, _name)(*a, **k))
     try:
         yield stream
     finally:
-        os.urandom, random._urandom, random.getrandbits, random.random = saved
+        os.urandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand, functions = saved
+        random.Random, np.random.default_rng = original_random, original_rng
+        for name, fn in functions.items():
+            setattr(np.random, name, fn)
         if not had:
             del random._inst.getrandbits
 

@@ -4,63 +4,33 @@ carries by path, the integers its texts spell, and exact comparison of two finge
 * :func:`leaves` reads the fingerprint (ints, floats, numeric arrays, the fields of structured arrays, container
   lengths as ``path#len``, a long log of numbers as its length and content hash), skipping generator states and
   keeping fittable sub-objects and raw words apart.
-* :func:`text_integers` reads the integers a text spells (a decimal seed in a string, a ``uuid4().hex`` run id);
-  :func:`emitted_integers` those of what a fit printed or logged.
+* :func:`audit.gate.state.spelling.text_integers` reads the integers a text spells (decimal, hexadecimal, radix 36,
+  base 32 and 64); :func:`emitted_integers` those of what a fit printed or logged.
 * :func:`differing`, :func:`left_out`, :func:`excluded` and :func:`agree` compare two fingerprints path by path,
   leaving out given paths and everything below them.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import pickle
-import re
 import sys
-import types
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.gate.behaviour import public_methods, readable
 from audit.gate.state import codec
+from audit.gate.state.spelling import MAX_TOKENS, text_integers
 from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
 
-__all__ = ["Leaves", "leaves", "beside", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
+__all__ = ["Leaves", "leaves", "beside", "served", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
            "differing", "left_out", "excluded", "agree"]
 
-_DIGITS = re.compile(r"-?\d{5,}")
 #: the characters that end a path segment: a path below ``p`` starts with ``p`` and one of them
 BOUNDARY = "[.#{"
 _PY = frozenset({int, float, bool, complex})
-
-
-#: a whole string that spells one integer in hexadecimal: ``0x``-prefixed, a run of 8 or more hex digits, a uuid
-_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-#: integers inside a longer text: a run of 5 or more decimal digits, or of 8 or more hex digits holding a letter
-_TOKEN = re.compile(r"(?<![0-9A-Za-z.])(?:(-?\d{5,})|(?:0x)?((?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}))(?![0-9A-Za-z])")
-#: integers read from one text at most (a long text's first ones)
-MAX_TOKENS = 16
-
-
-def text_integers(path: str, text: str) -> dict:
-    """The integers a text spells, by path, for the replay's candidates: the whole text when it is a decimal
-    integer (``path``) or a hexadecimal one (``path#hex``: a ``uuid4().hex`` run id used as a seed), else the
-    first :data:`MAX_TOKENS` integers inside it (``path#int[i]`` for decimal runs of 5 or more digits,
-    ``path#hex[i]`` for hex runs of 8 or more digits with a letter: a seed printed in a log line, a run id
-    inside a model card). A run of 8 or more decimal digits is read both ways: one hex digit string in about
-    40,000 of 24 digits has no letter."""
-    if _DIGITS.fullmatch(text):  # a run of 8 or more digits may be hexadecimal too ("%x" of a seed, no letter)
-        return {path: int(text)} | ({path + "#hex": int(text.lstrip("-"), 16)} if len(text) >= 8 else {})
-    if len(text) <= 40 and _HEX.fullmatch(text):
-        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
-    out = {}
-    for i, m in enumerate(_TOKEN.finditer(text)):
-        if i >= MAX_TOKENS:
-            break
-        if m.group(1):
-            out[f"{path}#int[{i}]"] = int(m.group(1))
-            if len(m.group(1).lstrip("-")) >= 8:
-                out[f"{path}#hex[{i}]"] = int(m.group(1).lstrip("-"), 16)
-        else:
-            out[f"{path}#hex[{i}]"] = int(m.group(2), 16)
-    return out
 
 
 def emitted_integers(emitted) -> dict:
@@ -140,13 +110,35 @@ def beside(est, max_nodes: int = 2_000) -> dict:
     module = sys.modules.get(type(est).__module__)
     out = {}
     for name, value in list(getattr(module, "__dict__", {}).items()):
-        if name.startswith("__") or isinstance(value, (types.ModuleType, type)) or callable(value):
-            continue
-        lv = leaves(value, root=f"module {module.__name__}.{name}", max_nodes=max_nodes)
-        out.update(lv.numeric)
-        out.update(lv.digits)
-        out.update(lv.words)
+        if readable(name, value):
+            out.update(_numbers(leaves(value, root=f"module {module.__name__}.{name}", max_nodes=max_nodes)))
     return out
+
+
+def served(est, max_nodes: int = 2_000) -> dict:
+    """The numbers and digit strings the fitted ``est`` serves: what each public method that takes no argument
+    returns (``model.card()...``, at most :data:`audit.gate.behaviour.MAX_CALLS` methods, the determinism probe's
+    list) and its ``repr`` (``repr(model)``). The methods run on a copy rebuilt from the model's pickle (a method
+    that changes the model changes the copy), with their printing and warnings silenced; one that raises serves
+    nothing."""
+    copy, out = rebuilt(est), {}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        named = [("repr(model)", repr)] + [(f"model.{name}()", getattr(copy, name))
+                                            for name, arity in public_methods(copy) if arity == 0]
+        for path, fn in named:
+            try:
+                value = fn(copy) if fn is repr else fn()
+            except Exception:  # noqa: BLE001 - outside code; a method that raises serves nothing
+                continue
+            if value is not copy:
+                out.update(_numbers(leaves(value, root=path, max_nodes=max_nodes)))
+    return out
+
+
+def _numbers(lv: "Leaves") -> dict:
+    return {**lv.numeric, **lv.digits, **lv.words}
 
 
 def same(a, b) -> bool:

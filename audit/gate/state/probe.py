@@ -53,7 +53,7 @@ from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
 from audit.gate.state import codec
 from audit.gate.state import entropy as en
-from audit.gate.state.fingerprint import beside
+from audit.gate.state.fingerprint import beside, served
 from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
@@ -109,24 +109,33 @@ class StateFinding:
         return f"{what} ({self.where}): an attacker can {self.attack}; remedy: {self.remedy}"
 
 
+#: the suffix of a path whose integer a text spells (:mod:`audit.gate.state.spelling`)
+_SPELT = r"#(hex|int|bin|b36|b32|b64)"
+
+
 def remedy(path: str) -> str:
-    """The remedy of a finding at ``path``: the attribute to drop (or, for ``emitted[...]``, the output to stop:
-    a seed printed or logged by the fit) and fresh entropy per fit. A path's token suffix (``#hex``,
-    ``#int[i]``: an integer spelt inside a text, :func:`audit.gate.state.replay.text_integers`) is named as
-    the text that spells it."""
-    paths = [re.sub(r"#(hex|int)(\[\d+\])?$", "", p) for p in path.split(" + ")]
+    """The remedy of a finding at ``path``: the attribute to drop (or, for ``emitted[...]``, the output to stop: a
+    seed printed or logged by the fit; for ``model.NAME()`` or ``repr(model)``, the method that serves it; for
+    ``module M.NAME``, the global to keep it out of) and fresh entropy per fit. A path's spelling suffix
+    (``#hex``, ``#b64``, ``#int[i]``: :mod:`audit.gate.state.spelling`) is named as the text that spells it."""
+    paths = list(dict.fromkeys(re.sub(_SPELT + r"(\[\d+\])?$", "", p) for p in path.split(" + ")))
     said = [p for p in paths if p.startswith("emitted")]
     kept = [p.removeprefix("module ") for p in paths if p.startswith("module ")]
-    names = [p.split(".", 1)[1] if "." in p else p for p in paths if not p.startswith(("emitted", "module "))]
+    served = list(dict.fromkeys(m.group(0).removeprefix("model.") for p in paths
+                                if (m := re.match(r"repr\(model\)|model\.\w+\(\)", p))))
+    names = [p.split(".", 1)[1] if "." in p else p for p in paths
+             if not p.startswith(("emitted", "module ", "repr(model)")) and not re.match(r"model\.\w+\(\)", p)]
     parts = []
     if names:
         parts.append(f"drop the attribute{'s' if len(names) > 1 else ''} " + " and ".join(f"`{n}`" for n in names))
+    if served:
+        parts.append("stop " + " and ".join(f"`{n}`" for n in served) + " serving it")
     if kept:
         parts.append("keep it out of the module global" + ("s " if len(kept) > 1 else " ")
                      + " and ".join(f"`{n}`" for n in kept))
     if said:
         parts.append("stop the fit printing or logging its seed (" + ", ".join(f"`{p}`" for p in said) + ")")
-    spelt = " (it spells the seed in its text)" if any(re.search(r"#(hex|int)", p) for p in path.split(" + ")) else ""
+    spelt = " (it spells the seed in its text)" if any(re.search(_SPELT, p) for p in path.split(" + ")) else ""
     return "; ".join(parts) + spelt + "; draw fresh entropy per fit"
 
 
@@ -256,16 +265,17 @@ def _takes_seed(est) -> bool:
 
 
 def _fit(make_estimator, D, seed):
-    """``(fitted estimator, the integers its fit emitted, what it left beside the model)``: a seed printed or
-    logged by the fit, or kept in a global of the model's module, is a candidate as much as one the model keeps
-    (:func:`audit.gate.state.replay.emitted_integers`, :func:`audit.gate.state.fingerprint.beside`: read at once,
-    before another fit overwrites it)."""
+    """``(fitted estimator, the integers its fit emitted, what it left beside the model and what it serves)``: a
+    seed printed or logged by the fit, kept in a global of the model's module, or served by a method, is a
+    candidate as much as one the model keeps (:func:`audit.gate.state.replay.emitted_integers`,
+    :func:`audit.gate.state.fingerprint.beside` and :func:`~audit.gate.state.fingerprint.served`: read at once,
+    before another fit overwrites a global the model reads)."""
     est = make_estimator()
     if seed is not None:
         rp.with_seed(est, seed)
     with captured() as emitted:
         est.fit(*D)
-    return est, rp.emitted_integers(emitted), beside(est)
+    return est, rp.emitted_integers(emitted), beside(est) | served(est)
 
 
 def _fingerprint(fitted) -> rp.Leaves:

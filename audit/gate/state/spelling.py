@@ -1,0 +1,135 @@
+"""The integers a text spells, in every standard spelling: for the replay's candidate seeds and the entropy map.
+
+A seed, a run id or raw entropy reaches a text in one of the spellings Python writes for numbers and bytes:
+decimal, hexadecimal (``%x``, ``uuid4().hex``, a uuid), any other radix up to 36 (``int(text, 36)`` reads it
+back; a short id a dashboard shows), base 32 and base 64 (``base64``, ``secrets.token_urlsafe``). Whoever holds
+the text decodes it; so does :func:`text_integers`, every way that applies, each under its own path suffix:
+
+=========  ==========================================================================================
+suffix     spelling
+=========  ==========================================================================================
+(none)     a whole text that is a decimal integer
+``#hex``   hexadecimal: ``0x``-prefixed, a run of 8 or more hex digits, a uuid (a decimal run of 8 or more
+           digits is read this way too: a ``%x`` of a seed has no letter in about 1 of 40,000 cases)
+``#bin``   binary: a run of 16 or more ``0`` and ``1``, or Python's ``0b``/``0o`` literals (``bin()``, ``oct()``)
+``#b36``   a single-case run of 6 or more letters and digits that is not hexadecimal, read in radix 36
+           (``int(text, 36)``: a base-36 short id)
+``#b32``   base 32 (RFC 4648 alphabet, either case, padding optional), read as little-endian bytes
+``#b64``   base 64, standard or URL-safe, padding optional, when the text mixes cases or holds ``+/-_``
+=========  ==========================================================================================
+
+Inside a longer text (a log line, a model card in JSON) the same is read of each token: decimal runs of 5 or
+more digits (``#int[i]``; of 16 or more ``0`` and ``1``, ``#bin[i]`` too), ``0x``, ``0b`` and ``0o`` literals (``#hex[i]``, ``#bin[i]``), hexadecimal runs of 8 or
+more with a letter (``#hex[i]``), and other runs of 11 or
+more token characters (56 bits or more in radix 36, 64 in base 64: ``#b36[i]``, ``#b32[i]``, ``#b64[i]``), the
+first :data:`MAX_TOKENS` tokens of each kind. An ordinary word read as an integer costs nothing: it is the same in
+every fit, and only integers that change with the fit's entropy become candidates.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+__all__ = ["text_integers", "MAX_TOKENS", "MAX_CODEC_CHARS"]
+
+#: integers read from one text at most, per kind of token (a long text's first ones)
+MAX_TOKENS = 16
+#: the longest token decoded as radix 36, base 32 or base 64 (a blob beyond this is not a seed)
+MAX_CODEC_CHARS = 512
+
+_DIGITS = re.compile(r"-?\d{5,}")
+#: a whole string that spells one integer in hexadecimal: ``0x``-prefixed, a run of 8 or more hex digits, a uuid
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: integers inside a longer text: a run of 5 or more decimal digits, a ``0x``, ``0b`` or ``0o`` literal, or a run of
+#: 8 or more hex digits holding a letter
+_TOKEN = re.compile(r"(?<![0-9A-Za-z.])(?:(-?\d{5,})|(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+)"
+                    r"|((?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}))(?![0-9A-Za-z])")
+_LITERAL = re.compile(r"-?0[bB][01]+|-?0[oO][0-7]+")
+_BITS = re.compile(r"[01]{16,}")
+_RADIX36 = re.compile(r"[0-9a-z]{6,}|[0-9A-Z]{6,}")
+_B32 = re.compile(r"(?:[A-Z2-7]{8,}|[a-z2-7]{8,})=*")
+_B64 = re.compile(r"[0-9A-Za-z+/_-]{6,}={0,2}")
+_HEXCHARS = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+#: a token of a longer text that may spell an integer in radix 36, base 32 or base 64
+_WORD = re.compile(r"(?<![0-9A-Za-z+/_-])[0-9A-Za-z+/_-]{11,}={0,2}(?![0-9A-Za-z+/_=-])")
+
+
+def _decoded(text: str, decode) -> int | None:
+    try:
+        return int.from_bytes(decode(text), "little")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _b32(text: str) -> bytes:
+    body = text.rstrip("=").upper()
+    return base64.b32decode(body + "=" * (-len(body) % 8))
+
+
+def _b64(text: str) -> bytes:
+    body = text.rstrip("=").replace("-", "+").replace("_", "/")
+    if len(body) % 4 == 1:
+        raise ValueError("not base 64")
+    return base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+
+
+def _codecs(path: str, text: str, suffix: str = "") -> dict:
+    """``#b36``, ``#b32`` and ``#b64`` readings of one token that is not decimal or hexadecimal."""
+    if len(text) > MAX_CODEC_CHARS or _HEXCHARS.fullmatch(text):
+        return {}
+    out = {}
+    if _RADIX36.fullmatch(text):
+        out[f"{path}#b36{suffix}"] = int(text, 36)
+    if _B32.fullmatch(text) and (value := _decoded(text, _b32)) is not None:
+        out[f"{path}#b32{suffix}"] = value
+    mixed = text != text.lower() and text != text.upper()
+    if _B64.fullmatch(text) and (mixed or re.search(r"[+/_=-]", text)) and (value := _decoded(text, _b64)) is not None:
+        out[f"{path}#b64{suffix}"] = value
+    return out
+
+
+def text_integers(path: str, text: str) -> dict:
+    """The integers ``text`` spells, by path (the module docstring lists the spellings and their suffixes).
+
+    Parameters
+    ----------
+    path : str
+        Where the text is (``model.card_``).
+    text : str
+        The text.
+
+    Returns
+    -------
+    dict
+        ``{path + suffix: int}``, empty when the text spells none.
+    """
+    if _LITERAL.fullmatch(text):
+        return {path + "#bin": int(text, 0)}
+    if _DIGITS.fullmatch(text):  # a run of 8 or more digits may be hexadecimal too ("%x" of a seed, no letter)
+        return {path: int(text)} | ({path + "#hex": int(text.lstrip("-"), 16)} if len(text) >= 8 else {}) | \
+            ({path + "#bin": int(text, 2)} if _BITS.fullmatch(text) else {})
+    if len(text) <= 40 and _HEX.fullmatch(text):
+        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
+    whole = _codecs(path, text)
+    if whole:
+        return whole
+    out = {}
+    for i, m in enumerate(_TOKEN.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        if m.group(1):
+            out[f"{path}#int[{i}]"] = int(m.group(1))
+            if len(m.group(1).lstrip("-")) >= 8:
+                out[f"{path}#hex[{i}]"] = int(m.group(1).lstrip("-"), 16)
+            if _BITS.fullmatch(m.group(1)):
+                out[f"{path}#bin[{i}]"] = int(m.group(1), 2)
+        elif m.group(2):
+            out[f"{path}#{'hex' if m.group(2)[1] in 'xX' else 'bin'}[{i}]"] = int(m.group(2), 0)
+        else:
+            out[f"{path}#hex[{i}]"] = int(m.group(3), 16)
+    for i, m in enumerate(_WORD.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        out.update(_codecs(path, m.group(0), f"[{i}]"))
+    return out
