@@ -29,6 +29,13 @@ left end of the first interval of ``epsilon`` (from 0 up) on which the test does
 whatever the test's monotonicity in ``epsilon``. Every break point is tested at once (a vectorised
 hypergeometric tail), so the bound is exact, not bisected.
 
+**Power.** For ``delta = 0`` the thinned count ``k0'`` falls as epsilon grows while ``k1' = k1`` stays, and
+Fisher's p-value rises as ``k0'`` falls (one success fewer on ``D``'s side, the other side fixed), so the test
+rejects on all of ``[0, epsilon]`` exactly when it rejects at ``epsilon``: ``P(epsilon_lower > c)`` is the
+probability that the test rejects at ``c``, with ``k0' ~ Bin(n0, p0 e^-c)`` and ``k1 ~ Bin(n1, p1)``
+independent. :func:`joint_power` computes it exactly (a sum over ``k1`` of binomial tails past the critical
+``k0'``), where the reference bound's power takes a Monte Carlo simulation.
+
 **Cost and randomness.** ``k0 + (n1 - k1)`` uniforms and as many tail probabilities; the same ``rng`` state
 gives the same bound. The randomisation is the price of using the whole ``alpha``: two audits of the same counts
 with different seeds may differ slightly.
@@ -41,11 +48,12 @@ R. A. Fisher, *The Design of Experiments*, 1935 (the exact test of a 2 x 2 table
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
-from scipy.stats import hypergeom
+from scipy.stats import binom, hypergeom
 
-__all__ = ["epsilon_lower_joint", "joint_p_values"]
+__all__ = ["epsilon_lower_joint", "joint_p_values", "joint_power"]
 
 
 def _check(k0, n0, k1, n1, delta, alpha) -> None:
@@ -113,3 +121,52 @@ def epsilon_lower_joint(k0: int, n0: int, k1: int, n1: int, *, delta: float = 0.
     eps, p = joint_p_values(int(k0), int(n0), int(k1), int(n1), delta=float(delta), rng=rng)
     fails = np.flatnonzero(p > alpha)
     return float(eps[fails[0]]) if fails.size else math.inf
+
+
+@lru_cache(maxsize=512)
+def _critical(kmin: int, kmax: int, n0: int, n1: int, alpha: float) -> np.ndarray:
+    """For each ``k1`` from ``kmin`` to ``kmax``, the least ``t0`` at which Fisher's one-sided test of the table ``(t0, n0; k1, n1)``
+    rejects at ``alpha`` (``n0 + 1`` where none does): a bisection, the p-value falling as ``t0`` grows. It does not
+    depend on the event's probabilities, so a search over the loss reuses it (cached)."""
+    k1 = np.arange(kmin, kmax + 1)
+    lo = np.zeros_like(k1)  # p(lo) > alpha or lo == 0 (t0 = 0 never rejects)
+    hi = np.full_like(k1, n0 + 1)  # p(hi) <= alpha, or hi = n0 + 1 (none does)
+    while np.any(hi - lo > 1):
+        mid = (lo + hi) // 2
+        p = hypergeom.sf(mid - 1, n0 + n1, mid + k1, n0)
+        rejects = (mid > 0) & (p <= alpha)
+        hi = np.where(rejects, mid, hi)
+        lo = np.where(rejects, lo, mid)
+    return hi
+
+
+def joint_power(p0: float, p1: float, n0: int, n1: int, *, claim: float, alpha: float) -> float:
+    """``P(epsilon_lower_joint > claim)`` for ``delta = 0``, exactly, when the event has probability ``p0`` on
+    ``D`` (``n0`` outputs) and ``p1`` on ``D'`` (``n1`` outputs): the probability that the test rejects at
+    ``claim`` (module docstring, **Power**).
+
+    Parameters
+    ----------
+    p0, p1 : float
+        The event's probabilities on the two inputs.
+    n0, n1 : int
+        Outputs per input.
+    claim : float
+        The epsilon the bound must exceed.
+    alpha : float
+        The bound's error probability.
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1].
+    """
+    if not (0.0 <= p0 <= 1.0 and 0.0 <= p1 <= 1.0):
+        raise ValueError(f"p0 and p1 must lie in [0, 1], got p0={p0!r}, p1={p1!r}")
+    n0, n1 = int(n0), int(n1)
+    q0 = p0 * math.exp(-claim)
+    lo, hi = binom.ppf(1e-12, n1, p1), binom.isf(1e-12, n1, p1)  # k1 beyond these carries below 2e-12 in all
+    kmin, kmax = int(max(lo, 0)), int(min(hi, n1))
+    weight = binom.pmf(np.arange(kmin, kmax + 1), n1, p1)
+    tail = binom.sf(_critical(kmin, kmax, n0, n1, float(alpha)) - 1, n0, q0)  # P(k0' >= the critical count)
+    return float(min(1.0, np.sum(weight * tail)))
