@@ -71,6 +71,20 @@ def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
         assert "from D' (D, D': " in row["detail"]
 
 
+# Seeds kept in a part of a value (tests/subjects/seeds_in_parts.py): each is carried bit for bit, read back by
+# the entropy map and replayed (exact: a miss needs two entropy bits alike over 32 masks, below 1e-5 per run).
+@pytest.mark.parametrize("name,where", [("SeedInFloatMeta", "model.meta_[2]"),
+                                        ("SeedInFloat32Halves", "model.meta_[0] + model.meta_[1]"),
+                                        ("SeedInImaginaryPart", "model.tag_.imag"),
+                                        ("SeedInDecimal", "#coef[0]"),
+                                        ("SeedInASet", "model.parts_{0}[1] + model.parts_{1}[1]"),
+                                        ("SeedServedByAProperty", "model.run_seed")])
+def test_a_seed_kept_in_a_part_of_a_value_is_replayed(name, where, tmp_path):
+    code, row = _check(f"subjects.seeds_in_parts:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "kept state"
+    assert where in row["detail"] and "reproduces the published model" in row["detail"]
+
+
 @pytest.mark.parametrize("name,path", [("ThreadNamedCounts", "fit thread name"), ("ReportsAtExit", "fit at exit[0]"),
                                        ("DashboardCounts", "type(model).fit.__closure__['recent'][#-1]"),
                                        ("SpooledCounts", "fit files written: digits[#0]"),
@@ -88,6 +102,7 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
 
 @pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
+                                    "subjects.seeds_in_parts:MetaBeside",
                                     "subjects.leaks_beside_the_model:TidyCounts"])
 def test_the_controls_pass(target, tmp_path):
     code, row = _check(target, tmp_path)

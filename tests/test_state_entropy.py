@@ -140,3 +140,27 @@ def test_fed_feeds_generators_that_seed_themselves_and_puts_them_back():
     first = np.random.randint(0, 2 ** 31)
     np.random.seed(3)
     assert np.random.randint(0, 2 ** 31) == first  # the legacy functions draw from the global generator again
+
+
+def test_every_part_of_a_value_is_read_as_an_integer():
+    """Float and complex values of integer value, array entries of every numeric kind, dates and durations are
+    read as the integers they hold (what the entropy map compares bit by bit)."""
+    import datetime
+
+    from audit.gate.state.fingerprint import Leaves
+
+    lv = Leaves(numeric={"f": np.array([0.5, 3.0]), "g": np.array([7, 8], dtype=np.float32), "c": 2 + 5j,
+                         "d": np.array(["1970-01-02"], dtype="datetime64[D]"), "t": np.timedelta64(9, "s"),
+                         "w": datetime.datetime(1970, 1, 1, 0, 0, 1), "span": datetime.timedelta(microseconds=42),
+                         "x": 1.5, "b": True})
+    assert en.bits_of(lv) == {"f[1]": 3, "g[0]": 7, "g[1]": 8, "c.real": 2, "c.imag": 5, "d[0]": 1, "t": 9,
+                              "w": 10 ** 6, "span": 42}
+
+
+def test_a_set_is_walked_in_the_same_order_whatever_its_hashing():
+    from audit.gate.state.fingerprint import leaves
+
+    model = _Model()
+    model.parts_ = frozenset({(1, 2 ** 40 + 3), (0, 17)})
+    assert {p: v for p, v in leaves(model).numeric.items() if not p.endswith("#len")} == {
+        "model.parts_{0}[0]": 0, "model.parts_{0}[1]": 17, "model.parts_{1}[0]": 1, "model.parts_{1}[1]": 2 ** 40 + 3}

@@ -22,6 +22,7 @@ Do not run :func:`fed` beside other threads that draw OS entropy: the patch is p
 """
 from __future__ import annotations
 
+import datetime
 import os
 import random
 from contextlib import contextmanager
@@ -164,25 +165,68 @@ def fed(data: bytes):
             del random._inst.getrandbits
 
 
+def _integral(x) -> int | None:
+    """``x`` as an int when it is a finite float of integer value below 2**63 in magnitude, else None."""
+    return int(x) if np.isfinite(x) and float(x).is_integer() and abs(x) < 2.0 ** 63 else None
+
+
+def _array_ints(path: str, v: np.ndarray, room: int) -> dict:
+    """The integers an array's first ``room`` entries hold: int entries, float entries of integer value, the real
+    and imaginary parts of complex ones (``.real``, ``.imag``), dates and durations as their int64 ticks."""
+    if v.dtype.kind in "Mm":
+        v = v.view("i8")
+    flat = v.ravel()[:room]
+    if v.dtype.kind in "iu":
+        return {f"{path}[{i}]": int(x) for i, x in enumerate(flat.tolist())}
+    if v.dtype.kind == "c":
+        return {**_array_ints(path + ".real", flat.real, room), **_array_ints(path + ".imag", flat.imag, room)}
+    if v.dtype.kind == "f":
+        return {f"{path}[{i}]": int(x) for i, x in enumerate(flat.tolist()) if _integral(x) is not None}
+    return {}
+
+
+def _when(v) -> int | None:
+    """A date, time or duration as an int: microseconds (a ``datetime`` from the Unix epoch, a ``time`` from
+    midnight, a ``timedelta``) or days (a ``date``'s ordinal); None for anything else."""
+    micro = datetime.timedelta(microseconds=1)
+    if isinstance(v, datetime.datetime):
+        return (v.replace(tzinfo=None) - datetime.datetime(1970, 1, 1)) // micro
+    if isinstance(v, datetime.date):
+        return v.toordinal()
+    if isinstance(v, datetime.timedelta):
+        return v // micro
+    if isinstance(v, datetime.time):
+        return ((v.hour * 60 + v.minute) * 60 + v.second) * 10 ** 6 + v.microsecond
+    return None
+
+
 def bits_of(lv: Leaves) -> dict:
-    """The model's integers by path, for the map: int scalars and floats of integer value (a seed kept as a
-    float), int array entries (the first :data:`MAX_ENTRIES` in all), the integers its texts spell, bytes (read
-    little-endian), and the same of what the fit left beside the model (``lv.around``)."""
+    """The model's integers by path, for the map: int scalars, floats of integer value (a seed kept as a float),
+    the parts of complex numbers, array entries of those kinds (the first :data:`MAX_ENTRIES` in all), dates and
+    durations as their ticks, the integers its texts spell, bytes (read little-endian), and the same of what the
+    fit left beside the model or the model serves (``lv.around``)."""
     out, entries = {}, 0
     for path, v in [*lv.numeric.items(), *lv.around.items()]:
         if isinstance(v, (bytes, bytearray)):
             out[path] = int.from_bytes(bytes(v), "little")
             continue
-        if path.endswith(("#len", "#content")):
+        if path.endswith(("#len", "#content")) or isinstance(v, (bool, np.bool_)):
             continue
-        if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer() and abs(v) < 2.0 ** 63:
+        if isinstance(v, (np.datetime64, np.timedelta64)):  # before the integers: a timedelta64 is one
+            out[path] = int(np.asarray(v).view("i8"))
+        elif isinstance(v, (int, np.integer)):
             out[path] = int(v)
-        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
-            out[path] = int(v)
-        elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and entries < MAX_ENTRIES:
-            flat = v.ravel()[:MAX_ENTRIES - entries]
-            entries += flat.size
-            out.update((f"{path}[{i}]", int(x)) for i, x in enumerate(flat.tolist()))
+        elif isinstance(v, (float, np.floating)) and _integral(v) is not None:
+            out[path] = _integral(v)
+        elif isinstance(v, (complex, np.complexfloating)):
+            out.update((f"{path}.{part}", _integral(x)) for part, x in (("real", v.real), ("imag", v.imag))
+                       if _integral(x) is not None)
+        elif isinstance(v, np.ndarray) and entries < MAX_ENTRIES:
+            found = _array_ints(path, v, MAX_ENTRIES - entries)
+            entries += min(v.size, MAX_ENTRIES - entries)
+            out.update(found)
+        elif (when := _when(v)) is not None:
+            out[path] = when
     out.update(lv.digits)
     out.update((p, int.from_bytes(bytes(b), "little")) for p, b in lv.words.items() if isinstance(b, (bytes, bytearray)))
     return out

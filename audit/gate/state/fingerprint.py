@@ -12,6 +12,9 @@ carries by path, the integers its texts spell, and exact comparison of two finge
 from __future__ import annotations
 
 import contextlib
+import datetime
+import functools
+import inspect
 import io
 import pickle
 import sys
@@ -20,17 +23,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audit.gate.behaviour import public_methods, readable
+from audit.gate.behaviour import MAX_CALLS, public_methods, readable
 from audit.gate.state import codec
 from audit.gate.state.spelling import MAX_TOKENS, text_integers
 from audit.gate.state.walk import MAX_NODES, long_plain_data, recognise, walk
 
-__all__ = ["Leaves", "leaves", "beside", "served", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
+__all__ = ["Leaves", "leaves", "beside", "served", "public_properties", "text_integers", "emitted_integers", "MAX_TOKENS", "BOUNDARY", "rebuilt", "same",
            "differing", "left_out", "excluded", "agree"]
 
 #: the characters that end a path segment: a path below ``p`` starts with ``p`` and one of them
 BOUNDARY = "[.#{"
 _PY = frozenset({int, float, bool, complex})
+#: the array kinds read as numbers: booleans, integers, floats, complex numbers, dates and durations
+_NUMBERS = "biufcMm"
+_WHEN = (datetime.date, datetime.time, datetime.timedelta)  # datetime.datetime is a date
 
 
 def emitted_integers(emitted) -> dict:
@@ -75,14 +81,16 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
             w.prune()
             continue
         if isinstance(node, (bool, int, float, complex)) or (isinstance(node, np.generic)
-                                                             and node.dtype.kind in "biufc"):
+                                                             and node.dtype.kind in _NUMBERS):
+            out.numeric[path] = node
+        elif isinstance(node, _WHEN):  # a date, time or duration: a number of ticks (its pickle's bytes below)
             out.numeric[path] = node
         elif isinstance(node, np.ndarray):
             if node.dtype.names:
                 for name in node.dtype.names:
-                    if node.dtype[name].kind in "biufc":
+                    if node.dtype[name].kind in _NUMBERS:
                         out.numeric[f"{path}[{name!r}]"] = node[name]
-            elif node.dtype.kind in "biufc":
+            elif node.dtype.kind in _NUMBERS:
                 out.numeric[path] = node
                 if codec.may_hold_words(node):
                     out.words[path] = node
@@ -118,23 +126,43 @@ def beside(est, max_nodes: int = 2_000) -> dict:
 def served(est, max_nodes: int = 2_000) -> dict:
     """The numbers and digit strings the fitted ``est`` serves: what each public method that takes no argument
     returns (``model.card()...``, at most :data:`audit.gate.behaviour.MAX_CALLS` methods, the determinism probe's
-    list) and its ``repr`` (``repr(model)``). The methods run on a copy rebuilt from the model's pickle (a method
+    list), what each public property computes (``model.NAME``, :func:`public_properties`) and its ``repr``
+    (``repr(model)``). The methods run on a copy rebuilt from the model's pickle (a method
     that changes the model changes the copy), with their printing and warnings silenced; one that raises serves
     nothing."""
     copy, out = rebuilt(est), {}
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        named = [("repr(model)", repr)] + [(f"model.{name}()", getattr(copy, name))
-                                            for name, arity in public_methods(copy) if arity == 0]
+        named = [("repr(model)", lambda: repr(copy))] + \
+            [(f"model.{name}()", getattr(copy, name)) for name, arity in public_methods(copy) if arity == 0] + \
+            [(f"model.{name}", functools.partial(getattr, copy, name)) for name in public_properties(copy)]
         for path, fn in named:
             try:
-                value = fn(copy) if fn is repr else fn()
+                value = fn()
             except Exception:  # noqa: BLE001 - outside code; a method that raises serves nothing
                 continue
             if value is not copy:
                 out.update(_numbers(leaves(value, root=path, max_nodes=max_nodes)))
     return out
+
+
+def public_properties(est, limit: int = MAX_CALLS) -> list[str]:
+    """The public properties of ``est``'s class (``property``, ``functools.cached_property`` and other computed
+    attributes that are not methods), in name order, at most ``limit``: what reading ``model.NAME`` computes."""
+    found = []
+    for name in sorted(dir(type(est))):
+        if name.startswith("_"):
+            continue
+        try:
+            attr = inspect.getattr_static(type(est), name)
+        except AttributeError:
+            continue
+        if isinstance(attr, (property, functools.cached_property)):
+            found.append(name)
+        if len(found) >= limit:
+            break
+    return found
 
 
 def _numbers(lv: "Leaves") -> dict:

@@ -20,7 +20,8 @@ suffix     spelling
 
 Inside a longer text (a log line, a model card in JSON) the same is read of each token: decimal runs of 5 or
 more digits (``#int[i]``; of 16 or more ``0`` and ``1``, ``#bin[i]`` too), ``0x``, ``0b`` and ``0o`` literals (``#hex[i]``, ``#bin[i]``), hexadecimal runs of 8 or
-more with a letter (``#hex[i]``), and other runs of 11 or
+more with a letter (``#hex[i]``), the digits of a decimal fraction or of a number in exponent notation with 10 or
+more significant digits (a clock's seconds and microseconds have fewer), read as one integer (``#coef[i]``: ``Decimal(seed) / 1000`` spells ``seed``), and other runs of 11 or
 more token characters (56 bits or more in radix 36, 64 in base 64: ``#b36[i]``, ``#b32[i]``, ``#b64[i]``), the
 first :data:`MAX_TOKENS` tokens of each kind. An ordinary word read as an integer costs nothing: it is the same in
 every fit, and only integers that change with the fit's entropy become candidates.
@@ -45,6 +46,9 @@ _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{8,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-f
 #: 8 or more hex digits holding a letter
 _TOKEN = re.compile(r"(?<![0-9A-Za-z.])(?:(-?\d{5,})|(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+)"
                     r"|((?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}))(?![0-9A-Za-z])")
+#: a decimal fraction or a number in exponent notation (a ``Decimal``'s text, a float printed in full)
+_FRACTION = re.compile(r"(?<![0-9A-Za-z.])-?\d+\.\d+(?:[eE][+-]?\d+)?(?![0-9A-Za-z.])|"
+                       r"(?<![0-9A-Za-z.])-?\d+[eE][+-]?\d+(?![0-9A-Za-z.])")
 _LITERAL = re.compile(r"-?0[bB][01]+|-?0[oO][0-7]+")
 _BITS = re.compile(r"[01]{16,}")
 _RADIX36 = re.compile(r"[0-9a-z]{6,}|[0-9A-Z]{6,}")
@@ -128,6 +132,12 @@ def text_integers(path: str, text: str) -> dict:
             out[f"{path}#{'hex' if m.group(2)[1] in 'xX' else 'bin'}[{i}]"] = int(m.group(2), 0)
         else:
             out[f"{path}#hex[{i}]"] = int(m.group(3), 16)
+    for i, m in enumerate(_FRACTION.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        digits = re.sub(r"[eE].*$", "", m.group(0)).replace(".", "").lstrip("-")
+        if len(digits.lstrip("0")) >= 10:
+            out[f"{path}#coef[{i}]"] = int(digits)
     for i, m in enumerate(_WORD.finditer(text)):
         if i >= MAX_TOKENS:
             break

@@ -2,7 +2,8 @@
 
 :func:`walk` visits an object graph breadth first and yields ``(path, node)`` pairs: attributes
 (``__dict__``, ``__slots__`` including a single-string ``__slots__``, and the dict or tuple a custom
-``__getstate__`` returns), dict keys and values, the items of lists, tuples, sets, deques and the other
+``__getstate__`` returns), dict keys and values, the items of lists, tuples, sets (sorted, so a member's path
+does not depend on hashing), deques and the other
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
 functions, the objects that bytes starting with a pickle header unpickle to, a deque's ``maxlen``, the
@@ -279,9 +280,18 @@ def _container_children(obj):
     if isinstance(obj, dict):
         return [(f".keys()[{i}]", k) for i, k in enumerate(obj)] + [(f"[{k!r}]", v) for k, v in obj.items()]
     if isinstance(obj, (set, frozenset)):
-        return [(f"{{{i}}}", v) for i, v in enumerate(obj)]
+        return [(f"{{{i}}}", v) for i, v in enumerate(_canonical(obj))]
     items = [(f"[{i}]", v) for i, v in enumerate(obj)]
     return items + ([(".maxlen", obj.maxlen)] if isinstance(obj, deque) and obj.maxlen is not None else [])
+
+
+def _canonical(members) -> list:
+    """A set's members in an order that does not depend on hashing (sorted; by ``repr`` when they do not
+    compare): the same members are at the same paths in every fit, whatever the other members are."""
+    try:
+        return sorted(members)
+    except TypeError:
+        return sorted(members, key=repr)
 
 
 _WEAK = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary, weakref.WeakSet, weakref.ref,
