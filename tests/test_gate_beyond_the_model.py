@@ -62,7 +62,9 @@ def _check(target: str, tmp_path) -> tuple[int, dict]:
                                         ("ScrambledTrace", "model.provenance()#b36[1]"),
                                         ("DrawnSeedHalves", "model.run_[0] + model.run_[1]"),
                                         ("LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
-                                        ("OwnRandomHalves", "model.run_[0] + model.run_[1]")])
+                                        ("OwnRandomHalves", "model.run_[0] + model.run_[1]"),
+                                        ("UnseededBitGeneratorHalves", "model.run_[0] + model.run_[1]"),
+                                        ("UnseededRandomStateHalves", "model.run_[0] + model.run_[1]")])
 def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
     code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"

@@ -135,7 +135,17 @@ def test_fed_feeds_generators_that_seed_themselves_and_puts_them_back():
         own = random.Random().getrandbits(64)
         assert np.random.mtrand._rand.randint(0, 2 ** 31) == int(np.frombuffer(data[4:8], dtype="<u4")[0]) & 0x7FFFFFFF
     assert legacy == int(words[0]) & 0x7FFFFFFF and own == int.from_bytes(data[64:72], "little")
+    with en.fed(data) as fed:
+        raw = os.getrandom(8)
+        state = np.random.RandomState().randint(0, 2 ** 31)
+        pcg = np.random.Generator(np.random.PCG64()).integers(0, 2 ** 32, dtype=np.uint64)
+        seeded = np.random.PCG64(5)
+        assert isinstance(seeded, np.random.PCG64) and isinstance(np.random.RandomState(1), np.random.RandomState)
+    assert raw == data[:8] and state == int(np.frombuffer(data[8:12], dtype="<u4")[0]) & 0x7FFFFFFF
+    # RandomState(1) draws 16 bytes too: NumPy builds an unseeded MT19937 first, then seeds it the legacy way
+    assert pcg == int(np.frombuffer(data[8 + 64:8 + 68], dtype="<u4")[0]) and fed.drawn == 8 + 2 * 64 + 16
     assert type(np.random.mtrand._rand) is np.random.RandomState and random.Random.__module__ == "random"
+    assert type(np.random.PCG64()) is np.random.PCG64 and np.random.RandomState.__module__ == "numpy.random.mtrand"
     np.random.seed(3)
     first = np.random.randint(0, 2 ** 31)
     np.random.seed(3)

@@ -220,3 +220,21 @@ class DrawnIdBeside(NoisyCounts):
         run = int(np.random.default_rng().integers(2**63))
         self.run_ = [run >> 32, run & 0xFFFFFFFF]
         return np.random.default_rng()
+
+
+class UnseededBitGeneratorHalves(NoisyCounts):
+    """Draws its seed from ``Generator(PCG64())`` (a bit generator made without a seed), kept as two halves."""
+
+    def _rng(self):
+        seed = int(np.random.Generator(np.random.PCG64()).integers(2**62))
+        self.run_ = (seed >> 31, seed & 0x7FFFFFFF)
+        return np.random.default_rng(seed)
+
+
+class UnseededRandomStateHalves(NoisyCounts):
+    """Draws its seed from ``RandomState()`` made without a seed, kept as two halves."""
+
+    def _rng(self):
+        seed = int(np.random.RandomState().randint(0, 2**31))
+        self.run_ = (seed >> 16, seed & 0xFFFF)
+        return np.random.default_rng(seed)

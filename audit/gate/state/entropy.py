@@ -81,10 +81,13 @@ def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     constructor builds under :func:`fed`, so that a seed it draws is the stream's bits, not a hash of them."""
     words = np.frombuffer(stream(4 * GENERATOR_WORDS), dtype="<u4").tolist()
     filler = stream.filler.integers(0, 2 ** 32, 624 - GENERATOR_WORDS, dtype=np.uint32).tolist()
-    bg = np.random.MT19937(0)
+    bg = _MT19937(0)
     bg.state = {"bit_generator": "MT19937",
                 "state": {"key": np.array([_untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
     return bg
+
+
+_MT19937 = np.random.MT19937
 
 
 class _Lazy:
@@ -102,6 +105,30 @@ class _Lazy:
         return getattr(self._made, name)
 
 
+class _StandsFor(type):
+    """The metaclass of a stand-in class: ``isinstance(x, Stand)`` holds for every instance of the class it
+    stands for (its first base), so code that checks a generator's type is not turned away under :func:`fed`."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.__mro__[1])
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls.__mro__[1])
+
+
+def _unseeded(real, build):
+    """A stand-in for the generator class ``real``: built without a seed (or any other argument) it is
+    ``build()``; with one, it is ``real`` itself."""
+    class Stand(real, metaclass=_StandsFor):
+        def __new__(cls, seed=None, *args, **kwargs):
+            return build() if seed is None and not args and not kwargs else real(seed, *args, **kwargs)
+
+    Stand.__name__ = Stand.__qualname__ = real.__name__
+    return Stand
+
+
+#: the bit generators NumPy seeds from the OS when given no seed (each stands in for itself under :func:`fed`)
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 #: the legacy ``numpy.random`` functions that draw from its global ``RandomState``
 _LEGACY = tuple(name for name in dir(np.random) if not name.startswith("_")
                 and getattr(getattr(np.random, name), "__self__", None) is np.random.mtrand._rand)
@@ -116,10 +143,12 @@ def fed(data: bytes):
       ``SeedSequence()`` and so ``default_rng()``'s hashed seed read them);
     * the ``random`` module's own generator and every ``random.Random()`` made without a seed draw their bits
       from the stream (``getrandbits``, ``random``, and through them ``randint``, ``choice``, ``shuffle``);
-    * ``numpy.random.default_rng()`` without a seed and NumPy's legacy global generator (``np.random.randint``
-      and the other module functions, ``np.random.mtrand._rand`` as scikit-learn's ``check_random_state(None)``
-      returns it) are Mersenne twisters whose first :data:`GENERATOR_WORDS` outputs are the stream's next words,
-      built at first use.
+    * ``os.getrandom`` returns the stream's bytes too;
+    * ``numpy.random.default_rng()``, ``RandomState()`` and the bit generators (``PCG64()``, ``MT19937()``,
+      ``Philox()``, ``SFC64()``, ``PCG64DXSM()``) made without a seed, and NumPy's legacy global generator
+      (``np.random.randint`` and the other module functions, ``np.random.mtrand._rand`` as scikit-learn's
+      ``check_random_state(None)`` returns it) are Mersenne twisters whose first :data:`GENERATOR_WORDS` outputs
+      are the stream's next words, built at first use (``isinstance`` checks against the classes still hold).
 
     Code that bound a constructor or a legacy function by name before the block (``from numpy.random import
     default_rng``) keeps the original: its seed is still fed through ``SeedSequence()``, hashed."""
@@ -141,11 +170,18 @@ def fed(data: bytes):
         def random(self):
             return getrandbits(53) * 2.0 ** -53 if getattr(self, "_fed", False) else super().random()
 
-    legacy = _Lazy(lambda: np.random.RandomState(_fed_mt19937(stream)))
-    saved = (os.urandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand,
-             {name: getattr(np.random, name) for name in _LEGACY})
+    real_state = np.random.RandomState
+    legacy = _Lazy(lambda: real_state(_fed_mt19937(stream)))
+    classes = {name: getattr(np.random, name) for name in ("RandomState", *_BIT_GENERATORS)}
+    saved = (os.urandom, getattr(os, "getrandom", None), random._urandom, random.getrandbits, random.random,
+             np.random.mtrand._rand, {name: getattr(np.random, name) for name in _LEGACY})
     had = "getrandbits" in vars(random._inst)
     os.urandom = random._urandom = stream
+    if saved[1] is not None:
+        os.getrandom = lambda size, flags=0: stream(size)
+    np.random.RandomState = _unseeded(real_state, lambda: real_state(_fed_mt19937(stream)))
+    for name in _BIT_GENERATORS:
+        setattr(np.random, name, _unseeded(classes[name], lambda: _fed_mt19937(stream)))
     random.getrandbits = random._inst.getrandbits = getrandbits
     random.random = lambda: getrandbits(53) * 2.0 ** -53
     random.Random = FedRandom
@@ -157,8 +193,13 @@ def fed(data: bytes):
     try:
         yield stream
     finally:
-        os.urandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand, functions = saved
+        os.urandom, getrandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand, \
+            functions = saved
+        if getrandom is not None:
+            os.getrandom = getrandom
         random.Random, np.random.default_rng = original_random, original_rng
+        for name, cls in classes.items():
+            setattr(np.random, name, cls)
         for name, fn in functions.items():
             setattr(np.random, name, fn)
         if not had:
