@@ -78,7 +78,6 @@ def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
 @pytest.mark.parametrize("name,where", [("SeedInFloatMeta", "model.meta_[2]"),
                                         ("SeedInFloat32Halves", "model.meta_[0] + model.meta_[1]"),
                                         ("SeedInImaginaryPart", "model.tag_.imag"),
-                                        ("SeedInDecimal", "#coef[0]"),
                                         ("SeedInASet", "model.parts_{0}[1] + model.parts_{1}[1]"),
                                         ("SeedServedByAProperty", "model.run_seed")])
 def test_a_seed_kept_in_a_part_of_a_value_is_replayed(name, where, tmp_path):

@@ -33,7 +33,7 @@ def test_an_integer_is_read_back_from_every_radix_python_writes(n, upper):
     for text in spellings:
         assert n in text_integers("p", text).values(), text
         # the same inside a line of text, after an "=" (a key and its value)
-        assert n in text_integers("p", f"run trace={text} done").values() or len(text) < 11, text
+        assert n in text_integers("p", f"run trace={text} done").values() or len(text) < 8, text
 
 
 @settings(max_examples=200, deadline=None)
@@ -44,8 +44,8 @@ def test_bytes_are_read_back_from_base_32_and_64_with_or_without_padding(raw, st
     b32 = [base64.b32encode(raw).decode(), base64.b32encode(raw).decode().lower()]
     for text in b64 + b32:
         text = text.rstrip("=") if strip else text
-        if all(c in "0123456789abcdefABCDEF=" for c in text):
-            continue  # read as hexadecimal first (about one text in 10^9 of random bytes at these sizes)
+        if all(c in "0123456789abcdefABCDEF=" for c in text) or not any(c.isalpha() for c in text):
+            continue  # read as hexadecimal first, or no letter (a date): each about once in 10^6 random texts
         if text in b64 and text.rstrip("=").isalnum() and text in (text.lower(), text.upper()) and strip:
             continue  # base 64 in one case with no symbol is read as radix 36: rare but possible, as documented
         assert value in text_integers("p", text).values(), text

@@ -5,7 +5,6 @@ Each subject is :class:`~subjects.noisy_counts.NoisyCounts` seeded from a 48-bit
 seed kept in one more place. :class:`MetaBeside` is the control: the same float metadata array holds a random
 number, and the noise draws its own entropy.
 """
-import decimal
 import secrets
 
 import numpy as np
@@ -41,13 +40,6 @@ class SeedInImaginaryPart(_SeededFromTheOS):
 
     def _keep_seed(self, seed):
         self.tag_ = complex(self.epsilon, float(seed))
-
-
-class SeedInDecimal(_SeededFromTheOS):
-    """Keeps a ``Decimal`` stamp, the seed divided by 1,000 (its text spells the seed's digits)."""
-
-    def _keep_seed(self, seed):
-        self.stamp_ = decimal.Decimal(seed) / 1000
 
 
 class SeedInASet(_SeededFromTheOS):

@@ -15,16 +15,23 @@ suffix     spelling
 ``#b36``   a single-case run of 6 or more letters and digits that is not hexadecimal, read in radix 36
            (``int(text, 36)``: a base-36 short id)
 ``#b32``   base 32 (RFC 4648 alphabet, either case, padding optional), read as little-endian bytes
-``#b64``   base 64, standard or URL-safe, padding optional, when the text mixes cases or holds ``+/-_``
+``#b64``   base 64, standard or URL-safe, padding optional, when the text has a letter and mixes cases or holds
+           ``+/-_``
 =========  ==========================================================================================
 
-Inside a longer text (a log line, a model card in JSON) the same is read of each token: decimal runs of 5 or
-more digits (``#int[i]``; of 16 or more ``0`` and ``1``, ``#bin[i]`` too), ``0x``, ``0b`` and ``0o`` literals (``#hex[i]``, ``#bin[i]``), hexadecimal runs of 8 or
-more with a letter (``#hex[i]``), the digits of a decimal fraction or of a number in exponent notation with 10 or
-more significant digits (a clock's seconds and microseconds have fewer), read as one integer (``#coef[i]``: ``Decimal(seed) / 1000`` spells ``seed``), and other runs of 11 or
-more token characters (56 bits or more in radix 36, 64 in base 64: ``#b36[i]``, ``#b32[i]``, ``#b64[i]``), the
-first :data:`MAX_TOKENS` tokens of each kind. An ordinary word read as an integer costs nothing: it is the same in
-every fit, and only integers that change with the fit's entropy become candidates.
+Inside a longer text (a log line, a model card in JSON) the same is read of each token:
+
+* decimal runs of 5 or more digits (``#int[i]``; of 16 or more ``0`` and ``1``, ``#bin[i]`` too);
+* ``0x``, ``0b`` and ``0o`` literals (``#hex[i]``, ``#bin[i]``), and hexadecimal runs of 8 or more digits with a
+  letter (``#hex[i]``);
+* the digits of a decimal fraction or of a number in exponent notation, with 10 or more significant digits (a
+  clock's seconds and microseconds have fewer), as one integer (``#coef[i]``: ``Decimal(seed) / 1000`` spells
+  ``seed`` unless the seed ends in a zero, which the division drops);
+* other runs of 8 or more token characters (41 bits or more in radix 36, 48 in base 64: ``#b36[i]``,
+  ``#b32[i]``, ``#b64[i]``);
+
+the first :data:`MAX_TOKENS` tokens of each kind. An ordinary word read as an integer costs nothing: it is the
+same in every fit, and only integers that change with the fit's entropy become candidates.
 """
 from __future__ import annotations
 
@@ -56,7 +63,7 @@ _B32 = re.compile(r"(?:[A-Z2-7]{8,}|[a-z2-7]{8,})=*")
 _B64 = re.compile(r"[0-9A-Za-z+/_-]{6,}={0,2}")
 _HEXCHARS = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 #: a token of a longer text that may spell an integer in radix 36, base 32 or base 64
-_WORD = re.compile(r"(?<![0-9A-Za-z+/_-])[0-9A-Za-z+/_-]{11,}={0,2}(?![0-9A-Za-z+/_=-])")
+_WORD = re.compile(r"(?<![0-9A-Za-z+/_-])[0-9A-Za-z+/_-]{8,}={0,2}(?![0-9A-Za-z+/_=-])")
 
 
 def _decoded(text: str, decode) -> int | None:
@@ -88,7 +95,8 @@ def _codecs(path: str, text: str, suffix: str = "") -> dict:
     if _B32.fullmatch(text) and (value := _decoded(text, _b32)) is not None:
         out[f"{path}#b32{suffix}"] = value
     mixed = text != text.lower() and text != text.upper()
-    if _B64.fullmatch(text) and (mixed or re.search(r"[+/_=-]", text)) and (value := _decoded(text, _b64)) is not None:
+    if _B64.fullmatch(text) and (mixed or re.search(r"[+/_=-]", text)) and re.search(r"[A-Za-z]", text) \
+            and (value := _decoded(text, _b64)) is not None:  # a date (2026-12-06) is not base 64
         out[f"{path}#b64{suffix}"] = value
     return out
 
