@@ -46,6 +46,21 @@ def test_tracked_and_budget_tests(repo, tmp_path):
     assert folder == "reports/.runs/quick" and "left as it is" in note and "reports/.runs/quick/privatree/" in note
 
 
+def test_the_closing_line_names_the_reports_folder_once(tmp_path):
+    """The note printed before the run says where it goes; the closing line says it once, not twice."""
+    from types import SimpleNamespace
+
+    from audit.engine.runs import progress
+
+    folder, note = kept_aside("reports", "privatree", "quick", "a full-budget report", "choose with --out DIR")
+    report = SimpleNamespace(budget="quick", seed=0, elapsed_s=1.0, target="privatree", claims=[], mutants=[],
+                             theorems=[], comparisons=[], ok=True, mismatches=lambda: [])
+    path = tmp_path / "reports" / ".runs" / "quick" / "privatree"
+    note = note.replace("reports/.runs/quick/privatree/", f"{path}/")
+    last = progress.summary_lines(report, path, note)[-1]
+    assert last.count(str(path)) == 1 and last.endswith("reports/privatree/ holds a full-budget report, left as it is.")
+
+
 def test_certify_keeps_a_committed_certificate(repo, one_domain, capsys):
     assert main(["certify", "lpdt", "--out", str(repo)]) == 0
     assert (repo / "lpdt" / "certificate.md").read_text() == "committed\n"

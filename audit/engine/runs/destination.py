@@ -45,5 +45,5 @@ def kept_aside(out: str, target: str, label: str, kept: str, flag: str) -> tuple
     words): the folder ``out/.runs/label`` beside it, and the one-line note saying so (``flag``: how to choose
     otherwise)."""
     aside = str(Path(out) / ".runs" / label)
-    return aside, (f"{Path(out) / target}/ holds {kept}, left as it is; this run is in {aside}/{target}/ "
+    return aside, (f"{Path(out) / target}/ holds {kept}, left as it is. This run is in {aside}/{target}/ "
                    f"({flag}).")

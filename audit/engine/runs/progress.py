@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -309,8 +310,10 @@ def summary_lines(report, path: Path, note: str = "") -> list[str]:
                      "too at this budget)")
     if parts:
         lines.append(f"{report.target}: " + "; ".join(parts) + ".")
+    # the note's sentences, less the one that names where this run is: the line says it already
+    tail = " ".join(s for s in re.split(r"(?<=\.) ", note) if s and f"{path}/" not in s)
     lines.append(f"Report: {path}/report.md (and report.json" + (", figures/" if (path / "figures").exists() else "")
-                 + ")." + (f" {note}" if note else ""))
+                 + ")." + (f" {tail}" if tail else ""))
     return lines
 
 
