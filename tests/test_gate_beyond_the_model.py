@@ -50,40 +50,38 @@ def _check(target: str, tmp_path) -> tuple[int, dict]:
 # SeedInHalves 200/200 refuted, EntropyWords 100/100, RunIdIsTheSeed 50/50; the controls RunIdBeside and
 # MajorityBitBeside 0/100 flagged each; through the gate, MajorityBit 12/12 and MajorityBitBeside 0/12. A miss
 # needs a chance failure of an exact replay (below 1e-5 per run); a false alarm is bounded by the replay's alpha.
-@pytest.mark.parametrize("name,where", [("EntropyInTheLog", "emitted['logs']"), ("SeedPrinted", "emitted['stdout']"),
-                                        ("RunIdIsTheSeed", "model.run_id_#hex"), ("SeedInTheCard", "model.card_#hex"),
-                                        ("MajorityBit", "model.meta_['run']['id']#hex"),
-                                        ("SeedInHalves", "model.run_['hi'] + model.run_['lo']"),
-                                        ("NonceBytes", "model.nonce_"),
-                                        ("EntropyWords", "model.entropy_words_[3]"),
-                                        ("SeedAsFloat", "model.seed_"),
-                                        ("RunRegistry", "module subjects.seeds_in_sight.LAST_RUN['seed']"),
-                                        ("TraceCard", "model._trace#b36"), ("TokenSeed", "model.run_token_#b64"),
-                                        ("ScrambledTrace", "model.provenance()#b36[1]"),
-                                        ("DrawnSeedHalves", "model.run_[0] + model.run_[1]"),
-                                        ("LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
-                                        ("OwnRandomHalves", "model.run_[0] + model.run_[1]"),
-                                        ("UnseededBitGeneratorHalves", "model.run_[0] + model.run_[1]"),
-                                        ("UnseededRandomStateHalves", "model.run_[0] + model.run_[1]")])
-def test_a_seed_the_fit_shows_is_replayed(name, where, tmp_path):
-    code, row = _check(f"subjects.seeds_in_sight:{name}", tmp_path)
+# Seeds kept in a part of a value (tests/subjects/seeds_in_parts.py) are carried bit for bit, read back by the
+# entropy map and replayed (exact: a miss needs two entropy bits alike over 32 masks, below 1e-5 per run).
+_SIGHT, _PARTS = "subjects.seeds_in_sight", "subjects.seeds_in_parts"
+
+
+@pytest.mark.parametrize("module,name,where", [
+    (_SIGHT, "EntropyInTheLog", "emitted['logs']"), (_SIGHT, "SeedPrinted", "emitted['stdout']"),
+    (_SIGHT, "RunIdIsTheSeed", "model.run_id_#hex"), (_SIGHT, "SeedInTheCard", "model.card_#hex"),
+    (_SIGHT, "MajorityBit", "model.meta_['run']['id']#hex"),
+    (_SIGHT, "SeedInHalves", "model.run_['hi'] + model.run_['lo']"),
+    (_SIGHT, "NonceBytes", "model.nonce_"),
+    (_SIGHT, "EntropyWords", "model.entropy_words_[3]"),
+    (_SIGHT, "SeedAsFloat", "model.seed_"),
+    (_SIGHT, "RunRegistry", "module subjects.seeds_in_sight.LAST_RUN['seed']"),
+    (_SIGHT, "TraceCard", "model._trace#b36"), (_SIGHT, "TokenSeed", "model.run_token_#b64"),
+    (_SIGHT, "ScrambledTrace", "model.provenance()#b36[1]"),
+    (_SIGHT, "DrawnSeedHalves", "model.run_[0] + model.run_[1]"),
+    (_SIGHT, "LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
+    (_SIGHT, "OwnRandomHalves", "model.run_[0] + model.run_[1]"),
+    (_SIGHT, "UnseededBitGeneratorHalves", "model.run_[0] + model.run_[1]"),
+    (_SIGHT, "UnseededRandomStateHalves", "model.run_[0] + model.run_[1]"),
+    (_PARTS, "SeedInFloatMeta", "model.meta_[2]"),
+    (_PARTS, "SeedInFloat32Halves", "model.meta_[0] + model.meta_[1]"),
+    (_PARTS, "SeedInImaginaryPart", "model.tag_.imag"),
+    (_PARTS, "SeedInASet", "model.parts_{0}[1] + model.parts_{1}[1]"),
+    (_PARTS, "SeedServedByAProperty", "model.run_seed")])
+def test_a_seed_the_fit_shows_is_replayed(module, name, where, tmp_path):
+    code, row = _check(f"{module}:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"
     assert where in row["detail"] and "reproduces the published model" in row["detail"]
     if name == "MajorityBit":  # the seeded bit is the same on the probe's first pair: measured where it turns
         assert "from D' (D, D': " in row["detail"]
-
-
-# Seeds kept in a part of a value (tests/subjects/seeds_in_parts.py): each is carried bit for bit, read back by
-# the entropy map and replayed (exact: a miss needs two entropy bits alike over 32 masks, below 1e-5 per run).
-@pytest.mark.parametrize("name,where", [("SeedInFloatMeta", "model.meta_[2]"),
-                                        ("SeedInFloat32Halves", "model.meta_[0] + model.meta_[1]"),
-                                        ("SeedInImaginaryPart", "model.tag_.imag"),
-                                        ("SeedInASet", "model.parts_{0}[1] + model.parts_{1}[1]"),
-                                        ("SeedServedByAProperty", "model.run_seed")])
-def test_a_seed_kept_in_a_part_of_a_value_is_replayed(name, where, tmp_path):
-    code, row = _check(f"subjects.seeds_in_parts:{name}", tmp_path)
-    assert code == 1 and row["decided_by"][0] == "kept state"
-    assert where in row["detail"] and "reproduces the published model" in row["detail"]
 
 
 @pytest.mark.parametrize("name,path", [("ThreadNamedCounts", "fit thread name"), ("ReportsAtExit", "fit at exit[0]"),

@@ -123,14 +123,13 @@ def beside(est, max_nodes: int = 2_000) -> dict:
     return out
 
 
-def served(est, max_nodes: int = 2_000) -> dict:
-    """The numbers and digit strings the fitted ``est`` serves: what each public method that takes no argument
+def served(copy, max_nodes: int = 2_000) -> dict:
+    """The numbers and digit strings a fitted model serves: what each public method that takes no argument
     returns (``model.card()...``, at most :data:`audit.gate.behaviour.MAX_CALLS` methods, the determinism probe's
     list), what each public property computes (``model.NAME``, :func:`public_properties`) and its ``repr``
-    (``repr(model)``). The methods run on a copy rebuilt from the model's pickle (a method
-    that changes the model changes the copy), with their printing and warnings silenced; one that raises serves
-    nothing."""
-    copy, out = rebuilt(est), {}
+    (``repr(model)``), with their printing and warnings silenced; one that raises serves nothing. Call it on a
+    copy (:func:`rebuilt`), after reading what else the copy holds: a method may change the model it runs on."""
+    out = {}
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")

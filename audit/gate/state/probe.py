@@ -265,25 +265,27 @@ def _takes_seed(est) -> bool:
 
 
 def _fit(make_estimator, D, seed):
-    """``(fitted estimator, the integers its fit emitted, what it left beside the model and what it serves)``: a
-    seed printed or logged by the fit, kept in a global of the model's module, or served by a method, is a
-    candidate as much as one the model keeps (:func:`audit.gate.state.replay.emitted_integers`,
-    :func:`audit.gate.state.fingerprint.beside` and :func:`~audit.gate.state.fingerprint.served`: read at once,
-    before another fit overwrites a global the model reads)."""
+    """``(fitted estimator, the integers its fit emitted, what it left beside the model)``: a seed printed or
+    logged by the fit, or kept in a global of the model's module, is a candidate as much as one the model keeps
+    (:func:`audit.gate.state.replay.emitted_integers`, :func:`audit.gate.state.fingerprint.beside`: read at once,
+    before another fit overwrites it)."""
     est = make_estimator()
     if seed is not None:
         rp.with_seed(est, seed)
     with captured() as emitted:
         est.fit(*D)
-    return est, rp.emitted_integers(emitted), beside(est) | served(est)
+    return est, rp.emitted_integers(emitted), beside(est)
 
 
 def _fingerprint(fitted) -> rp.Leaves:
-    """The fingerprint of a fit from :func:`_fit`: its model's (rebuilt from its pickle) and what it emitted."""
+    """The fingerprint of a fit from :func:`_fit`: its model's (rebuilt from its pickle), what it emitted, and,
+    for the entropy map, what it left beside the model and what the rebuilt copy serves
+    (:func:`audit.gate.state.fingerprint.served`, read after the copy's own numbers: a method may change it)."""
     est, said, around = fitted
-    lv = rp.leaves(rp.rebuilt(est))
+    back = rp.rebuilt(est)
+    lv = rp.leaves(back)
     lv.digits.update(said)
-    lv.around = around
+    lv.around = around | served(back)
     return lv
 
 
@@ -393,6 +395,7 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     the probe's fit, rebuilt from its pickle, and what it emitted)."""
     seeded = s1 is not None
     s2 = next(s for s in (*OTHER_SEEDS, PROBE_SEED) if s != s1) if seeded else None
+    la = _fingerprint(first)  # before the next fits: what the model serves may read a global they overwrite
     try:
         lb = _fingerprint(_fit(make_estimator, D0, s2))
         la2 = _fingerprint(_fit(make_estimator, D0, s1))
@@ -400,9 +403,6 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
         report.remarks.append(f"no replay: a second fit raised {type(exc).__name__}")
         return
     refits = rp.Refits(lb, lambda i: _fingerprint(_fit(make_estimator, D0, s2 + 1 + i if seeded else None)))
-    la = rp.leaves(first[0])
-    la.digits.update(first[1])
-    la.around = first[2]
     report.truncated = report.truncated or la.truncated or lb.truncated
     words = _identified_words(report, la, lb, s1) if seeded else []
     inside = [p for path, cand in words for p in (cand.parts or (path,))]
@@ -469,9 +469,9 @@ def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, see
     and, when it is, replayed: the seed kept in a spelling no other reader knows (split, bytes, words). Returns
     ``(its Replay record, the paths that carry it)``, or None when no bit of the model carries the entropy."""
     def fit(stream):
-        with en.fed(stream) as fed:
-            fitted = _fit(make_estimator, D0, t)
-        return _fingerprint(fitted), fed.drawn
+        with en.fed(stream) as fed:  # what the model serves is read under the same stream as its fit
+            lv = _fingerprint(_fit(make_estimator, D0, t))
+        return lv, fed.drawn
 
     rng = np.random.default_rng(seed + 1)
     base = rng.bytes(en.MAX_BYTES)
