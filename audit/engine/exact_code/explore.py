@@ -14,12 +14,20 @@ followed path holds. A path's kept forms' joint law is enumerated on the windows
 :data:`MAX_RELEASES` values; past that the pair is undecided. A release the reader cannot see whole (an object
 with slots, a function with state, a structure deeper than 12 levels) is undecided too: two releases it could
 not tell apart would make the upper end wrong.
+
+A uniform draw the release keeps (a random threshold from public bounds) is a continuous coordinate of the
+release: its density given the path is ``1 / |I|`` on the interval ``I`` the path's comparisons left it, so the
+release's density is constant on each *cell* between the interval ends that the paths of the compared inputs
+cut. :meth:`Explored.law` takes the cells as given (``cuts``): the release ``(r, U in cell)`` has probability
+``P(path) |cell| / |I|``, and its log-ratio between two inputs is the log-ratio of their densities at every point
+of the cell, so the cells' law has the same loss as the continuous release.
 """
 from __future__ import annotations
 
 import decimal
 import enum
 import fractions
+import itertools
 import math
 import types
 from dataclasses import dataclass, field
@@ -47,9 +55,8 @@ def encode(obj, leaves: list, depth: int = 0):
     if isinstance(obj, Affine):
         leaves.append(obj)
         return ("leaf", len(leaves) - 1)
-    if isinstance(obj, Uniform):
-        raise Undecided("a continuous draw is part of the release", obj.site,
-                        "release a discrete value, or a decision taken on the draw")
+    if isinstance(obj, Uniform):  # a released draw: its law is taken given the draw (cells, module docstring)
+        return ("uniform", obj.index, _scalar(obj.low), _scalar(obj.high))
     if obj is None or isinstance(obj, (bool, int, str, bytes)):
         return obj
     if isinstance(obj, float):
@@ -128,6 +135,14 @@ class PathRecord:
     prob: float = 0.0  # windowed probability of the whole path (finite part times the constraints' mass)
     variables: list = field(default_factory=list)
     rows: list = field(default_factory=list)
+    intervals: dict = field(default_factory=dict)  # each released uniform draw's interval on this path
+    box: dict = field(default_factory=dict)  # every uniform draw's interval the path's decisions left
+    plain_labels: tuple = ()  # the labels of the decisions on everything but uniform draws
+
+    @property
+    def volume(self) -> float:
+        """The probability of the path's box of uniform draws (its part of ``finite_prob``)."""
+        return math.prod(hi - lo for lo, hi in self.box.values())
 
 
 @dataclass
@@ -150,22 +165,77 @@ class Explored:
         """One minus the followed paths' windowed mass (clipped at 0): the mass no path holds."""
         return max(0.0, 1.0 - math.fsum(p.prob for p in self.paths))
 
-    def law(self) -> ReleaseLaw:
-        """The interval law of the release (module docstring); a copy, computed once."""
-        if self._law is None:
-            self._law = self._compute_law()
-        return ReleaseLaw(dict(self._law.lower), dict(self._law.upper), self._law.truncated)
+    def cuts(self) -> dict:
+        """The ends of every released uniform draw's intervals over the paths: ``{draw: {ends}}``."""
+        out: dict = {}
+        for p in self.paths:
+            for k, (lo, hi) in p.intervals.items():
+                out.setdefault(k, {0.0, 1.0}).update((lo, hi))
+        return out
 
-    def _compute_law(self) -> ReleaseLaw:
+    def law(self, cuts: dict | None = None) -> ReleaseLaw:
+        """The interval law of the release (module docstring), with released uniform draws read by the cells
+        between ``cuts`` (default: this input's own); a copy, computed once per ``cuts``."""
+        cuts = self.cuts() if cuts is None else cuts
+        key = tuple(sorted((k, tuple(sorted(v))) for k, v in cuts.items()))
+        if self._law is None or self._law[0] != key:
+            self._law = (key, self._compute_law(cuts))
+        law = self._law[1]
+        return ReleaseLaw(dict(law.lower), dict(law.upper), law.truncated)
+
+    def _compute_law(self, cuts: dict) -> ReleaseLaw:
         lows: dict = {}
         for p in self.paths:
             if p.prob <= 0.0:
                 continue
             for release, mass in _release_masses(p):
-                add_interval(lows, release, mass, mass)
+                for cell, share in _cells(p.intervals, cuts):
+                    add_interval(lows, _in_cells(release, cell), mass * share, mass * share)
         miss = self.missing
         law = ReleaseLaw.from_intervals({r: (lo, hi + miss) for r, (lo, hi) in lows.items()}, truncated=miss)
         return law
+
+
+def _cells(intervals: dict, cuts: dict):
+    """``(cell, share)`` for every box of cells inside a path's released draws' intervals: ``cell`` maps each
+    draw to its cell's ends, ``share`` is the box's length over the intervals' (the path's mass given to it)."""
+    if not intervals:
+        yield {}, 1.0
+        return
+    keys = sorted(intervals)
+    per = []
+    for k in keys:
+        lo, hi = intervals[k]
+        ends = sorted(e for e in cuts.get(k, ()) if lo < e < hi)
+        edges = [lo] + ends + [hi]
+        per.append([((a, b), (b - a) / (hi - lo)) for a, b in zip(edges, edges[1:]) if b > a])
+    if math.prod(len(x) for x in per) > MAX_RELEASES:
+        raise Undecided(f"the released uniform draws fall into more than {MAX_RELEASES:,} cells", "",
+                        "release fewer continuous draws, or compare them with fewer constants")
+    for combo in itertools.product(*per):
+        yield dict(zip(keys, (c for c, _ in combo))), math.prod(w for _, w in combo)
+
+
+def _in_cells(release, cell: dict):
+    """The release with each kept uniform draw ``("uniform", k, low, high)`` read as the cell it falls in."""
+    if not cell:
+        return release
+    if isinstance(release, tuple):
+        if len(release) == 4 and release[0] == "uniform" and isinstance(release[1], int):
+            return release + cell[release[1]]
+        return tuple(_in_cells(x, cell) for x in release)
+    return release
+
+
+def _released_draws(skeleton, out: set) -> set:
+    """The indices of the uniform draws a release skeleton keeps."""
+    if isinstance(skeleton, tuple):
+        if len(skeleton) == 4 and skeleton[0] == "uniform" and isinstance(skeleton[1], int):
+            out.add(skeleton[1])
+        else:
+            for x in skeleton:
+                _released_draws(x, out)
+    return out
 
 
 def _release_masses(p: PathRecord):
@@ -247,6 +317,9 @@ def _follow(call, max_paths: int, windows: dict, pruned: list) -> list:
                                 "random_state the auditor can set")
             first_release = skeleton
         stack.extend(path.pending)
+        intervals = {k: tuple(path.uniform_intervals.get(k, (0.0, 1.0))) for k in _released_draws(skeleton, set())}
+        plain = tuple(x for i, x in enumerate(path.labels) if i not in set(path.uniform_decisions))
         records.append(PathRecord(tuple(path.labels), path.finite_prob, path.constraints,
-                                  path.atoms, skeleton, leaves, path.concretised))
+                                  path.atoms, skeleton, leaves, path.concretised, intervals=intervals,
+                                  box={k: tuple(v) for k, v in path.uniform_intervals.items()}, plain_labels=plain))
     return records

@@ -12,8 +12,9 @@ functions ``np.random.geometric(...)`` and friends, and the global ``RandomState
 * infinite laws are atoms: ``geometric`` and ``poisson``, and the project's own exact integer noise
   (:class:`reference.mechanisms.discrete_noise.DiscreteLaplaceLaw`, behind its Laplace and two-sided geometric
   mechanisms) as a two-sided geometric atom;
-* ``random()`` / ``rand`` / ``random_sample`` and ``uniform(low, high)`` are :class:`~symbolic.Uniform` draws,
-  usable in comparisons with constants only;
+* ``random()`` / ``rand`` / ``random_sample``, ``uniform(low, high)`` and a two-class ``dirichlet((1, 1))``
+  (``(U, 1 - U)``) are :class:`~symbolic.Uniform` draws, which the code may shift and scale by constants,
+  compare with constants and keep in its release;
 * every continuous law (``laplace``, ``normal``, ``exponential``, ...) raises
   :class:`~symbolic.Undecided` at its call site: its exact loss cannot be computed by enumeration.
 
@@ -167,6 +168,20 @@ class _Draws:
         n, p = int(_public(n, "number of trials")), float(_public(p, "probability"))
         values = range(n + 1)
         return _fill(size, lambda: self._finite(values, stats.binom.pmf(values, n, p)))
+
+    def dirichlet(self, alpha, size=None):
+        """Two classes with ``alpha = (1, 1)`` (a uniform point of the segment) is ``(U, 1 - U)`` of one uniform
+        draw; any other Dirichlet is a continuous law the mode cannot follow."""
+        alpha = np.asarray(_public(alpha, "concentration"), dtype=float)
+        if alpha.shape != (2,) or not np.all(alpha == 1.0):
+            return _refusal("dirichlet")()
+        shape = _shape(size)
+        u = self._uniform(0.0, 1.0, size)
+        if shape is None:
+            return np.array([u, 1.0 - u], dtype=object)
+        out = np.empty(shape + (2,), dtype=object)
+        out[..., 0], out[..., 1] = u, 1.0 - u
+        return out
 
     def __getattr__(self, name):
         if name in _CONTINUOUS:

@@ -59,12 +59,19 @@ class PairExact:
 
 def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
     """The exact loss of the pair whose inputs gave ``ex0`` and ``ex1`` (module docstring)."""
+    shared = _shared_cuts(ex0, ex1)
+    if shared is None:
+        return PairExact(0.0, math.inf, None, "none", 0.0, "the release keeps continuous draws that are not the "
+                         "same draws on the two inputs (drawn in another order or from other bounds)")
+    apart = _apart(ex0, ex1)
+    if apart is not None:
+        return PairExact(math.inf, math.inf, apart, "complete law")
     product = _product_lower(ex0, ex1)
     if product is not None:
         hi, delta, why = _coupling(ex0, ex1)
         lo, release = product
         return PairExact(lo, max(hi, lo), release, "coupling" if hi < math.inf else "none", delta, why)
-    law0, law1 = ex0.law(), ex1.law()
+    law0, law1 = ex0.law(shared), ex1.law(shared)
     for a, b, ex in ((law0, law1, ex0), (law1, law0, ex1)):  # a release only the other input showed: [0, missing]
         for r in b.upper:
             if r not in a.upper:
@@ -77,6 +84,46 @@ def pair_loss(ex0: Explored, ex1: Explored) -> PairExact:
     if hi == math.inf:
         return PairExact(lo, math.inf, lo_release, "none", delta, why)
     return PairExact(lo, max(hi, lo), lo_release, "coupling", delta, why)
+
+
+def _apart(ex0: Explored, ex1: Explored):
+    """A release skeleton one input makes with positive probability and the other never can (no path of the
+    other can give it, :func:`_may_meet`, and the other's paths are all its runs: none decided a value or was
+    left out, so every outcome of its noise, tails included, lies on a followed path): the loss is infinite,
+    whatever the kept noisy values. ``None`` when there is none."""
+    for mine, theirs in ((ex0, ex1), (ex1, ex0)):
+        if theirs.concretised:
+            continue
+        for p in mine.paths:
+            if p.prob > 0.0 and not any(_may_meet(p.skeleton, q.skeleton) for q in theirs.paths if q.prob > 0.0):
+                return p.skeleton
+    return None
+
+
+def _shared_cuts(ex0: Explored, ex1: Explored):
+    """The cells' ends shared by the two inputs' released uniform draws, or ``None`` when the draws kept are not
+    the same on both (:mod:`audit.engine.exact_code.explore`): their law given the draws is then not comparable
+    point by point."""
+    def maps(ex):
+        return {x for p in ex.paths for x in _uniform_nodes(p.skeleton)}
+
+    if maps(ex0) != maps(ex1):
+        return None
+    cuts = ex0.cuts()
+    for k, ends in ex1.cuts().items():
+        cuts.setdefault(k, set()).update(ends)
+    return cuts
+
+
+def _uniform_nodes(skeleton, out=None) -> set:
+    out = set() if out is None else out
+    if isinstance(skeleton, tuple):
+        if len(skeleton) == 4 and skeleton[0] == "uniform" and isinstance(skeleton[1], int):
+            out.add(skeleton)
+        else:
+            for x in skeleton:
+                _uniform_nodes(x, out)
+    return out
 
 
 def _product_lower(ex0: Explored, ex1: Explored):
@@ -197,6 +244,8 @@ def _lower_release(law0, law1):
 
 def _coupling(ex0: Explored, ex1: Explored):
     """``(upper end, uncovered mass, why it failed)`` of the coupling argument (module docstring)."""
+    if any(p.box for p in ex0.paths + ex1.paths):
+        return _box_coupling(ex0, ex1)
     by0 = {p.labels: p for p in ex0.paths}
     by1 = {p.labels: p for p in ex1.paths}
     hi, left = 0.0, [ex0.missing, ex1.missing]
@@ -220,14 +269,66 @@ def _coupling(ex0: Explored, ex1: Explored):
     return hi, (max(left) if concretised else 0.0), ""
 
 
+def _overlap(a: dict, b: dict) -> float:
+    """The probability of the intersection of two boxes of uniform draws (a draw a box does not cut is
+    ``[0, 1)``)."""
+    vol = 1.0
+    for k in set(a) | set(b):
+        lo0, hi0 = a.get(k, (0.0, 1.0))
+        lo1, hi1 = b.get(k, (0.0, 1.0))
+        vol *= max(0.0, min(hi0, hi1) - max(lo0, lo1))
+    return vol
+
+
+def _box_coupling(ex0: Explored, ex1: Explored):
+    """The coupling when the code decides on uniform draws: the draws are coupled as they are (the same ``U`` on
+    both inputs), so on each box where both inputs' paths are fixed the two paths are compared as matched paths,
+    their finite parts taken given the draws (``finite_prob / volume``: a uniform draw's density is 1). Every
+    path's box must be covered by paths of the other input with the same decisions on everything else."""
+    hi, left = 0.0, [ex0.missing, ex1.missing]
+    groups = ({}, {})
+    for side, ex in enumerate((ex0, ex1)):
+        for p in ex.paths:
+            groups[side].setdefault(p.plain_labels, []).append(p)
+    for side in (0, 1):
+        for plain, paths in groups[side].items():
+            partners = groups[1 - side].get(plain, [])
+            for p in paths:
+                if p.prob <= 0.0 or p.volume <= 0.0:
+                    continue
+                covered = math.fsum(_overlap(p.box, q.box) for q in partners)
+                if covered >= p.volume * (1 - 1e-9):
+                    continue
+                if p.concretised:
+                    left[side] += p.prob * (1 - covered / p.volume)
+                    continue
+                return math.inf, max(left), "the code takes a path on one input that it never takes on the other"
+    for plain, paths0 in groups[0].items():
+        for p0 in paths0:
+            for p1 in groups[1].get(plain, []):
+                if _overlap(p0.box, p1.box) <= 0.0 or (p0.prob <= 0.0 and p1.prob <= 0.0):
+                    continue
+                fin = _finite_ratio(p0, p1, p0.volume, p1.volume)
+                h, why = _path_coupling(p0, p1, fin, boxes=True)
+                if h is None:
+                    return math.inf, max(left), why
+                hi = max(hi, h)
+    concretised = ex0.concretised or ex1.concretised
+    return hi, (max(left) if concretised else 0.0), ""
+
+
 def _forms(p):
     return [c.form for c in p.constraints] + list(p.leaves)
 
 
-def _path_coupling(p0, p1):
-    """The worst log-ratio of a pair of matched paths under the shift coupling, or ``(None, why)``."""
+def _path_coupling(p0, p1, fin: float | None = None, boxes: bool = False):
+    """The worst log-ratio of a pair of matched paths under the shift coupling, or ``(None, why)``; ``fin`` is the
+    finite decisions' log-ratio (default: the paths' own), ``boxes`` says the paths were matched on a common box
+    of their uniform draws (:func:`_box_coupling`)."""
     if p0.skeleton != p1.skeleton:
         return None, "the release's concrete part differs between the inputs on the same decisions"
+    if not boxes and p0.intervals != p1.intervals:  # the coupling keeps a released draw as it is
+        return None, "a released uniform draw is cut differently on the two inputs"
     if [(a.kind, a.param) for a in p0.atoms] != [(a.kind, a.param) for a in p1.atoms]:
         sites = sorted({a.site for a, b in zip(p0.atoms, p1.atoms) if (a.kind, a.param) != (b.kind, b.param)})
         return None, "the noise's law depends on the data" + (f" (drawn at {', '.join(sites)})" if sites else "")
@@ -239,8 +340,9 @@ def _path_coupling(p0, p1):
             return None, "a noisy value mixes the noise differently on the two inputs"
     rows = p0.rows
     nvar = len(p0.variables)
+    fin = _finite_ratio(p0, p1) if fin is None else fin
     if nvar == 0:
-        return abs(_finite_ratio(p0, p1)), ""
+        return abs(fin), ""
     A = np.zeros((len(rows), nvar))
     b = np.zeros(len(rows))
     for i, (row, a, c) in enumerate(zip(rows, f0, f1)):
@@ -253,15 +355,15 @@ def _path_coupling(p0, p1):
         return None, "no shift of the noise turns one input's noisy values into the other's (the same noise is " \
                      "used for values that move differently)"
     s = np.where(np.abs(s - np.round(s)) <= 1e-9 * scale, np.round(s), s)
-    fin = _finite_ratio(p0, p1)
     up = fin + math.fsum(shift_loss(v, s[j]) for j, v in enumerate(p0.variables))
     down = -fin + math.fsum(shift_loss(v, -s[j]) for j, v in enumerate(p0.variables))
     return max(up, down), ""
 
 
-def _finite_ratio(p0, p1) -> float:
-    """``ln`` of the finite decisions' probability ratio (``inf`` when one side cannot take the path)."""
-    a, b = p0.finite_prob, p1.finite_prob
+def _finite_ratio(p0, p1, v0: float = 1.0, v1: float = 1.0) -> float:
+    """``ln`` of the finite decisions' probability ratio (``inf`` when one side cannot take the path), each
+    divided by its box's volume ``v`` when the paths are compared given their uniform draws."""
+    a, b = p0.finite_prob / v0, p1.finite_prob / v1
     if a <= 0.0 and b <= 0.0:
         return 0.0
     if a <= 0.0 or b <= 0.0:

@@ -22,8 +22,9 @@ alternative (depth first), so the set of paths covers every outcome of the rando
 The probability of a path's constraints is computed once the path ends (:func:`audit.engine.exact_code.laws.
 path_probability`), from the atoms' laws.
 
-A :class:`Uniform` (``random()``) may only be compared with constants: its comparisons are decided at once,
-with the exact length of the interval as probability. Any other use of it, and any continuous draw, raises
+A :class:`Uniform` (``random()``) may be shifted and scaled by constants and compared with constants: its
+comparisons are decided at once, with the exact length of the interval as probability, and it may be released
+(its law is then taken given the draw). Any other use of it, and any other continuous draw, raises
 :class:`Undecided`, which names the call site: an exact answer is then impossible, and the mode says so.
 """
 from __future__ import annotations
@@ -105,6 +106,7 @@ class Path:
         self.finite_prob = 1.0  # product of the finite decisions' probabilities
         self.windows = windows
         self.uniform_intervals: dict[int, list] = {}
+        self.uniform_decisions: list[int] = []  # the positions in ``labels`` of decisions on uniform draws
         self.uniforms: list = []
         self.concretised = ""  # where a form's value was first decided (its tails not followed), "" if nowhere
 
@@ -372,6 +374,15 @@ def _label(x):
     return x
 
 
+#: NumPy scalars carry ``__array__`` but are constants
+try:
+    import numpy as _np
+
+    _SCALARS = (_np.generic,)
+except ImportError:  # pragma: no cover
+    _SCALARS = ()
+
+
 def _neg(x):
     c = _const(x)
     return NotImplemented if c is None else -c
@@ -386,7 +397,16 @@ def _maybe(const, coef):
 
 
 class Uniform:
-    """``random()``: a uniform draw on ``[0, 1)`` that may only be compared with constants (module docstring)."""
+    """A uniform draw (``random()``, ``uniform(low, high)``) seen through an affine map: the value
+    ``low + (high - low) * U`` of a ``U`` uniform on ``[0, 1)`` that the path numbers ``index``.
+
+    Arithmetic with public constants keeps it a :class:`Uniform` of the same draw (``low + u * (high - low)``, a
+    threshold drawn from public bounds), and a comparison with a constant cuts ``U``'s interval: the path takes
+    one side with the exact length of that side as its probability, and a cut outside the interval decides
+    nothing (the other side has probability 0). The value itself may be *released* (a fitted model keeping its
+    random thresholds): the law of the release is then taken given the draw (:mod:`audit.engine.exact_code.
+    explore`, cells). Any other use (a sum of two draws, a comparison with a noisy value, ``float()``) raises
+    :class:`Undecided`, which names the call site."""
 
     __slots__ = ("index", "site", "low", "high")
 
@@ -396,26 +416,75 @@ class Uniform:
     def _interval(self):
         return active_path().uniform_intervals.setdefault(self.index, [0.0, 1.0])
 
+    def _map(self, scale, shift):
+        """``scale * self + shift`` for public constants: the same draw, another affine map."""
+        if isinstance(scale, (list, tuple)) or hasattr(scale, "__array__") and not isinstance(scale, _SCALARS) \
+                or isinstance(shift, (list, tuple)) or hasattr(shift, "__array__") and not isinstance(shift, _SCALARS):
+            return NotImplemented  # NumPy applies the operation element by element
+        a, b = _const(scale), _const(shift)
+        if a is None or b is None:
+            return self._refuse()
+        a, b = float(a), float(b)
+        if a == 0.0:
+            return b
+        return Uniform(self.index, self.site, a * self.low + b, a * self.high + b)
+
+    def __add__(self, c):
+        return self._map(1.0, c)
+
+    __radd__ = __add__
+
+    def __sub__(self, c):
+        return self._map(1.0, _neg(c) if _const(c) is not None else c)
+
+    def __rsub__(self, c):
+        return self._map(-1.0, c)
+
+    def __mul__(self, c):
+        return self._map(c, 0.0)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, c):
+        k = _const(c)
+        if k is None or k == 0:
+            return self._map(c, 0.0) if k is None else self._refuse()
+        return self._map(1.0 / float(k), 0.0)
+
+    def __neg__(self):
+        return self._map(-1.0, 0.0)
+
+    def __pos__(self):
+        return self
+
     def _split(self, c, below_is_true: bool):
-        if isinstance(c, (list, tuple)) or hasattr(c, "__array__"):  # NumPy compares element by element
-            return NotImplemented
+        """Decide ``value < c`` (``below_is_true``) or ``value > c``: a cut of ``U``'s interval."""
+        if isinstance(c, (list, tuple)) or hasattr(c, "__array__") and not isinstance(c, _SCALARS):
+            return NotImplemented  # NumPy compares element by element
         c = _const(c)
         if c is None:
             raise Undecided("a uniform draw compared with a noisy or non-numeric value", self.site,
                             "compare uniform draws only with public constants")
-        lo, hi = self._interval()
         width0 = self.high - self.low
-        cut = min(max((float(c) - self.low) / width0 if width0 > 0 else 0.0, lo), hi)
-        width = hi - lo
-        p_below = (cut - lo) / width if width > 0 else 0.0
-        path = active_path()
-        below = path.decide([True, False]) == 0
-        p = p_below if below else 1.0 - p_below
-        path.finite_prob *= p
-        if 0 < path.finite_prob < PRUNE:
-            raise Pruned(path.finite_prob, self.site)
-        path.uniform_intervals[self.index] = [lo, cut] if below else [cut, hi]
-        return below if below_is_true else not below
+        if width0 == 0.0:
+            return (self.low < c) if below_is_true else (self.low > c)
+        lo, hi = self._interval()
+        u_cut = (float(c) - self.low) / width0
+        # value < c is U < u_cut when the map increases, U > u_cut when it decreases
+        u_below_means_value_below = width0 > 0
+        cut = min(max(u_cut, lo), hi)
+        if cut <= lo or cut >= hi:  # one side of the cut has probability 0: nothing to decide
+            u_below = cut >= hi
+        else:
+            path = active_path()
+            u_below = path.decide([True, False]) == 0
+            path.uniform_decisions.append(len(path.labels) - 1)
+            path.finite_prob *= (cut - lo) / (hi - lo) if u_below else (hi - cut) / (hi - lo)
+            if 0 < path.finite_prob < PRUNE:
+                raise Pruned(path.finite_prob, self.site)
+            path.uniform_intervals[self.index] = [lo, cut] if u_below else [cut, hi]
+        value_below = u_below == u_below_means_value_below
+        return value_below if below_is_true else not value_below
 
     def __lt__(self, c):
         return self._split(c, True)
@@ -428,11 +497,13 @@ class Uniform:
     __ge__ = __gt__
 
     def _refuse(self, *args, **kw):
-        raise Undecided("a uniform draw used as a number (not only compared with a constant)", self.site,
-                        "draw a Bernoulli (rng.random() < p with a public p) or a discrete law instead")
+        raise Undecided("a uniform draw used as a number (not only shifted, scaled or compared with a constant)",
+                        self.site, "draw a Bernoulli (rng.random() < p with a public p) or a discrete law instead")
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __float__ = __int__ = __index__ = __neg__ = __hash__ = __bool__ = __eq__ = __ne__ = _refuse
+    __float__ = __int__ = __index__ = __hash__ = __bool__ = __eq__ = __ne__ = _refuse
+
+    def describe(self) -> str:
+        return f"Uniform#{self.index}({self.low:g}, {self.high:g})"
 
     def __repr__(self):
         return f"Uniform#{self.index}"
