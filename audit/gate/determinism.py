@@ -57,10 +57,12 @@ LOOKS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 MAX_PATHS = 16
 #: parts of one whole value among a pair's first candidates, at most (the rest follow every other candidate)
 PARTS_PER_VALUE = 4
-#: pairs screened (two fits per dataset)
-SCREEN_PAIRS = 8
-#: pairs whose candidates may be confirmed, at most
-ROUNDS = SCREEN_PAIRS
+#: pairs screened (two fits per dataset): every audited pair, as the adversary chooses among them (a dict whose
+#: keys follow the ranking of the exact counts shows it on "no records vs one", not on the first eight)
+SCREEN_PAIRS = 64
+#: pairs whose candidates may be confirmed, at most (the error level's divisor: it does not depend on how many
+#: pairs are screened)
+ROUNDS = 8
 #: fits per side at most, per budget
 MAX_FITS = {"quick": 2048, "standard": 8192, "full": 8192}
 #: what to do about a deterministic trace of the data

@@ -28,13 +28,15 @@ observable into one canonical value per path:
   returned, when not the model itself) and ``_repr_html_()``.
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
-for that reason alone. A value is a ``(key, shown)`` pair: ``key`` is compared across fits, ``shown`` is a
+for that reason alone, and so is an integer that is an address of the process (a registry keyed by ``id(self)``:
+:mod:`audit.gate.addresses`). A value is a ``(key, shown)`` pair: ``key`` is compared across fits, ``shown`` is a
 short text for the report.
 
 Beside each whole value its *parts* are paths of their own, below the value's path and so from the same source
 (:func:`source_of`): the number tokens of a string by their masked context (``stdout#num['fitted on _ records
 (# positive) in _ ms']``), what a string or bytes decodes to (``#json``, ``#gzip``, ``#zlib``, ``#base64``,
-``#pickle``, ``#text``, read as a small graph) and the items of a dict keyed by identifiers by position
+``#pickle``, ``#text``, read as a small graph), the order of a dict's keys (``#order``: a dict filled in the
+order of its exact counts) and the items of a dict keyed by identifiers by position
 (``[#-1]``: the newest entry of a registry keyed by ``uuid4().hex``). A value that never repeats (it holds a
 duration, a run id, a timestamp) may hold a part that does (:mod:`audit.gate.parts`).
 """
@@ -56,6 +58,7 @@ import weakref
 
 import numpy as np
 
+from audit.gate.addresses import is_address, refresh as refresh_addresses
 from audit.gate.behaviour import added_globals, calls, model_view, module_sizes
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
@@ -110,7 +113,8 @@ def canonical(value):
     """``(key, shown)`` of a leaf value, or None when ``value`` is a container or object to walk into.
 
     Numbers keep their type's exact value (``repr`` of a float), strings are compared with memory addresses
-    masked, arrays and bytes by a digest of their content, dtype and shape.
+    masked, an integer that is an address of this process (``id()``) is masked too
+    (:func:`audit.gate.addresses.is_address`), arrays and bytes by a digest of their content, dtype and shape.
     """
     if isinstance(value, str):
         text = _ADDRESS.sub("0x…", value)
@@ -129,6 +133,8 @@ def canonical(value):
         value = value.item() if value.dtype.kind not in "mM" else value
     if isinstance(value, (np.datetime64, np.timedelta64)):
         return (type(value).__name__, str(value)), str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and is_address(value):
+        return ("address",), "an object's address (id), masked"
     if isinstance(value, (bool, int, type(None))):
         return (type(value).__name__, value), repr(value)
     if isinstance(value, float):
@@ -138,6 +144,11 @@ def canonical(value):
     if isinstance(value, (decimal.Decimal, fractions.Fraction, datetime.date, datetime.time, datetime.timedelta)):
         return (type(value).__name__, str(value)), _shown(repr(value))
     return _pandas(value)
+
+
+#: dicts of at most this many plain keys show their keys' order as a part (``#order``)
+MAX_ORDER = 64
+_KEYS = frozenset({int, float, str, bool, bytes, np.int64, np.int32, np.str_})
 
 
 class Observation(dict):
@@ -169,6 +180,9 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0,
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):
             obs.setdefault(path + "#len", (("int", len(node)), str(len(node))))
+            if isinstance(node, dict) and 1 < len(node) <= MAX_ORDER and all(type(k) in _KEYS for k in node):
+                # the order of a dict's keys is part of what it shows (insertion order: keys sorted by a count)
+                obs.setdefault(path + "#order", (("order", tuple(map(repr, node))), ", ".join(map(repr, node))[:80]))
             if long_plain_data(node):
                 # compared between fits of one run only (a str's hash is salted per process; never reported)
                 obs.setdefault(path + "#content", (("plain data", len(node), hash(tuple(node))),
@@ -280,6 +294,7 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
         return want is None or source in want
 
     obs = Observation()
+    refresh_addresses()
     with _captured(obs):
         for name in METHODS:
             fn = getattr(est, name, None)

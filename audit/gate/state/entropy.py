@@ -13,7 +13,9 @@ reads the entropy back and replays the fit. This module finds the spelling by ex
   fit drew. A model's integer (its ints, int array entries, bytes, the integers its texts spell) whose bit ``k``
   flips in exactly the fits that flip entropy bit ``j`` *carries* bit ``j``: the two 32-mask patterns agree by
   chance with probability ``2**-32`` per pair. Every copy, split, byte order or bit permutation of the entropy is
-  found this way; an arithmetic transform with carries (``seed + 1``) or a hash is not.
+  found this way. Beside these, a model bit that is an exclusive or of entropy bits (a seed xor a constant
+  kept beside, its Gray code, a shift-and-xor scramble) is read by solving the bits' patterns over ``GF(2)``
+  (:func:`_linear`); an arithmetic transform with carries (``seed + 1``) or a hash is not.
 * :class:`KeptEntropy` reads a published model's carried bits back into a stream (bits not carried stay the
   base stream's): the replay feeds that stream to a fresh fit on D (:mod:`audit.gate.state.replay`, mode
   ``entropy``), and :func:`audit.gate.state.replay.measure` turns reproductions into an epsilon lower bound.
@@ -42,6 +44,13 @@ MAX_BYTES = 512
 GENERATOR_WORDS = 16
 #: array entries read per model at most, for the map
 MAX_ENTRIES = 4096
+#: pairs of masks testing each model bit for linearity (:func:`_linear`)
+LINEAR_TESTS = 8
+#: masks beyond the linear patterns' rank: an entropy bit is spelled by chance with probability 2**-LINEAR_MARGIN
+LINEAR_MARGIN = 32
+#: masked fits at most for the linear reading, and linear model bits at most
+LINEAR_MAX_MASKS = 320
+LINEAR_MAX_BITS = 8192
 
 
 class _Stream:
@@ -282,6 +291,8 @@ class Taint:
 
     drawn: int = 0
     carrier: dict = field(default_factory=dict)
+    #: entropy bit ``j`` -> the model bits ``((path, k), ...)`` whose exclusive or is it (:func:`_linear`)
+    combos: dict = field(default_factory=dict)
     unstable: set = field(default_factory=set)
     noisy: bool = False
     capped: bool = False
@@ -290,11 +301,95 @@ class Taint:
     @property
     def bits(self) -> int:
         """Entropy bits carried (at least once)."""
-        return len(set(self.carrier.values()))
+        return len(set(self.carrier.values()) | set(self.combos))
 
 
 def _flips(x: int) -> list:
     return [k for k in range(x.bit_length()) if x >> k & 1] if x >= 0 else []
+
+
+def _stream(base: bytes, base_int: int, mask: int, nbits: int) -> bytes:
+    return (base_int ^ mask).to_bytes(nbits // 8, "little") + base[nbits // 8:]
+
+
+def _delta(f0: dict, fr: dict, unstable) -> dict:
+    """The bits of each non-negative integer that differ between two fits' maps (``{path: xor}``)."""
+    return {p: v ^ fr[p] for p, v in f0.items()
+            if p in fr and v >= 0 and fr[p] >= 0 and not excluded(p, unstable)}
+
+
+def _linear(fit, base, base_int, masks, f0, deltas, nbits, unstable, rng) -> dict:
+    """Entropy bits that an exclusive or of model bits spells: any encoding linear over bits (a seed xor a
+    constant, its Gray code ``s ^ (s >> 1)``, ``s ^ (s << 13)``, bits shuffled and mixed) is undone.
+
+    A model bit is *linear* when flipping the entropy by ``m ^ m'`` flips it exactly when ``m`` and ``m'`` do
+    an odd number of times, for :data:`LINEAR_TESTS` pairs of masks (a bit of the noise, which depends on the
+    entropy through a hash, passes each test with probability 1/2). Over ``M`` masks, each linear bit has a
+    pattern in ``GF(2)^M``; entropy bit ``j`` is the exclusive or of the linear bits whose patterns add up to
+    its own (Gaussian elimination). Masks are added until ``M`` exceeds the patterns' rank by
+    :data:`LINEAR_MARGIN`, so a pattern falls in their span by chance with probability at most
+    ``2**-LINEAR_MARGIN``; the replay then checks each reading on fresh fits. Returns ``{j: ((path, k), ...)}``
+    (the caller keeps the bits no exact carrier holds).
+    """
+    tests = []
+    for t in range(LINEAR_TESTS):
+        a, b = 2 * t, 2 * t + 1
+        fr = bits_of(fit(_stream(base, base_int, masks[a] ^ masks[b], nbits))[0])
+        tests.append((a, b, _delta(f0, fr, unstable)))
+    linear = []
+    for p in f0:
+        if not all(p in d for d in deltas) or not all(p in d for _, _, d in tests):
+            continue
+        moved = 0
+        for d in deltas:
+            moved |= d[p]
+        ok = moved
+        for a, b, d in tests:
+            ok &= ~(d[p] ^ deltas[a][p] ^ deltas[b][p])
+        linear.extend((p, k) for k in _flips(ok))
+    if not linear or len(linear) > LINEAR_MAX_BITS:
+        return {}
+    masks, deltas = list(masks), list(deltas)
+    while True:
+        basis = _basis([sum(((d[p] >> k) & 1) << r for r, d in enumerate(deltas)) for p, k in linear])
+        if len(basis) + LINEAR_MARGIN <= len(masks) or len(masks) >= LINEAR_MAX_MASKS:
+            break
+        for _ in range(min(len(basis) + LINEAR_MARGIN - len(masks), LINEAR_MAX_MASKS - len(masks))):
+            masks.append(int.from_bytes(rng.bytes(nbits // 8), "little"))
+            deltas.append(_delta(f0, bits_of(fit(_stream(base, base_int, masks[-1], nbits))[0]), unstable))
+        linear = [(p, k) for p, k in linear if all(p in d for d in deltas)]
+    if len(basis) + LINEAR_MARGIN > len(masks):
+        return {}
+    combos = {}
+    for j in range(nbits):
+        composed = _reduce(basis, sum(((m >> j) & 1) << r for r, m in enumerate(masks)))
+        if composed is not None:
+            combos[j] = tuple(linear[i] for i in _flips(composed))
+    return combos
+
+
+def _basis(vectors: list) -> dict:
+    """A reduced basis of ``vectors`` over ``GF(2)``: pivot bit -> ``(vector, which inputs xor to it)``."""
+    basis: dict = {}
+    for i, v in enumerate(vectors):
+        composed = 1 << i
+        for pivot in sorted(basis, reverse=True):
+            if v >> pivot & 1:
+                v ^= basis[pivot][0]
+                composed ^= basis[pivot][1]
+        if v:
+            basis[v.bit_length() - 1] = (v, composed)
+    return basis
+
+
+def _reduce(basis: dict, v: int):
+    """Which inputs of the basis xor to ``v`` (a bit set), or None when ``v`` is not in their span."""
+    composed = 0
+    for pivot in sorted(basis, reverse=True):
+        if v >> pivot & 1:
+            v ^= basis[pivot][0]
+            composed ^= basis[pivot][1]
+    return composed if v == 0 else None
 
 
 def taint(fit, base: bytes, rng: np.random.Generator) -> Taint:
@@ -318,22 +413,24 @@ def taint(fit, base: bytes, rng: np.random.Generator) -> Taint:
     base_int = int.from_bytes(base[:nbits // 8], "little")
     patterns = {}  # (path, k) -> which masks flipped it
     changed = set()
+    deltas = []  # per mask: path -> the bits that flipped (paths of non-negative integers only)
     for r, mask in enumerate(masks):
-        stream = (base_int ^ mask).to_bytes(nbits // 8, "little") + base[nbits // 8:]
-        lv, _ = fit(stream)
+        lv = fit(_stream(base, base_int, mask, nbits))[0]
         changed |= differing(with_base.numeric, lv.numeric) | differing(with_base.digits, lv.digits)
         fr = bits_of(lv)
-        for p, v in f0.items():
-            if excluded(p, out.unstable) or p not in fr:
-                continue
-            for k in _flips(v ^ fr[p]):
+        deltas.append(_delta(f0, fr, out.unstable))
+        for p, d in deltas[-1].items():
+            for k in _flips(d):
                 patterns[(p, k)] = patterns.get((p, k), 0) | 1 << r
     by_pattern = {}
     for j in range(nbits):
         key = sum((m >> j & 1) << r for r, m in enumerate(masks))
         by_pattern[key] = None if key in by_pattern else j  # two entropy bits alike: neither is read back
     out.carrier = {pk: by_pattern[v] for pk, v in patterns.items() if by_pattern.get(v) is not None}
-    carried = {p for p, _ in out.carrier}
+    known = set(out.carrier.values())
+    out.combos = {j: bits for j, bits in _linear(fit, base, base_int, masks, f0, deltas, nbits, out.unstable, rng,
+                                                 ).items() if j not in known}
+    carried = {p for p, _ in out.carrier} | {p for bits in out.combos.values() for p, _ in bits}
     out.noisy = any(not excluded(p, out.unstable | carried) for p in left_out(changed))
     return out
 
@@ -347,12 +444,16 @@ class KeptEntropy:
     reference: tuple  # ((path, value), ...): the integers of the base stream's fit
     nbits: int
 
+    #: entropy bits spelled by an exclusive or of their carriers (every carrier of such a bit is read)
+    combined: frozenset = frozenset()
+
     @classmethod
     def of(cls, t: Taint, base: bytes) -> "KeptEntropy":
-        carrier = tuple(sorted((p, k, j) for (p, k), j in t.carrier.items()))
+        carrier = tuple(sorted({(p, k, j) for (p, k), j in t.carrier.items()}
+                               | {(p, k, j) for j, bits in t.combos.items() for p, k in bits}))
         paths = {p for p, _, _ in carrier}
         return cls(carrier, bytes(base), tuple((p, t.reference[p]) for p in sorted(paths)),
-                   min(t.drawn, MAX_BYTES) * 8)
+                   min(t.drawn, MAX_BYTES) * 8, frozenset(t.combos))
 
     @property
     def path(self) -> str:
@@ -371,7 +472,9 @@ class KeptEntropy:
         for p, k, j in self.carrier:
             if p not in now:
                 return None
-            if j not in done:  # a bit kept twice (a text read as decimal and as hex) is read once
+            if j in self.combined:  # an exclusive or of model bits
+                stream ^= (((now[p] ^ ref[p]) >> k) & 1) << j
+            elif j not in done:  # a bit kept twice (a text read as decimal and as hex) is read once
                 done.add(j)
                 stream ^= (((now[p] ^ ref[p]) >> k) & 1) << j
         return stream.to_bytes(nbytes, "little") + self.base[nbytes:]

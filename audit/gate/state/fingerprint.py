@@ -37,14 +37,18 @@ _PY = frozenset({int, float, bool, complex})
 #: the array kinds read as numbers: booleans, integers, floats, complex numbers, dates and durations
 _NUMBERS = "biufcMm"
 _WHEN = (datetime.date, datetime.time, datetime.timedelta)  # datetime.datetime is a date
+_DESCRIPTORS = (property, classmethod, staticmethod, functools.cached_property)
 
 
 def emitted_integers(emitted) -> dict:
     """:func:`text_integers` of what a fit emitted (an :class:`audit.gate.emissions.Emitted`): its printed text,
-    log records, warnings and the environment variables it set, by path under ``emitted``. Only candidates come
-    from here: the replay compares models, not what they printed."""
+    log records, warnings, the environment variables it set and what the files it wrote hold (their first bytes,
+    read as text: a checkpoint whose path the model keeps), by path under ``emitted``. Only candidates come from
+    here: the replay compares models, not what they printed."""
     said = {"stdout": emitted.stdout, "stderr": emitted.stderr, "logs": list(emitted.logs),
-            "warnings": list(emitted.warnings), "environ": {k: v for k, v in emitted.environ.items() if v}}
+            "warnings": list(emitted.warnings), "environ": {k: v for k, v in emitted.environ.items() if v},
+            "files": [got[1].decode("utf-8", "replace") for _, got in sorted(emitted.files.items())
+                      if got is not None and isinstance(got[1], (bytes, bytearray))]}
     return leaves(said, root="emitted").digits
 
 
@@ -90,10 +94,14 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
                 for name in node.dtype.names:
                     if node.dtype[name].kind in _NUMBERS:
                         out.numeric[f"{path}[{name!r}]"] = node[name]
+                    else:
+                        _raw_entries(out, f"{path}[{name!r}]", node[name])
             elif node.dtype.kind in _NUMBERS:
                 out.numeric[path] = node
                 if codec.may_hold_words(node):
                     out.words[path] = node
+            else:
+                _raw_entries(out, path, node)
         elif isinstance(node, str):
             out.digits.update(text_integers(path, node))
         elif isinstance(node, (list, tuple, dict, set, frozenset)) or type(node).__name__ == "deque":
@@ -112,14 +120,32 @@ def leaves(obj, root: str = "model", max_nodes: int = MAX_NODES) -> Leaves:
     return out
 
 
+def _raw_entries(out: Leaves, path: str, arr: np.ndarray, most: int = MAX_TOKENS) -> None:
+    """The first entries of an array of raw bytes (``V``, ``S``: each its bytes) or of text (``U``: the integers
+    it spells), by ``path[i]``: a seed's bytes kept in a structured array's ``V16`` field."""
+    if arr.dtype.kind not in "VSU":
+        return
+    for i, entry in enumerate(arr.ravel()[:most].tolist()):
+        if isinstance(entry, str):
+            out.digits.update(text_integers(f"{path}[{i}]", entry))
+        elif isinstance(entry, (bytes, bytearray, memoryview)):
+            out.numeric[f"{path}[{i}]"] = bytes(entry)
+
+
 def beside(est, max_nodes: int = 2_000) -> dict:
     """The numbers and digit strings held by the plain-data globals of ``est``'s defining module (a registry of
-    the last fit, a cache), by path ``module M.NAME...``: modules, classes, functions and dunder names left out."""
+    the last fit, a cache), by path ``module M.NAME...``, and by the plain-data attributes of its class and their
+    bases (a fit that sets ``type(self).last = ...``), by path ``type(model).NAME...``: modules, classes,
+    functions, descriptors and dunder names left out. The class and its module ship with the model."""
     module = sys.modules.get(type(est).__module__)
     out = {}
     for name, value in list(getattr(module, "__dict__", {}).items()):
         if readable(name, value):
             out.update(_numbers(leaves(value, root=f"module {module.__name__}.{name}", max_nodes=max_nodes)))
+    for cls in type(est).__mro__[:-1]:
+        for name, value in list(vars(cls).items()):
+            if readable(name, value) and not isinstance(value, _DESCRIPTORS):
+                out.update(_numbers(leaves(value, root=f"type(model).{name}", max_nodes=max_nodes)))
     return out
 
 

@@ -480,7 +480,7 @@ def _replay_entropy(report, plans, make_estimator, la, refits, D0, t, alpha, see
     except Exception as exc:  # noqa: BLE001 - outside code
         report.remarks.append(f"no entropy map: a fit fed a known stream raised {type(exc).__name__}")
         return None
-    if not taint.carrier:  # no bit of the model carries the entropy the fit drew (or it drew none)
+    if not taint.carrier and not taint.combos:  # no bit of the model carries the entropy the fit drew
         return None
     cand = en.KeptEntropy.of(taint, base)
     modes, reasons = rp.calibrate_entropy(cand, make_estimator, la, refits, D0, t)

@@ -17,6 +17,14 @@ suffix     spelling
 ``#b32``   base 32 (RFC 4648 alphabet, either case, padding optional), read as little-endian bytes
 ``#b64``   base 64, standard or URL-safe, padding optional, when the text has a letter and mixes cases or holds
            ``+/-_``
+``#b85``   base 85 (``base64.b85encode``), 10 characters or more, read as little-endian bytes; ``#a85``:
+           Ascii85 (``a85encode``), the same
+``#ip``    an IPv6 address (``str(ipaddress.IPv6Address(seed))``, groups compressed) or an IPv4 one
+``#seq``   a list of integers (``"-12,34,7"``, ``"12 34 7"``): each at the narrowest width of 8, 16, 32 or 64
+           bits that holds them all, negatives as two's complement, joined little-endian (a seed's bytes printed
+           as ``int8`` or words)
+``#grp``   three or more hexadecimal groups joined by ``-`` or ``:`` (a uuid inside a text, a MAC address),
+           joined into one integer
 =========  ==========================================================================================
 
 Inside a longer text (a log line, a model card in JSON) the same is read of each token:
@@ -28,7 +36,9 @@ Inside a longer text (a log line, a model card in JSON) the same is read of each
   clock's seconds and microseconds have fewer), as one integer (``#coef[i]``: ``Decimal(seed) / 1000`` spells
   ``seed`` unless the seed ends in a zero, which the division drops);
 * other runs of 8 or more token characters (41 bits or more in radix 36, 48 in base 64: ``#b36[i]``,
-  ``#b32[i]``, ``#b64[i]``);
+  ``#b32[i]``, ``#b64[i]``) and of 10 or more base-85 characters (``#b85[i]``, ``#a85[i]``);
+* lists of integers, IPv6 and IPv4 addresses and joined hexadecimal groups (``#seq[i]``, ``#ip[i]``,
+  ``#grp[i]``, as above);
 
 the first :data:`MAX_TOKENS` tokens of each kind. An ordinary word read as an integer costs nothing: it is the
 same in every fit, and only integers that change with the fit's entropy become candidates.
@@ -37,6 +47,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import re
 
 __all__ = ["text_integers", "MAX_TOKENS", "MAX_CODEC_CHARS"]
@@ -64,6 +75,18 @@ _B64 = re.compile(r"[0-9A-Za-z+/_-]{6,}={0,2}")
 _HEXCHARS = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 #: a token of a longer text that may spell an integer in radix 36, base 32 or base 64
 _WORD = re.compile(r"(?<![0-9A-Za-z+/_-])[0-9A-Za-z+/_-]{8,}={0,2}(?![0-9A-Za-z+/_=-])")
+#: base 85's alphabet (``b85encode``), and a run of it inside a text (quotes, spaces, commas, dots and colons end it)
+_B85 = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]{10,}")
+#: Ascii85's alphabet (``a85encode``: ``!`` to ``u``, ``z`` for four zero bytes)
+_A85 = re.compile(r"[!-uz]{10,}")
+#: a list of two or more integers separated by commas, semicolons or spaces
+_SEQ = re.compile(r"(?<![0-9A-Za-z.])-?\d{1,20}(?:(?:\s*[,;]\s*|\s+)-?\d{1,20}){1,}(?![0-9A-Za-z.])")
+#: an IPv6 address (groups of up to 4 hex digits, ``::`` compressing zeros) or an IPv4 one
+_IP = re.compile(r"(?<![0-9A-Za-z:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Za-z:])|"
+                 r"(?<![0-9A-Za-z.])\d{1,3}(?:\.\d{1,3}){3}(?![0-9A-Za-z.])")
+#: three or more groups of hexadecimal digits joined by ``-`` or ``:`` (a uuid, a MAC address)
+_GROUPS = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2,12}(?:([-:])[0-9A-Fa-f]{2,12})(?:\1[0-9A-Fa-f]{2,12})+"
+                     r"(?![0-9A-Za-z])")
 
 
 def _decoded(text: str, decode) -> int | None:
@@ -85,11 +108,52 @@ def _b64(text: str) -> bytes:
     return base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
 
 
+def _base85(path: str, text: str, suffix: str = "") -> dict:
+    """``#b85`` and ``#a85`` readings of one token: base 85 and Ascii85, where each decodes."""
+    out = {}
+    if len(text) > MAX_CODEC_CHARS:
+        return out
+    if _B85.fullmatch(text) and (value := _decoded(text, base64.b85decode)) is not None:
+        out[f"{path}#b85{suffix}"] = value
+    if _A85.fullmatch(text) and (value := _decoded(text, base64.a85decode)) is not None:
+        out[f"{path}#a85{suffix}"] = value
+    return out
+
+
+def _sequence(text: str) -> int | None:
+    """A list of integers joined little-endian at the narrowest width that holds them all (``#seq``)."""
+    values = [int(v) for v in re.findall(r"-?\d+", text)]
+    for width in (8, 16, 32, 64):
+        if all(-(1 << (width - 1)) <= v < 1 << width for v in values):
+            return sum((v % (1 << width)) << (width * i) for i, v in enumerate(values))
+    return None
+
+
+def _address(text: str) -> int | None:
+    try:
+        return int(ipaddress.ip_address(text))
+    except ValueError:
+        return None
+
+
+def _joined(path: str, text: str) -> dict:
+    """The lists, addresses and joined groups inside ``text`` (``#seq[i]``, ``#ip[i]``, ``#grp[i]``)."""
+    out = {}
+    for kind, pattern, read in (("seq", _SEQ, _sequence), ("ip", _IP, _address),
+                                ("grp", _GROUPS, lambda t: int(re.sub("[-:]", "", t), 16))):
+        for i, m in enumerate(pattern.finditer(text)):
+            if i >= MAX_TOKENS:
+                break
+            if (value := read(m.group(0))) is not None:
+                out[f"{path}#{kind}[{i}]"] = value
+    return out
+
+
 def _codecs(path: str, text: str, suffix: str = "") -> dict:
-    """``#b36``, ``#b32`` and ``#b64`` readings of one token that is not decimal or hexadecimal."""
+    """``#b36``, ``#b32``, ``#b64`` and ``#b85`` readings of one token that is not decimal or hexadecimal."""
     if len(text) > MAX_CODEC_CHARS or _HEXCHARS.fullmatch(text):
         return {}
-    out = {}
+    out = _base85(path, text, suffix)
     if _RADIX36.fullmatch(text):
         out[f"{path}#b36{suffix}"] = int(text, 36)
     if _B32.fullmatch(text) and (value := _decoded(text, _b32)) is not None:
@@ -124,9 +188,9 @@ def text_integers(path: str, text: str) -> dict:
     if len(text) <= 40 and _HEX.fullmatch(text):
         return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
     whole = _codecs(path, text)
-    if whole:
+    if whole and any(not k.endswith(("#b85", "#a85")) for k in whole):
         return whole
-    out = {}
+    out = whole | _joined(path, text)
     for i, m in enumerate(_TOKEN.finditer(text)):
         if i >= MAX_TOKENS:
             break
@@ -150,4 +214,9 @@ def text_integers(path: str, text: str) -> dict:
         if i >= MAX_TOKENS:
             break
         out.update(_codecs(path, m.group(0), f"[{i}]"))
+    for i, m in enumerate(_B85.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        if m.group(0) != text:
+            out.update(_base85(path, m.group(0), f"[{i}]"))
     return out
