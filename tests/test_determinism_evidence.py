@@ -86,6 +86,7 @@ def test_the_record_count_is_private_under_add_remove_and_public_under_substitut
     assert _probe(S.RecordCount, relation="substitute").verdict == "clean"
 
 
+@pytest.mark.slow  # 200 probes screening every audited pair: about 5 CPU-minutes
 def test_a_seeded_control_with_repeating_outputs_raises_no_alarm_in_200_runs():
     """Predictions of two labels repeat by chance between fits, so candidates reach confirmation; it must see
     through them. 200 runs at alpha 0.001 each: the alarms are at most Binomial(200, 0.001) (mean 0.2);

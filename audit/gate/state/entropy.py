@@ -51,6 +51,8 @@ LINEAR_MARGIN = 32
 #: masked fits at most for the linear reading, and linear model bits at most
 LINEAR_MAX_MASKS = 320
 LINEAR_MAX_BITS = 8192
+#: linear model bits beyond the exact carriers needed to read an encoding (a seed of fewer bits is no seed)
+LINEAR_MIN_BITS = 16
 
 
 class _Stream:
@@ -318,7 +320,7 @@ def _delta(f0: dict, fr: dict, unstable) -> dict:
             if p in fr and v >= 0 and fr[p] >= 0 and not excluded(p, unstable)}
 
 
-def _linear(fit, base, base_int, masks, f0, deltas, nbits, unstable, rng) -> dict:
+def _linear(fit, base, base_int, masks, f0, deltas, nbits, unstable, rng, skip=frozenset()) -> dict:
     """Entropy bits that an exclusive or of model bits spells: any encoding linear over bits (a seed xor a
     constant, its Gray code ``s ^ (s >> 1)``, ``s ^ (s << 13)``, bits shuffled and mixed) is undone.
 
@@ -328,8 +330,10 @@ def _linear(fit, base, base_int, masks, f0, deltas, nbits, unstable, rng) -> dic
     pattern in ``GF(2)^M``; entropy bit ``j`` is the exclusive or of the linear bits whose patterns add up to
     its own (Gaussian elimination). Masks are added until ``M`` exceeds the patterns' rank by
     :data:`LINEAR_MARGIN`, so a pattern falls in their span by chance with probability at most
-    ``2**-LINEAR_MARGIN``; the replay then checks each reading on fresh fits. Returns ``{j: ((path, k), ...)}``
-    (the caller keeps the bits no exact carrier holds).
+    ``2**-LINEAR_MARGIN``; the replay then checks each reading on fresh fits. The exact carriers (``skip``) are
+    part of the span (a Gray code's top bit is one), but fewer than :data:`LINEAR_MIN_BITS` linear bits beyond
+    them is no encoding, and the masks are not grown. Returns ``{j: ((path, k), ...)}`` (the caller keeps the
+    bits no exact carrier holds).
     """
     tests = []
     for t in range(LINEAR_TESTS):
@@ -347,8 +351,8 @@ def _linear(fit, base, base_int, masks, f0, deltas, nbits, unstable, rng) -> dic
         for a, b, d in tests:
             ok &= ~(d[p] ^ deltas[a][p] ^ deltas[b][p])
         linear.extend((p, k) for k in _flips(ok))
-    if not linear or len(linear) > LINEAR_MAX_BITS:
-        return {}
+    if len(set(linear) - set(skip)) < LINEAR_MIN_BITS or len(linear) > LINEAR_MAX_BITS:
+        return {}  # no encoding beyond the exact carriers (a bit of the noise passes every test once in 256)
     masks, deltas = list(masks), list(deltas)
     while True:
         basis = _basis([sum(((d[p] >> k) & 1) << r for r, d in enumerate(deltas)) for p, k in linear])
@@ -429,7 +433,7 @@ def taint(fit, base: bytes, rng: np.random.Generator) -> Taint:
     out.carrier = {pk: by_pattern[v] for pk, v in patterns.items() if by_pattern.get(v) is not None}
     known = set(out.carrier.values())
     out.combos = {j: bits for j, bits in _linear(fit, base, base_int, masks, f0, deltas, nbits, out.unstable, rng,
-                                                 ).items() if j not in known}
+                                                 skip=set(out.carrier)).items() if j not in known}
     carried = {p for p, _ in out.carrier} | {p for bits in out.combos.values() for p, _ in bits}
     out.noisy = any(not excluded(p, out.unstable | carried) for p in left_out(changed))
     return out
