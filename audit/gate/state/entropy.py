@@ -13,7 +13,8 @@ reads the entropy back and replays the fit. This module finds the spelling by ex
   fit drew. A model's integer (its ints, int array entries, bytes, the integers its texts spell) whose bit ``k``
   flips in exactly the fits that flip entropy bit ``j`` *carries* bit ``j``: the two 32-mask patterns agree by
   chance with probability ``2**-32`` per pair. Every copy, split, byte order or bit permutation of the entropy is
-  found this way. Beside these, a model bit that is an exclusive or of entropy bits (a seed xor a constant
+  found this way. When fewer than 32 entropy bits are carried so (no seed is), a model bit that is an exclusive
+  or of entropy bits (a seed xor a constant
   kept beside, its Gray code, a shift-and-xor scramble) is read by solving the bits' patterns over ``GF(2)``
   (:func:`_linear`); an arithmetic transform with carries (``seed + 1``) or a hash is not.
 * :class:`KeptEntropy` reads a published model's carried bits back into a stream (bits not carried stay the
@@ -432,8 +433,9 @@ def taint(fit, base: bytes, rng: np.random.Generator) -> Taint:
         by_pattern[key] = None if key in by_pattern else j  # two entropy bits alike: neither is read back
     out.carrier = {pk: by_pattern[v] for pk, v in patterns.items() if by_pattern.get(v) is not None}
     known = set(out.carrier.values())
-    out.combos = {j: bits for j, bits in _linear(fit, base, base_int, masks, f0, deltas, nbits, out.unstable, rng,
-                                                 skip=set(out.carrier)).items() if j not in known}
+    if len(known) < LINEAR_MIN_BITS * 2:  # no seed carried bit for bit yet: read encodings linear over bits
+        out.combos = {j: bits for j, bits in _linear(fit, base, base_int, masks, f0, deltas, nbits, out.unstable, rng,
+                                                     skip=set(out.carrier)).items() if j not in known}
     carried = {p for p, _ in out.carrier} | {p for bits in out.combos.values() for p, _ in bits}
     out.noisy = any(not excluded(p, out.unstable | carried) for p in left_out(changed))
     return out

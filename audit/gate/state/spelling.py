@@ -36,7 +36,8 @@ Inside a longer text (a log line, a model card in JSON) the same is read of each
   clock's seconds and microseconds have fewer), as one integer (``#coef[i]``: ``Decimal(seed) / 1000`` spells
   ``seed`` unless the seed ends in a zero, which the division drops);
 * other runs of 8 or more token characters (41 bits or more in radix 36, 48 in base 64: ``#b36[i]``,
-  ``#b32[i]``, ``#b64[i]``) and of 10 or more base-85 characters (``#b85[i]``, ``#a85[i]``);
+  ``#b32[i]``, ``#b64[i]``) and of 10 or more base-85 characters (``#b85[i]``), and words between spaces of 10
+  or more Ascii85 characters (``#a85[wi]``);
 * lists of integers, IPv6 and IPv4 addresses and joined hexadecimal groups (``#seq[i]``, ``#ip[i]``,
   ``#grp[i]``, as above);
 
@@ -219,4 +220,9 @@ def text_integers(path: str, text: str) -> dict:
             break
         if m.group(0) != text:
             out.update(_base85(path, m.group(0), f"[{i}]"))
+    # Ascii85's alphabet holds quotes, commas and colons: inside a text, a word between spaces
+    for i, word in enumerate(w for w in text.split() if len(w) >= 10 and w != text):
+        if i >= MAX_TOKENS:
+            break
+        out.update({k: v for k, v in _base85(path, word, f"[w{i}]").items() if "#a85" in k})
     return out
