@@ -77,12 +77,12 @@ QUICK: dict[str, frozenset] = {
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests :data:`QUICK` chooses (before ``-m`` selects), never a slow one."""
+    """Mark the tests :data:`QUICK` chooses (before ``-m`` selects), never a slow or release one."""
     for item in items:
         left_out = QUICK.get(item.path.stem)
         if left_out is None or getattr(item, "originalname", item.name) in left_out:
             continue
-        if item.get_closest_marker("slow") is None:
+        if item.get_closest_marker("slow") is None and item.get_closest_marker("release") is None:
             item.add_marker(pytest.mark.quick)
 
 

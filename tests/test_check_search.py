@@ -132,7 +132,7 @@ class LatticeVectorCount:
         return self.batch(data, 1, rng)[0]
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_false_alarm_rate_with_the_vector_float_probe_stays_below_alpha():
     """200 seeds of the search (the first 3 candidates screened, two confirmed) with the floating-point probe on,
     on a vector mechanism that is epsilon-DP in float arithmetic (LatticeVectorCount): each run is a false alarm

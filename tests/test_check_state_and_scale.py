@@ -45,7 +45,7 @@ def test_the_fixed_model_passes_with_the_seed_parameter_noted(tmp_path):
     assert row["state"]["clean"] and row["state"]["notes"][0]["path"] == "model.random_state"
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_default_check_flags_the_underflow_mutant_through_the_scale_family(tmp_path, monkeypatch):
     """The pre-fix JointExp inside PrivaTree (full underflow from 29,806 tied records at eps_q 1) is found by the scale
     family of a default search and confirmed on fresh samples (about 3 minutes on 2 cores).

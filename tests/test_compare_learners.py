@@ -37,7 +37,7 @@ def test_privatree_identical_accepted_and_epsilon_1_5x_rejected(cli):
     assert "most different" in notes and " ? (leaf " in notes and "('node'" not in notes
 
 
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("name", [n for n in LEARNERS if n != "privatree"])
 def test_every_learner_identical_accepted_and_epsilon_1_5x_rejected(cli, name):
     # 1,000 draws per side and input (4,000 for the DP-ERT classifier and the DiffPrivLib-style tree). The

@@ -105,7 +105,7 @@ def test_a_candidate_that_swaps_the_children_reads_different_with_the_default_pa
     assert not (cli.out / TWO_SAMPLE.format("UserForest") / "figures").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_with_every_default_the_swapped_children_read_different(cli):
     """The quick budget's 8,000 draws per side, seed 1, alpha 0.01 (86 s for both runs on a shared 2-core machine)."""
     assert cli("subjects.user_forest:UserForest", "--reference", "random-trees") == 0

@@ -351,7 +351,7 @@ def test_wrong_variants_rejected_correct_accepted(candidate, wrong):
 
 
 # --------------------------------------------------------------------------- slow: larger samples
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("task, variant", STRICT)
 def test_accepted_on_both_target_inputs_large(task, variant):
     # 6,000 releases per side on the target's dataset and its neighbour, for the depth-1 claim and the
@@ -363,7 +363,7 @@ def test_accepted_on_both_target_inputs_large(task, variant):
         assert not res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("name", sorted(PAPER))
 def test_paper_modes_accepted_large(name):
     # 10,000 releases per side, alpha = 0.001: false-alarm rate <= 0.001
@@ -372,7 +372,7 @@ def test_paper_modes_accepted_large(name):
     assert not res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_accepted_without_partition_and_with_three_trees():
     # paper partition (equal parts) and no partition, 3 trees: 4,000 per side, alpha = 0.001 each
     for extra in (dict(accounting="paper", partition=True), dict(partition=False)):
@@ -387,7 +387,7 @@ def test_accepted_without_partition_and_with_three_trees():
         assert not res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_the_targets_verdicts_through_the_batched_path():
     """What the switch would give: the target's strict claims pass and its paper claims are violations,
     at the target's standard sample sizes, with the batched path as the mechanism (alpha = 0.01 each:

@@ -142,7 +142,7 @@ def test_cli_errors_name_the_problem(args, message, tmp_path):
     assert res.returncode == 2 and message in res.stderr, res.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("ref,make", [(P, lambda: PrivaTreeBatch(edges=None, **P.params)),
                                       (R, lambda: _learner(R, LEARNERS["random-trees"].load())),
                                       (D, lambda: _learner(D, D.load()))],

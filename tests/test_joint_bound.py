@@ -64,7 +64,7 @@ def test_on_average_it_is_tighter_than_the_reference():
     assert np.mean(joint) > np.mean(reference) + 0.05
 
 
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("epsilon,p1,n,delta", [(1.0, 0.05, 1000, 0.0), (1.0, 0.05, 1000, 1e-3),
                                                 (0.5, 0.3, 5000, 0.0)])
 def test_the_false_alarm_rate_at_the_claims_boundary_is_between_half_alpha_and_alpha(epsilon, p1, n, delta):

@@ -40,7 +40,7 @@ def test_subtly_wrong_privatree_is_rejected(cid):
     assert res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_diprime_leaf_noise_ten_percent_too_large_is_rejected():
     # 20,000 releases per side (caught from 5,000 in the report's sweep); the correct path at the same size
     # is accepted (false-alarm rate <= 0.01)

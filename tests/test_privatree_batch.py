@@ -324,7 +324,7 @@ def test_oracle_accepts_the_batched_path(kind, name):
     assert not res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 @pytest.mark.parametrize("kind,name", FAST_CASES)
 def test_oracle_accepts_the_batched_path_on_every_input(kind, name):
     """Every input of the target's pairs, N_SLOW per side, the strict configurations at depth 2 with three
@@ -351,7 +351,7 @@ def test_oracle_rejects_leaf_epsilon_doubled(kind, name):
     assert res.rejected, res.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_oracle_rejects_leaf_epsilon_doubled_on_a_strict_claim():
     """The strict one-feature claim at N_SLOW, the sample size of the slow acceptance test (at N_FAST
     the summary sees the doubled leaf epsilon in only 2 of 10 seeds; at N_SLOW in 3 of 3, p < 1e-14)."""

@@ -16,10 +16,10 @@ from audit.privatree import committed_laws as cl
 ROWS = claims.committed_law_rows()
 #: the three cheapest rows (two features at epsilon 8, two categorical features, about 0.3 and 2 CPU-s; a
 #: numerical beside a categorical feature, about 6) in the default suite, the other three (two features at
-#: epsilon 4, about 5; three bins, 19; three features, 13) under -m slow
+#: epsilon 4, about 5; three bins, 19; three features, 13) under -m release
 CHEAP = ("privatree/strict/two-numerical-depth1@8", "privatree/strict/two-categorical-depth1@4",
          "privatree/strict/numerical+categorical-private-edges-depth1@8")
-CASES = [pytest.param(r, marks=() if r[0] in CHEAP else pytest.mark.slow, id=r[0]) for r in ROWS]
+CASES = [pytest.param(r, marks=() if r[0] in CHEAP else pytest.mark.release, id=r[0]) for r in ROWS]
 
 
 #: how far a committed float may be from the one this machine computes: the last bits of libm's exp and log

@@ -115,7 +115,7 @@ def test_certificate_of_strict_privatree_covers_300_pairs():
     assert gap.verdict == "gap" and math.isinf(gap.worst["lower"])
 
 
-@pytest.mark.slow
+@pytest.mark.release
 def test_certify_command_writes_a_certificate(tmp_path):
     out = subprocess.run([sys.executable, "-m", "audit", "certify", "privatree", "--out", str(tmp_path), "--quiet"],
                          capture_output=True, text=True, timeout=900)

@@ -280,7 +280,7 @@ def test_the_node_limit_is_said_not_silent(monkeypatch):
     import audit.engine.state_probe as sp
 
     monkeypatch.setattr(sp, "MAX_NODES", 100)
-    rep = probe_estimator(forms.DeeplyNestedGenerator, X, Y)
+    rep = probe_estimator(forms.NestedGenerator, X, Y)
     assert rep.truncated and rep.verdict == "inconclusive" and "node limit" in rep.evidence
     assert StateReport(truncated=True).to_json()["verdict"] == "inconclusive"
 

@@ -176,6 +176,16 @@ class DeeplyNestedGenerator(_Noisy):
         return self
 
 
+class NestedGenerator(_Noisy):
+    """A generator behind 300 other nodes (breadth first): past a walk capped at 100 nodes."""
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        self.counts_ = self._counts(y, rng.laplace)
+        self.log_ = [[float(i)] for i in range(150)] + [[{"source": rng}]]
+        return self
+
+
 class NoisyBigCounts(_Noisy):
     """Clean: keeps large noisy integer counts (they change from fit to fit, yet replaying with one does
     not reproduce the model)."""

@@ -12,7 +12,10 @@ sets (a key's ``repr`` in the path, addresses masked), a weak reference's live t
 variable's value in the current context (``.get()``), and, for an object that shows nothing
 else (a C object: an iterator, ``range``, ``itertools.count``, ``array.array``), what its pickle carries
 (``__reduce_ex__``: arguments, state and items). It never enters
-modules, classes or a function's globals. When ``max_nodes`` is reached the walk stops and says so
+modules, classes or a function's globals, nor the logging machinery a logger links to: a ``Logger``'s ``parent``
+and ``manager`` (every logger of the process and the host's handlers, such as pytest's capture of every record)
+and the ``LogRecord`` objects a handler keeps (what a fit logs is read where it is emitted,
+:mod:`audit.gate.emissions`; a logger's own level, handlers and filters are walked). When ``max_nodes`` is reached the walk stops and says so
 (``Walk.truncated``): no silent cap.
 
 :func:`recognise` names a node that *is* random state: a generator object, a bit generator's state
@@ -29,6 +32,7 @@ import contextvars
 import functools
 import inspect
 import itertools
+import logging
 import pickle
 import random
 import re
@@ -49,6 +53,8 @@ GENERATOR_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSe
                    random.Random)
 _SCALARS = (int, float, complex, str, bool, type(None), np.generic)
 _PLAIN = frozenset({int, float, str, bool, type(None)})
+#: not entered: a record's text was read when the fit emitted it; the registry of every logger is the process's
+_LOGGING = (logging.LogRecord, logging.Manager, logging.PlaceHolder)
 
 
 def _type_name(obj) -> str:
@@ -252,8 +258,10 @@ def children(obj):
             except Exception:  # noqa: BLE001 - not a pickle after all
                 return []
         return []
-    if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj):
+    if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj) or isinstance(obj, _LOGGING):
         return []
+    if isinstance(obj, logging.Logger):  # its own level, handlers and filters; not the process's other loggers
+        return [(f".{k}", v) for k, v in vars(obj).items() if k not in ("parent", "manager")]
     if isinstance(obj, functools.partial):
         return [(".func", obj.func), (".args", obj.args), (".keywords", obj.keywords)]
     if isinstance(obj, types.FunctionType):
