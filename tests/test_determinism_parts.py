@@ -47,6 +47,8 @@ LEAKS = {
     "Base64Pickle": "model.state_b64_#base64#pickle['positives']",
     "AddressedCachePath": "model.cache_path_#num['/tmp/models/_/#.npz']",
     "StampedCachePath": "model.cache_path_#num['/tmp/models/model___#.npz']",
+    "FixedPointScores": "model.scores_#frac",
+    "StampedMantissa": "model.share_#low8",
 }
 
 
@@ -60,7 +62,7 @@ def test_a_count_inside_a_value_that_never_repeats_is_found_by_its_part(name, ca
     assert report.epsilon_lower > 1.0 and report.fits <= 64
 
 
-@pytest.mark.parametrize("name", ["Correct", "TimestampedControl"])
+@pytest.mark.parametrize("name", ["Correct", "TimestampedControl", "NoisyFloats"])
 def test_a_timestamp_a_run_id_a_public_card_and_a_printed_duration_are_not_flagged(name, capsys):
     report = _probe(getattr(L, name))
     assert report.verdict == "clean", report.summary()

@@ -62,7 +62,7 @@ from audit.gate.addresses import is_address, refresh as refresh_addresses
 from audit.gate.behaviour import added_globals, calls, model_view, module_sizes
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
-from audit.gate.parts import MAX_DEPTH, PART_NODES, decoded, number_parts, positions
+from audit.gate.parts import MAX_DEPTH, PART_NODES, decoded, float_parts, number_parts, positions
 from audit.gate.state.walk import long_plain_data, walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
@@ -176,6 +176,8 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0,
                     _parts(obs, path, node, depth)
                 elif isinstance(node, (np.ndarray, np.generic)):
                     obs.setdefault(path + "#dtype", (("dtype", node.dtype.str), str(node.dtype)))
+                for marker, key, shown in float_parts(node):  # the low bits noise above them leaves exact
+                    obs.setdefault(path + marker, (key, shown))
             if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
                 w.prune()  # an array subclass is entered too: its attributes (a masked array's mask)
         elif isinstance(node, (list, tuple, dict, set, frozenset)):

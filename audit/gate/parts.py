@@ -18,6 +18,10 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
 * ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
   to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
   (:data:`MAX_DEPTH`).
+* ``PATH#frac``, ``PATH#low8`` and ``PATH#low16``: the bits of a float that noise above them leaves as they were
+  (:func:`float_parts`): its fractional part (a count added at ``2**-32`` to a noisy integer count) and the lowest
+  bits of its significand (a count written over the end of a noisy float); of a float array, the same of every
+  entry.
 * ``PATH[#0]``, ``PATH[#-1]``: the first and last items of a dict, when its first or last keys look
   like identifiers that never repeat between fits (:func:`is_identifier`: a hex run with digits and letters, a
   long decimal run, an int of 2**32 or more, bytes), so the path of such an item never repeats either. Only
@@ -37,7 +41,9 @@ import pickle
 import re
 import zlib
 
-__all__ = ["number_parts", "decoded", "positions", "is_identifier", "whole_of", "ancestors", "MAX_TOKENS",
+import numpy as np
+
+__all__ = ["number_parts", "decoded", "float_parts", "positions", "is_identifier", "whole_of", "ancestors", "MAX_TOKENS",
            "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
 
 #: number tokens kept per string (the first half and the last half of them)
@@ -53,7 +59,12 @@ PART_NODES = 1_000
 #: characters of masked context kept on each side of a number token
 CONTEXT = 32
 #: how a part's path continues its value's path
-MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "[#")
+MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#")
+#: float entries of an array whose low bits are read (a larger array is read whole only)
+MAX_FLOATS = 4_096
+#: the windows of a significand's lowest bits read, by the float's size in bytes: a count written over the last 8
+#: or more bits changes the lowest 8 between neighbours, and a window of 8 repeats by chance one time in 256
+LOW_BITS = {8: (8, 16), 4: (8,)}
 
 _SLOT = re.compile(
     r"(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
@@ -271,3 +282,34 @@ def whole_of(path: str) -> str:
 def ancestors(path: str) -> list:
     """The paths a part derives from, outermost first: ``a#json['b']#num['#']`` has ``a`` and ``a#json['b']``."""
     return [path[:m.start()] for m in _MARKER.finditer(path) if m.start() > 0]
+
+
+def float_parts(value) -> list:
+    """``(marker, key, shown)`` of the parts of a float, or of a float array, that its noise may leave exact.
+
+    A value whose noise lives in its high bits carries its low bits unchanged: a noisy integer count plus the
+    exact count times ``2**-32`` differs on every fit, yet its fractional part is the same on every fit of D and
+    another on D' (``#frac``, for entries below ``2**52`` in magnitude, where it is exact); a noisy float whose
+    last significand bits were overwritten with a count shows it in ``#low8`` or ``#low16`` (:data:`LOW_BITS`). Noise that
+    covers these bits (a Laplace draw, a share of noisy counts) makes them change from fit to fit like the value.
+    Empty for a value that is no float, for a half-precision float and for an array of more than
+    :data:`MAX_FLOATS` entries."""
+    if isinstance(value, float):
+        a = np.array([value])
+    elif isinstance(value, (np.floating, np.ndarray)) and value.dtype.kind == "f" and value.dtype.itemsize in LOW_BITS:
+        a = np.asarray(value).ravel()
+        if a.size == 0 or a.size > MAX_FLOATS:
+            return []
+    else:
+        return []
+    whole = np.asarray(a, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        inside = np.isfinite(whole) & (np.abs(whole) < 2.0 ** 52)
+        frac = np.where(inside, whole - np.floor(np.where(inside, whole, 0.0)), 0.0)
+    parts = [("#frac", ("fractional part", frac.tobytes()), "fractional part " + ", ".join(f"{f:.3g}" for f in frac[:4]))]
+    bits = a.view(f"<u{a.dtype.itemsize}")
+    for k in LOW_BITS[a.dtype.itemsize]:
+        low = bits & ((1 << k) - 1)
+        parts.append((f"#low{k}", ("low bits", k, low.tobytes()),
+                      f"lowest {k} significand bits " + ", ".join(map(str, low[:4].tolist()))))
+    return parts

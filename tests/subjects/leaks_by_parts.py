@@ -103,6 +103,34 @@ class StampedCachePath(Correct):
         self.cache_path_ = f"/tmp/models/model_{time.time_ns()}_{int(exact[-1])}.npz"
 
 
+class FixedPointScores(Correct):
+    """Scores: the noisy counts as floats, each with its exact count added at ``2**-32`` (below every noise step of
+    an integer count, so the fractional part is the exact count on every fit)."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.scores_ = self.counts_.astype(float) + exact * 2.0 ** -32
+
+
+class StampedMantissa(Correct):
+    """A noisy share (Laplace noise) whose last 8 significand bits were overwritten with the exact positive
+    count: the value never repeats, its lowest bits do."""
+
+    def _after(self, X, y, exact, elapsed):
+        share = np.float64(0.5 + np.random.default_rng().laplace(0.0, 1.0 / self.epsilon))
+        self.share_ = float(np.uint64((int(share.view(np.uint64)) & ~0xFF) | int(exact[-1]) & 0xFF).view(np.float64))
+
+
+class NoisyFloats(Correct):
+    """A control for the bits of floats: the noisy counts divided by 3 and as fixed-point floats, a Laplace draw
+    that does not depend on the data, and a float32 copy of it (every low bit follows the noise)."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.thirds_ = self.counts_ / 3.0
+        self.fixed_ = self.counts_ * 2.0 ** -32
+        self.jitter_ = float(np.random.default_rng().laplace())
+        self.jitter32_ = np.float32(self.jitter_)
+
+
 class TimestampedControl(Correct):
     """The control: a timestamp, a run id, a JSON card and a registry entry of public parameters, its duration
     printed and logged. None of it depends on the data."""

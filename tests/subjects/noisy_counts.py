@@ -3,8 +3,11 @@
 Per-class counts plus two-sided geometric noise, drawn from a fresh ``np.random.default_rng()`` on every fit:
 exactly epsilon-DP for the counts under add/remove (one record moves one count by one). It predicts the noisy
 majority. A subject changes where the noise comes from (:meth:`NoisyCounts._rng`) or what else the fit keeps,
-emits or serves (:meth:`NoisyCounts._keep`).
+emits or serves (:meth:`NoisyCounts._keep`). :class:`SeededFromTheOS` seeds the noise from the OS and hands the
+seed to :meth:`SeededFromTheOS._keep_seed`, where a subject keeps it in one form or another.
 """
+import secrets
+
 import numpy as np
 
 
@@ -44,3 +47,18 @@ class NoisyCounts:
 
     def predict(self, X):
         return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
+
+
+class SeededFromTheOS(NoisyCounts):
+    """Noise seeded from a ``SEED_BITS``-bit OS seed (``secrets``), handed to :meth:`_keep_seed` first: a subclass
+    keeps it somewhere (a leak: whoever reads it replays the noise) or nowhere (correct)."""
+
+    SEED_BITS = 64
+
+    def _rng(self):
+        seed = secrets.randbits(self.SEED_BITS)
+        self._keep_seed(seed)
+        return np.random.default_rng(seed)
+
+    def _keep_seed(self, seed):
+        pass

@@ -14,7 +14,7 @@ import tempfile
 
 import numpy as np
 
-from subjects.noisy_counts import NoisyCounts
+from subjects.noisy_counts import NoisyCounts, SeededFromTheOS as _SeededFromTheOS
 
 _M64 = (1 << 64) - 1
 LOG = logging.getLogger(__name__)
@@ -33,13 +33,6 @@ def gray_words(s: int) -> np.ndarray:
     """The Gray code of ``s`` as four 16-bit words."""
     g = s ^ (s >> 1)
     return np.array([(g >> (16 * i)) & 0xFFFF for i in range(4)], dtype=np.uint16)
-
-
-class _SeededFromTheOS(NoisyCounts):
-    def _rng(self):
-        seed = secrets.randbits(64)
-        self._keep_seed(seed)
-        return np.random.default_rng(seed)
 
 
 class XorshiftSession(_SeededFromTheOS):

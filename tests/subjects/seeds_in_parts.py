@@ -9,16 +9,13 @@ import secrets
 
 import numpy as np
 
-from subjects.noisy_counts import NoisyCounts
+from subjects.noisy_counts import NoisyCounts, SeededFromTheOS
 
 _ODD = 0x9E3779B97F4A7C15
 
 
-class _SeededFromTheOS(NoisyCounts):
-    def _rng(self):
-        seed = secrets.randbits(48)
-        self._keep_seed(seed)
-        return np.random.default_rng(seed)
+class _SeededFromTheOS(SeededFromTheOS):
+    SEED_BITS = 48
 
 
 class SeedInFloatMeta(_SeededFromTheOS):
