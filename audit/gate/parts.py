@@ -43,8 +43,8 @@ import zlib
 
 import numpy as np
 
-__all__ = ["number_parts", "decoded", "float_parts", "positions", "is_identifier", "whole_of", "ancestors", "MAX_TOKENS",
-           "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
+__all__ = ["number_parts", "decoded", "float_parts", "positions", "is_identifier", "whole_of", "ancestors",
+           "MAX_TOKENS", "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
 
 #: number tokens kept per string (the first half and the last half of them)
 MAX_TOKENS = 32
@@ -290,13 +290,15 @@ def float_parts(value) -> list:
     A value whose noise lives in its high bits carries its low bits unchanged: a noisy integer count plus the
     exact count times ``2**-32`` differs on every fit, yet its fractional part is the same on every fit of D and
     another on D' (``#frac``, for entries below ``2**52`` in magnitude, where it is exact); a noisy float whose
-    last significand bits were overwritten with a count shows it in ``#low8`` or ``#low16`` (:data:`LOW_BITS`). Noise that
-    covers these bits (a Laplace draw, a share of noisy counts) makes them change from fit to fit like the value.
+    last significand bits were overwritten with a count shows it in ``#low8`` or ``#low16`` (:data:`LOW_BITS`).
+    Noise that covers these bits (a Laplace draw, a share of noisy counts) makes them change from fit to fit like
+    the value.
     Empty for a value that is no float, for a half-precision float and for an array of more than
     :data:`MAX_FLOATS` entries."""
     if isinstance(value, float):
         a = np.array([value])
-    elif isinstance(value, (np.floating, np.ndarray)) and value.dtype.kind == "f" and value.dtype.itemsize in LOW_BITS:
+    elif isinstance(value, (np.floating, np.ndarray)) and value.dtype.kind == "f" and \
+            value.dtype.itemsize in LOW_BITS:
         a = np.asarray(value).ravel()
         if a.size == 0 or a.size > MAX_FLOATS:
             return []
@@ -306,7 +308,8 @@ def float_parts(value) -> list:
     with np.errstate(invalid="ignore"):
         inside = np.isfinite(whole) & (np.abs(whole) < 2.0 ** 52)
         frac = np.where(inside, whole - np.floor(np.where(inside, whole, 0.0)), 0.0)
-    parts = [("#frac", ("fractional part", frac.tobytes()), "fractional part " + ", ".join(f"{f:.3g}" for f in frac[:4]))]
+    parts = [("#frac", ("fractional part", frac.tobytes()),
+              "fractional part " + ", ".join(map(repr, frac[:4].tolist())))]  # every digit: 0.99999982, not 1
     bits = a.view(f"<u{a.dtype.itemsize}")
     for k in LOW_BITS[a.dtype.itemsize]:
         low = bits & ((1 << k) - 1)

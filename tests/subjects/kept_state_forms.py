@@ -166,24 +166,23 @@ class KeepsRandomGetState(_Noisy):
         return self
 
 
-class DeeplyNestedGenerator(_Noisy):
+class NestedGenerator(_Noisy):
+    """A generator behind ``2 * ENTRIES`` other nodes (breadth first), at ``log_[ENTRIES][0]['source']``: 300, past
+    a walk capped at 100 nodes."""
+
+    ENTRIES = 150
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.random_state)
+        self.counts_ = self._counts(y, rng.laplace)
+        self.log_ = [[float(i)] for i in range(self.ENTRIES)] + [[{"source": rng}]]
+        return self
+
+
+class DeeplyNestedGenerator(NestedGenerator):
     """A generator behind 210,000 other nodes (breadth first): past the old probe's 200,000-node cap."""
 
-    def fit(self, X, y):
-        rng = np.random.default_rng(self.random_state)
-        self.counts_ = self._counts(y, rng.laplace)
-        self.log_ = [[float(i)] for i in range(105_000)] + [[{"source": rng}]]
-        return self
-
-
-class NestedGenerator(_Noisy):
-    """A generator behind 300 other nodes (breadth first): past a walk capped at 100 nodes."""
-
-    def fit(self, X, y):
-        rng = np.random.default_rng(self.random_state)
-        self.counts_ = self._counts(y, rng.laplace)
-        self.log_ = [[float(i)] for i in range(150)] + [[{"source": rng}]]
-        return self
+    ENTRIES = 105_000
 
 
 class NoisyBigCounts(_Noisy):

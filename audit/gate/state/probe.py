@@ -425,11 +425,11 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
         if modes:
             plans.append((cand, modes, rec))
 
+    kinds = {}  # the generators and states the model keeps itself: certain already (ε = ∞)
+    for f in report.findings:
+        if f.kind in ("generator", "state") and not f.parameter:
+            kinds.setdefault(f.path, f.type_name)
     if seeded:
-        kinds = {}
-        for f in report.findings:
-            if f.kind in ("generator", "state") and not f.parameter:
-                kinds.setdefault(f.path, f.type_name)
         for path, type_name in kinds.items():
             if path not in la.states or len(plans) >= MAX_CANDIDATES:
                 continue
@@ -443,9 +443,8 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
     _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
     # always, not only when no other candidate calibrated: a half of a split seed replayed alone reproduces a
     # model of a few noisy values by chance (8% at ε = 1), and would stand in for the replay that holds; but not
-    # when the model keeps a generator or its state itself, which is certain already (ε = ∞) whatever else it keeps
-    certain = any(f.kind in ("generator", "state") and not f.parameter for f in report.findings)
-    carrier = None if certain else _replay_entropy(report, plans, make_estimator, la, refits, D0, s1, alpha, seed)
+    # when the model keeps a generator or its state itself (``kinds``), whatever else it keeps
+    carrier = None if kinds else _replay_entropy(report, plans, make_estimator, la, refits, D0, s1, alpha, seed)
 
     stopped, rng = False, np.random.default_rng(seed)
     for pair, group in _by_pair(plans, make_estimator, la, refits.first, [("", (D0, D1)), *others]):

@@ -15,8 +15,8 @@ else (a C object: an iterator, ``range``, ``itertools.count``, ``array.array``),
 modules, classes or a function's globals, nor the logging machinery a logger links to: a ``Logger``'s ``parent``
 and ``manager`` (every logger of the process and the host's handlers, such as pytest's capture of every record)
 and the ``LogRecord`` objects a handler keeps (what a fit logs is read where it is emitted,
-:mod:`audit.gate.emissions`; a logger's own level, handlers and filters are walked). When ``max_nodes`` is reached the walk stops and says so
-(``Walk.truncated``): no silent cap.
+:mod:`audit.gate.emissions`; a logger's own level, handlers and filters are walked). When ``max_nodes`` is
+reached the walk stops and says so (``Walk.truncated``): no silent cap.
 
 :func:`recognise` names a node that *is* random state: a generator object, a bit generator's state
 dict, a ``RandomState.get_state()`` tuple, a ``random.Random().getstate()`` tuple, a string or bytes
