@@ -21,21 +21,13 @@ from hypothesis import given, settings, strategies as st
 
 from audit.__main__ import main
 from audit.gate import determinism as det
-from audit.gate.determinism import MAX_PATHS, probe_determinism
+from audit.gate.determinism import MAX_PATHS
 from audit.gate.observe import canonical, observe_fit, source_of
-from audit.gate.outputs import probe_grid
 from audit.gate.parts import MAX_TOKENS, ancestors, decoded, is_identifier, number_parts, positions, whole_of
 from audit.gate.search import candidate_pairs
+from determinism_probe import BOUNDS, CLASSES, GRID, probe as _probe
 from subjects import leaks_by_parts as L
 
-BOUNDS, CLASSES = [(0.0, 1.0)], [0, 1]
-GRID = probe_grid(BOUNDS)
-
-
-def _probe(cls, relation="add-remove"):
-    pairs = candidate_pairs(BOUNDS, CLASSES, relation, seed=0)
-    return probe_determinism(lambda: cls(epsilon=1.0), pairs, grid=GRID, classes=CLASSES, epsilon=1.0,
-                             relation=relation)
 
 
 LEAKS = {
@@ -49,6 +41,9 @@ LEAKS = {
     "StampedCachePath": "model.cache_path_#num['/tmp/models/model___#.npz']",
     "FixedPointScores": "model.scores_#frac",
     "StampedMantissa": "model.share_#low8",
+    "ArtifactName": "model.artifact_#word[-2]",
+    "PackedHeader": "model.blob_#byte[12]",
+    "RankedSeries": "model.support_#index",
 }
 
 
@@ -62,7 +57,7 @@ def test_a_count_inside_a_value_that_never_repeats_is_found_by_its_part(name, ca
     assert report.epsilon_lower > 1.0 and report.fits <= 64
 
 
-@pytest.mark.parametrize("name", ["Correct", "TimestampedControl", "NoisyFloats"])
+@pytest.mark.parametrize("name", ["Correct", "TimestampedControl", "NoisyFloats", "PublicParts"])
 def test_a_timestamp_a_run_id_a_public_card_and_a_printed_duration_are_not_flagged(name, capsys):
     report = _probe(getattr(L, name))
     assert report.verdict == "clean", report.summary()

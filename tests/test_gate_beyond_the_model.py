@@ -67,6 +67,9 @@ _SIGHT, _PARTS = "subjects.seeds_in_sight", "subjects.seeds_in_parts"
     (_SIGHT, "TraceCard", "model._trace#b36"), (_SIGHT, "TokenSeed", "model.run_token_#b64"),
     (_SIGHT, "ScrambledTrace", "model.provenance()#b36[1]"),
     (_SIGHT, "DrawnSeedHalves", "model.run_[0] + model.run_[1]"),
+    (_SIGHT, "BoundByNameHalves", "model.run_[0] + model.run_[1]"),
+    (_SIGHT, "WordsRunId", "model.run_id_#hex"), (_SIGHT, "WordsAsNumber", "model.run_"),
+    (_SIGHT, "ClockSeeded", "model.fitted_at_ in ns"),
     (_SIGHT, "LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
     (_SIGHT, "OwnRandomHalves", "model.run_[0] + model.run_[1]"),
     (_SIGHT, "UnseededBitGeneratorHalves", "model.run_[0] + model.run_[1]"),
@@ -88,7 +91,9 @@ def test_a_seed_the_fit_shows_is_replayed(module, name, where, tmp_path):
                                        ("DashboardCounts", "type(model).fit.__closure__['recent'][#-1]"),
                                        ("SpooledCounts", "fit files written: digits[#0]"),
                                        ("CompactCounts", "model.counts_#dtype"),
-                                       ("MemoisedCounts", "label_counts.cache")])
+                                       ("MemoisedCounts", "label_counts.cache"),
+                                       ("BaseRegistry", "class subjects.leaks_beside_the_model._Tracked.runs[#-1]"),
+                                       ("StoreClass", "module subjects.leaks_beside_the_model._LastFit.summary")])
 def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
     code, row = _check(f"subjects.leaks_beside_the_model:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "determinism"

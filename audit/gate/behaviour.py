@@ -30,6 +30,7 @@ their cache in C and show only counts: they are read through the methods that ca
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import types
@@ -37,6 +38,8 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
+
+from audit.gate.protocol import consumed, flag_variants, protocol_calls, scalar_arguments
 
 __all__ = ["MAX_CALLS", "MAX_RECORDS", "Queries", "public_methods", "query_points", "calls", "model_view",
            "THE_MODEL", "module_sizes", "added_globals", "MAX_ADDED", "readable"]
@@ -173,36 +176,51 @@ def _points(queries) -> list:
     return [(f"record {i}", rows[i:i + 1]) for i in range(queries.differing)] + [("records", rows)]
 
 
-def calls(est, grid, queries=None, fixed=(), skip=(), wanted=lambda source: True) -> list:
+def calls(est, grid, queries=None, fixed=(), skip=(), wanted=lambda source: True, classes=None) -> list:
     """``(path, function, arguments)`` of the calls to make on the fitted ``est``.
 
     The ``fixed`` methods (already called on the grid) are called at the ``queries`` (:class:`Queries`: each
     differing record alone, then all the records); every other public method (:func:`public_methods`, ``skip``
-    left out) as ``name()``, or at the queries and on ``grid``. ``wanted``: whether a method's name is a source to
-    read. A differing record alone is what a memorising model answers exactly (1.0 at a training row) while its
-    answers elsewhere are noisy."""
+    left out) as ``name()``, or at the queries, on ``grid`` and at the public scalars (each of ``classes``, small
+    integers, each differing record as a flat row: :func:`audit.gate.protocol.scalar_arguments`), and once more
+    with its boolean flags turned (:func:`audit.gate.protocol.flag_variants`); then the protocol operations the
+    model's class defines (``len()``, ``iter()``, ``call(X)``, ``getitem(a)``, ...:
+    :func:`audit.gate.protocol.protocol_calls`). ``wanted``: whether a method's name is a source to read. A
+    differing record alone is what a memorising model answers exactly (1.0 at a training row) while its answers
+    elsewhere are noisy. What a call returns as an iterator is read as its first items."""
     out = []
     points = _points(queries)
     for name in fixed:
         fn = getattr(est, name, None)
         if callable(fn) and wanted(name):
             out.extend((f"{name}({where})", fn, (X,)) for where, X in points)
+    scalars = scalar_arguments(classes, queries)
     for name, arity in public_methods(est, skip=set(skip) | set(fixed)):
         if not wanted(name):
             continue
         fn = getattr(est, name)
-        if arity == 0:
-            out.append((f"{name}()", _returned(fn, est), ()))
-        else:
-            out.extend((f"{name}({where})", _returned(fn, est), (X,)) for where, X in [*points, ("grid", grid)])
+        args = [("", ())] if arity == 0 else [(where, (X,)) for where, X in [*points, ("grid", grid)]] + \
+            [(where, (a,)) for where, a in scalars]
+        out.extend((f"{name}({where})", _returned(fn, est), a) for where, a in args)
+        flags = flag_variants(fn)
+        if flags:
+            turned = ", ".join(f"{k}={v}" for k, v in flags.items())
+            flagged = _returned(functools.partial(fn, **flags), est)
+            if arity == 0:
+                out.append((f"{name}({turned})", flagged, ()))
+            else:
+                out.extend((f"{name}({where}, {turned})", flagged, (X,)) for where, X in [*points[-1:], ("grid", grid)])
+    out.extend((path, _returned(fn, est), args) for path, fn, args in
+               protocol_calls(est, grid, points, classes, queries, wanted))
     return out
 
 
 def _returned(fn, est):
     """``fn`` whose result reads :data:`THE_MODEL` when it is the model itself (``set_params()`` style): the model
-    is read once, under ``model``."""
+    is read once, under ``model``; an iterator it returns reads as its first items
+    (:func:`audit.gate.protocol.consumed`)."""
     def call(*args):
-        value = fn(*args)
+        value = consumed(fn(*args))
         return THE_MODEL if value is est else value
     return call
 

@@ -43,6 +43,7 @@ duration, a run id, a timestamp) may hold a part that does (:mod:`audit.gate.par
 from __future__ import annotations
 
 import __future__
+import builtins
 import collections
 import contextlib
 import datetime
@@ -62,7 +63,8 @@ from audit.gate.addresses import is_address, refresh as refresh_addresses
 from audit.gate.behaviour import added_globals, calls, model_view, module_sizes
 from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
-from audit.gate.parts import MAX_DEPTH, PART_NODES, decoded, float_parts, number_parts, positions
+from audit.gate.parts import (MAX_DEPTH, PART_NODES, decoded, float_parts, number_parts, pandas_parts,
+                              position_parts, positions)
 from audit.gate.state.walk import long_plain_data, walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
@@ -157,7 +159,8 @@ class Observation(dict):
     truncated = False
 
 
-def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0, newest: bool = False) -> None:
+def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0, newest: bool = False,
+               known: dict | None = None, collect: bool = False) -> None:
     """Read ``obj``'s graph into ``obs``, with the parts of its leaves and of its dicts keyed by identifiers
     (:func:`_parts`, :func:`audit.gate.parts.positions`). A long sequence of plain data (more than :data:`LONG`
     items, such as a log every fit appends to: diffprivlib's global budget accountant) is one value, its length
@@ -165,15 +168,26 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0,
     fitted before. An array's or numpy number's type is a part of its own (``#dtype``: a dtype chosen by the
     record count is seen though the values are noisy). ``newest``: state that outlives the fit (a module's, a
     class's, a closure's), where a list or deque every fit appends to also shows its last item as ``[#-1]``
-    (this fit's: its index grows with the process's history)."""
+    (this fit's: its index grows with the process's history). ``known``: with ``collect``, filled with the
+    objects and containers the walk passes (``id -> (node, path)``); without, a node found in it reads as a
+    reference to the model's own part (``the model's model.estimators_[0]``: an ensemble's ``iter()``), not
+    entered again."""
     w = walk(obj, root, max_nodes)
     for path, node in w:
         got = canonical(node)
+        if known is not None and got is None:
+            if collect:
+                known.setdefault(id(node), (node, path))
+            elif known.get(id(node), (None,))[0] is node:
+                where = known[id(node)][1]
+                obs.setdefault(path, (("ref", where), f"the model's {where}"))
+                w.prune()
+                continue
         if got is not None:
             if path not in obs:
                 obs[path] = got
-                if isinstance(node, _TEXTUAL):  # only text and bytes have parts
-                    _parts(obs, path, node, depth)
+                if isinstance(node, _TEXTUAL) or type(node).__module__.startswith("pandas"):
+                    _parts(obs, path, node, depth)  # text, bytes and pandas objects have parts
                 elif isinstance(node, (np.ndarray, np.generic)):
                     obs.setdefault(path + "#dtype", (("dtype", node.dtype.str), str(node.dtype)))
                 for marker, key, shown in float_parts(node):  # the low bits noise above them leaves exact
@@ -202,12 +216,17 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0,
 
 def _parts(obs: Observation, path: str, value, depth: int = 0) -> None:
     """The parts of a leaf (:mod:`audit.gate.parts`) join ``obs`` below its path: the number tokens of a string
-    by their context, and what a string or bytes decodes to, read as a small graph (a few levels deep)."""
+    by their context, its words and a bytes value's bytes by position, a pandas object's index, columns and items,
+    and what a string or bytes decodes to, read as a small graph (a few levels deep)."""
     if depth >= MAX_DEPTH:
         return
     if isinstance(value, str):
         for suffix, number in number_parts(value):
             obs.setdefault(path + suffix, canonical(number))
+    for suffix, part in position_parts(value) + pandas_parts(value):
+        got = (("order", part), ", ".join(part)[:80]) if isinstance(part, tuple) else canonical(part)
+        if got is not None:
+            obs.setdefault(path + suffix, got)
     for suffix, inner in decoded(value):
         _walk_into(obs, inner, path + suffix, PART_NODES, depth + 1)
 
@@ -259,7 +278,7 @@ def _join(obs: Observation, out, prefix: str = "") -> None:
             _call(obs, f"{prefix}at exit[{i}]", lambda: func(*args, **kwargs), max_nodes=PART_NODES)
 
 
-def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
+def _call(obs: Observation, path: str, fn, *args, max_nodes: int, known: dict | None = None) -> None:
     try:
         value = fn(*args)
     except Exception as exc:  # noqa: BLE001 - a method that raises is an outcome too
@@ -268,7 +287,7 @@ def _call(obs: Observation, path: str, fn, *args, max_nodes: int) -> None:
     if canonical(value) is not None:
         _set(obs, path, value)
     else:
-        _walk_into(obs, value, path, max_nodes)
+        _walk_into(obs, value, path, max_nodes, known=known)
 
 
 _SOURCE = re.compile(r"[A-Za-z_]+")
@@ -313,19 +332,21 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
             _call(obs, "_repr_html_()", est._repr_html_, max_nodes=max_nodes)
         if wanted("str"):
             _call(obs, "str()", lambda: str(est), max_nodes=max_nodes)
+    known: dict = {}  # the model's own objects, by id: what a method returns of them reads as a reference
     if wanted("model"):
-        _walk_into(obs, est, "model", max_nodes)
+        _walk_into(obs, est, "model", max_nodes, known=known, collect=True)
     _around(obs, est, max_nodes, wanted)
-    _behaviour(obs, est, grid, records, max_nodes, wanted)
+    _behaviour(obs, est, grid, records, max_nodes, wanted, classes, known)
     return obs
 
 
-def _behaviour(obs: Observation, est, grid, records, max_nodes: int, wanted) -> None:
+def _behaviour(obs: Observation, est, grid, records, max_nodes: int, wanted, classes=None, known=None) -> None:
     """Every other public method taking nothing or ``X`` (:func:`audit.gate.behaviour.calls`), called after the
     storage is read (a method may change it), its emissions as ``calls warning[i]``, ``calls stdout``, ...."""
     with _captured(obs, "calls "):
-        for path, fn, args in calls(est, grid, records, fixed=METHODS, skip=("score", "release"), wanted=wanted):
-            _call(obs, path, fn, *args, max_nodes=max_nodes)
+        for path, fn, args in calls(est, grid, records, fixed=METHODS, skip=("score", "release"), wanted=wanted,
+                                     classes=classes):
+            _call(obs, path, fn, *args, max_nodes=max_nodes, known=known)
 
 
 def _not_the_model(value, est):
@@ -398,15 +419,22 @@ def _code_names(obj) -> set:
 
 def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
     """What the fit may leave beside the object: properties (public, computed on access), attributes set on
-    the class, and the globals of the module that defines it and of the other imported modules of its package
-    (a cache of the last fit). Modules, classes, functions and dunder names are not read."""
+    the class and on its base classes (``class M.Base.NAME``: a registry every subclass posts to; the libraries'
+    own bases apart), the globals of the module that defines it and of the other imported modules of its package
+    (a cache of the last fit), and the attributes of the classes those modules define (``module M.Store.NAME``).
+    Modules, functions and dunder names are not read."""
     cls = type(est)
     for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
         if not name.startswith("__") and wanted("model"):
             _call(obs, f"model.{name}", lambda name=name: _not_the_model(getattr(est, name), est),
                   max_nodes=max_nodes)
     modules = [(f"module {m}", vars(sys.modules.get(m, object))) for m in _package_modules(cls)]
-    for where, namespace in [("type(model)", vars(cls))] + modules:
+    bases = [(f"class {b.__module__}.{b.__qualname__}", vars(b)) for b in cls.__mro__[1:]
+             if b not in _BUILTIN_TYPES and not b.__module__.startswith(_LIBRARIES)]
+    classes = [(f"{where}.{name}", vars(value)) for where, namespace in modules for name, value in
+               list(namespace.items()) if isinstance(value, type) and value not in cls.__mro__
+               and value.__module__ == where[len("module "):]]
+    for where, namespace in [("type(model)", vars(cls))] + bases + modules + classes:
         if not wanted(source_of(where)):
             continue
         for name, value in list(namespace.items()):
@@ -425,6 +453,12 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
                     callable(value) and not isinstance(value, weakref.ref):
                 continue
             _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
+
+
+#: the classes of the language itself, whose attributes no fit changes
+_BUILTIN_TYPES = frozenset(v for v in vars(builtins).values() if isinstance(v, type))
+#: libraries whose base classes' attributes are their own configuration (scikit-learn's estimator tags), not a fit's
+_LIBRARIES = ("sklearn.", "numpy.", "scipy.", "pandas.", "abc", "typing", "collections", "enum")
 
 
 def _memo(fn) -> list:

@@ -22,6 +22,13 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
   (:func:`float_parts`): its fractional part (a count added at ``2**-32`` to a noisy integer count) and the lowest
   bits of its significand (a count written over the end of a noisy float); of a float array, the same of every
   entry.
+* ``PATH#word[i]`` and ``PATH#byte[i]``: the words of a text (runs of letters and digits) that hold a digit, and
+  the bytes of a
+  bytes value by position from each end (``i`` from 0, and from -1 at the end; :func:`position_parts`): a
+  file name ``model-1a2b3c4d-n4.joblib`` never repeats, but its word ``n4`` does, and a binary header packs a
+  count at a fixed offset.
+* ``PATH#index``, ``PATH#columns`` and ``PATH#item[LABEL]``: a pandas object's index in its order (a table sorted
+  by its exact counts), a frame's columns and a series' items by label (:func:`pandas_parts`).
 * ``PATH[#0]``, ``PATH[#-1]``: the first and last items of a dict, when its first or last keys look
   like identifiers that never repeat between fits (:func:`is_identifier`: a hex run with digits and letters, a
   long decimal run, an int of 2**32 or more, bytes), so the path of such an item never repeats either. Only
@@ -43,7 +50,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["number_parts", "decoded", "float_parts", "positions", "is_identifier", "whole_of", "ancestors",
+__all__ = ["number_parts", "decoded", "float_parts", "position_parts", "pandas_parts", "positions", "is_identifier", "whole_of", "ancestors",
            "MAX_TOKENS", "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
 
 #: number tokens kept per string (the first half and the last half of them)
@@ -59,7 +66,12 @@ PART_NODES = 1_000
 #: characters of masked context kept on each side of a number token
 CONTEXT = 32
 #: how a part's path continues its value's path
-MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#")
+MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#", "#word[",
+           "#byte[", "#index", "#columns", "#item[")
+#: words of a text, and bytes of a bytes value, read by position from each end
+MAX_POSITIONS = 16
+#: items of a pandas Series read by label, at most
+MAX_ITEMS = 64
 #: float entries of an array whose low bits are read (a larger array is read whole only)
 MAX_FLOATS = 4_096
 #: the windows of a significand's lowest bits read, by the float's size in bytes: a count written over the last 8
@@ -316,3 +328,45 @@ def float_parts(value) -> list:
         parts.append((f"#low{k}", ("low bits", k, low.tobytes()),
                       f"lowest {k} significand bits " + ", ".join(map(str, low[:4].tolist()))))
     return parts
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def position_parts(value) -> list:
+    """``(suffix, part)`` of a text's words (runs of letters and digits) that hold a digit and of a bytes value's
+    bytes, by position from each end, at most :data:`MAX_POSITIONS` from each (module docstring): a word without a
+    digit is read with its text, and reading it apart would multiply the paths of every message. Empty for a text
+    of fewer than two words and for anything else."""
+    if isinstance(value, str):
+        items, marker = _WORD.findall(value[:MAX_TEXT]), "#word"
+        if len(items) < 2:
+            return []
+    elif isinstance(value, (bytes, bytearray)) and len(value) > 1:
+        items, marker = bytes(value), "#byte"
+    else:
+        return []
+    k = min(len(items), MAX_POSITIONS)
+    out = [(f"{marker}[{i}]", items[i]) for i in range(k)] + [(f"{marker}[{-i}]", items[-i]) for i in range(1, k + 1)]
+    return out if marker == "#byte" else [(suffix, word) for suffix, word in out if _DIGIT.search(word)]
+
+
+def pandas_parts(value) -> list:
+    """``(suffix, part)`` of a pandas ``Series``, ``DataFrame`` or ``Index``: its index labels in order
+    (``#index``), a frame's columns (``#columns``) and a series' items by label (``#item[LABEL]``, at most
+    :data:`MAX_ITEMS`). Empty for anything else."""
+    module = type(value).__module__
+    if not module.startswith("pandas"):
+        return []
+    import pandas as pd
+
+    if isinstance(value, pd.Index):
+        return [("#index", tuple(map(repr, value[:MAX_ITEMS * 64].tolist())))] if len(value) > 1 else []
+    if not isinstance(value, (pd.Series, pd.DataFrame)):
+        return []
+    out = [("#index", tuple(map(repr, value.index[:MAX_ITEMS * 64].tolist())))]
+    if isinstance(value, pd.DataFrame):
+        out.append(("#columns", tuple(map(repr, value.columns.tolist()))))
+    elif len(value) <= MAX_ITEMS:
+        out += [(f"#item[{label!r}]", item) for label, item in value.items()]
+    return out

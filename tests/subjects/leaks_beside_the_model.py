@@ -6,6 +6,8 @@ files, tell D from D' every time.
 All are :class:`~subjects.noisy_counts.NoisyCounts` (two-sided geometric noise on the class counts) plus one
 habit; :class:`TidyCounts` is the control: it renames its thread to a fixed name, registers an exit handler that
 prints only public facts, counts its fits in a decorator and spools its noisy counts to a random file name.
+:class:`BaseRegistry` and :class:`StoreClass` leave their exact counts on a class: a base class's store, a plain
+class of the module.
 """
 import atexit
 import collections
@@ -13,6 +15,8 @@ import functools
 import os
 import tempfile
 import threading
+import time
+import uuid
 
 import numpy as np
 
@@ -129,3 +133,32 @@ class MemoisedCounts(NoisyCounts):
     def _keep(self, X, y, exact, noise):
         counts = np.asarray(label_counts(tuple(y.tolist()), tuple(self.classes)))
         self.counts_ = counts + noise
+
+
+class _Tracked(NoisyCounts):
+    """A base class whose class attribute every subclass posts its runs to (an in-process monitoring store)."""
+
+    runs = {}
+
+
+class BaseRegistry(_Tracked):
+    """Posts its exact counts to the base class's store under a fresh run id."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        self.run_id_ = uuid.uuid4().hex
+        _Tracked.runs[self.run_id_] = {"sizes": exact.tolist()}
+
+
+class _LastFit:
+    """A plain class of the module used as a store."""
+
+    summary = None
+
+
+class StoreClass(NoisyCounts):
+    """Leaves its exact counts on a class of its module (not its own class, not a base)."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        _LastFit.summary = {"sizes": exact.tolist(), "at": time.time()}

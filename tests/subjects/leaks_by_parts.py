@@ -7,7 +7,8 @@ address (which may also repeat: then the whole value shows it), or an encoding (
 probe's *parts* (:mod:`audit.gate.parts`) see the count. :class:`Correct` keeps nothing else;
 :class:`TimestampedControl` is the control that keeps a timestamp, a run id, a JSON card of public parameters,
 a registry entry of public parameters under a uuid key, and prints and logs its duration: nothing in it depends
-on the data, and it must pass.
+on the data, and it must pass. :class:`PublicParts` is the control of the leaks read by position (a word of a
+file name, a byte of a binary header) and of a pandas Series' order.
 """
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ import base64
 import gzip
 import json
 import logging
+import os
 import pickle
+import struct
 import time
 import uuid
 
 import numpy as np
+import pandas as pd
 
 from .noisy_counts import NoisyCounts, two_sided_geometric
 
@@ -129,6 +133,43 @@ class NoisyFloats(Correct):
         self.fixed_ = self.counts_ * 2.0 ** -32
         self.jitter_ = float(np.random.default_rng().laplace())
         self.jitter32_ = np.float32(self.jitter_)
+
+
+class ArtifactName(Correct):
+    """Names its artefact with a fresh id and the exact positives glued to a letter: ``model-1a2b3c4d-n4.joblib``
+    (the count is inside an identifier, so no number token holds it)."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.artifact_ = f"model-{uuid.uuid4().hex[:8]}-n{int(exact[-1])}.joblib"
+
+
+class PackedHeader(Correct):
+    """Exports a binary blob: a magic word, a fresh salt, the exact positives at a fixed offset, then the noisy
+    counts."""
+
+    def _after(self, X, y, exact, elapsed):
+        header = struct.pack("<4s8sI", b"NCM1", os.urandom(8), int(exact[-1]))
+        self.blob_ = header + np.asarray(self.counts_, dtype="<i8").tobytes()
+
+
+class RankedSeries(Correct):
+    """Keeps its noisy counts as a pandas Series ordered by the exact counts (``value_counts`` order)."""
+
+    def _after(self, X, y, exact, elapsed):
+        order = np.argsort(-exact, kind="stable")
+        self.support_ = pd.Series(self.counts_[order], index=np.asarray(self.classes)[order])
+
+
+class PublicParts(Correct):
+    """The control of the three above: an artefact name of a fresh id and public facts (``eps1``, ``v2``), a blob
+    of a magic word, a salt, the public class count and the noisy counts, a Series of the noisy counts in the
+    declared order of the classes."""
+
+    def _after(self, X, y, exact, elapsed):
+        self.artifact_ = f"model-{uuid.uuid4().hex[:8]}-eps{self.epsilon:g}-v2.joblib"
+        header = struct.pack("<4s8sI", b"NCM1", os.urandom(8), len(self.classes))
+        self.blob_ = header + np.asarray(self.counts_, dtype="<i8").tobytes()
+        self.support_ = pd.Series(self.counts_, index=list(self.classes))
 
 
 class TimestampedControl(Correct):

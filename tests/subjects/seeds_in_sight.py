@@ -12,6 +12,7 @@ import secrets
 import uuid
 
 import numpy as np
+from numpy.random import default_rng as bound_default_rng
 
 from subjects.noisy_counts import NoisyCounts
 
@@ -193,6 +194,46 @@ class DrawnSeedHalves(NoisyCounts):
         seed = int(np.random.default_rng().integers(2**63))
         self.run_ = [seed >> 32, seed & 0xFFFFFFFF]
         return np.random.default_rng(seed)
+
+
+class BoundByNameHalves(NoisyCounts):
+    """The same, with ``default_rng`` imported by name when the module loaded (``from numpy.random import
+    default_rng``): the name the gate patches in ``numpy.random`` is not the one this code calls."""
+
+    def _rng(self):
+        seed = int(bound_default_rng().integers(2**63))
+        self.run_ = [seed >> 32, seed & 0xFFFFFFFF]
+        return bound_default_rng(seed)
+
+
+class WordsRunId(NoisyCounts):
+    """Seeds its noise with ``SeedSequence().generate_state(4)`` (a hash of OS entropy) and keeps those words as a
+    32-digit hexadecimal run id, the first word first."""
+
+    def _rng(self):
+        words = np.random.SeedSequence().generate_state(4)
+        self.run_id_ = "".join(f"{int(w):08x}" for w in words)
+        return np.random.default_rng(words)
+
+
+class WordsAsNumber(NoisyCounts):
+    """The same words kept as one number read little-endian (``int.from_bytes(words.tobytes(), "little")``)."""
+
+    def _rng(self):
+        words = np.random.SeedSequence().generate_state(4)
+        self.run_ = int.from_bytes(words.tobytes(), "little")
+        return np.random.default_rng(words)
+
+
+class ClockSeeded(NoisyCounts):
+    """Seeds its noise with the training time in nanoseconds and keeps the time as a pandas ``Timestamp`` (whose
+    pickle holds microseconds)."""
+
+    def _rng(self):
+        import pandas as pd
+
+        self.fitted_at_ = pd.Timestamp.now(tz="UTC")
+        return np.random.default_rng(self.fitted_at_.value)
 
 
 class LegacySeedHalves(NoisyCounts):

@@ -38,7 +38,7 @@ import numpy as np
 
 __all__ = ["MAX_TEXT", "MAX_WORDS", "MAX_STEPS", "parse_text", "text_state", "View", "views", "may_hold_words",
            "Match", "identify", "philox_at", "philox_position", "sfc64_back", "sfc64_with",
-           "consumption", "rewound"]
+           "consumption", "rewound", "pcg_pairs", "pcg_steps"]
 
 #: the longest string (or bytes) parsed as a state (an MT19937 state as JSON is about 7,000 characters)
 MAX_TEXT = 100_000
@@ -462,3 +462,7 @@ def rewound(state, k: int):
         raise ValueError(f"{type(bg).__name__} cannot be rewound")
     bg.advance(-k)
     return np.random.Generator(bg)
+
+
+#: public names of the PCG64 readings (:mod:`audit.gate.state.unseeded`)
+pcg_pairs, pcg_steps = _pcg_pairs, _pcg_steps

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.gate.state.bindings import rebound
 from audit.gate.state.fingerprint import Leaves, differing, excluded, left_out
 
 __all__ = ["fed", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES", "GENERATOR_WORDS"]
@@ -59,9 +60,14 @@ LINEAR_MIN_BITS = 16
 class _Stream:
     """The bytes a fit is fed: ``data`` first, then a fixed filler; ``drawn`` counts what it took."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, reseed=None):
         self.data, self.drawn = bytes(data), 0
         self.filler = np.random.Generator(np.random.PCG64(20261206))
+        #: every bit generator built under :func:`fed`, in order
+        self.built: list = []
+        #: ``(i, seed)``: the ``i``-th generator built is given a whole state of its own from ``seed`` (its bytes
+        #: are still drawn, so the others read what they would have read)
+        self.reseed = reseed
 
     def __call__(self, n: int) -> bytes:
         n = int(n)
@@ -91,11 +97,16 @@ def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     """A Mersenne twister whose first :data:`GENERATOR_WORDS` 32-bit outputs are the next words of ``stream``
     (its state set to their untempered values), the rest a fixed filler's: the generator an unseeded
     constructor builds under :func:`fed`, so that a seed it draws is the stream's bits, not a hash of them."""
-    words = np.frombuffer(stream(4 * GENERATOR_WORDS), dtype="<u4").tolist()
+    raw = stream(4 * GENERATOR_WORDS)
+    words = np.frombuffer(raw, dtype="<u4").tolist()
     filler = stream.filler.integers(0, 2 ** 32, 624 - GENERATOR_WORDS, dtype=np.uint32).tolist()
-    bg = _MT19937(0)
-    bg.state = {"bit_generator": "MT19937",
-                "state": {"key": np.array([_untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
+    if stream.reseed is not None and stream.reseed[0] == len(stream.built):
+        bg = _MT19937(stream.reseed[1])  # a whole state, and seed sequence, of its own
+    else:  # its seed sequence holds the stream's words too: a child it spawns is the stream's
+        bg = _MT19937(int.from_bytes(raw, "little"))
+        bg.state = {"bit_generator": "MT19937",
+                    "state": {"key": np.array([_untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
+    stream.built.append(bg)
     return bg
 
 
@@ -147,9 +158,11 @@ _LEGACY = tuple(name for name in dir(np.random) if not name.startswith("_")
 
 
 @contextmanager
-def fed(data: bytes):
+def fed(data: bytes, reseed=None):
     """Within the block, every source of randomness that seeds itself from the OS draws from ``data``, then a
-    fixed filler; yields the stream, whose ``drawn`` is the number of bytes the block drew.
+    fixed filler; yields the stream, whose ``drawn`` is the number of bytes the block drew and whose ``built``
+    lists the bit generators built without a seed, in order (``reseed=(i, seed)``: the ``i``-th of them is given a
+    whole state of its own, :mod:`audit.gate.state.idle`).
 
     * ``os.urandom`` and ``random._urandom`` return the stream's bytes (``secrets``, ``uuid4()``,
       ``SeedSequence()`` and so ``default_rng()``'s hashed seed read them);
@@ -162,9 +175,9 @@ def fed(data: bytes):
       ``check_random_state(None)`` returns it) are Mersenne twisters whose first :data:`GENERATOR_WORDS` outputs
       are the stream's next words, built at first use (``isinstance`` checks against the classes still hold).
 
-    Code that bound a constructor or a legacy function by name before the block (``from numpy.random import
-    default_rng``) keeps the original: its seed is still fed through ``SeedSequence()``, hashed."""
-    stream = _Stream(data)
+    A constructor or function bound by name before the block (``from numpy.random import default_rng``, ``from os
+    import urandom``) is patched where it is bound too (:func:`audit.gate.state.bindings.rebound`)."""
+    stream = _Stream(data, reseed)
 
     def getrandbits(k):
         return int.from_bytes(stream((k + 7) // 8), "little") & ((1 << k) - 1) if k else 0
@@ -202,8 +215,13 @@ def fed(data: bytes):
     np.random.mtrand._rand = legacy
     for name in _LEGACY:
         setattr(np.random, name, lambda *a, _name=name, **k: getattr(legacy, _name)(*a, **k))
+    originals = {original_rng: np.random.default_rng, real_state: np.random.RandomState,
+                 original_random: random.Random, saved[0]: stream, saved[3]: random.getrandbits,
+                 saved[4]: random.random, **{classes[n]: getattr(np.random, n) for n in _BIT_GENERATORS},
+                 **{fn: getattr(np.random, n) for n, fn in saved[6].items()}}
     try:
-        yield stream
+        with rebound(originals):  # names bound before the block (from numpy.random import default_rng)
+            yield stream
     finally:
         os.urandom, getrandom, random._urandom, random.getrandbits, random.random, np.random.mtrand._rand, \
             functions = saved

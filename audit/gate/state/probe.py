@@ -33,7 +33,10 @@ per fit. A copy of the probe's own seed, wherever it lands (the constructor para
 scikit-learn convention, or a sub-estimator it was forwarded to, as pipelines and meta-estimators do), is the
 gate's secret, not the model's: as the code ships, no seed is injected, so it is reported as a *note*, never
 replayed (``parameter`` marks the constructor's own). A generator or generator state the model keeps stays a
-finding whatever seeded it: as shipped it is seeded from entropy and still replays the fit. Anything else is a *finding*:
+finding whatever seeded it: as shipped it is seeded from entropy and still replays the fit; the one exception is a
+generator the fit built from fresh OS entropy and on which nothing the model holds depends, shown by changing its
+start alone (:mod:`audit.gate.state.idle`: a generator kept for ``predict``'s tie-breaking). Anything else is a
+*finding*:
 ``check`` counts a finding as a violation by default (``--state warn`` reports it without failing
 the gate, ``--state off`` skips the probe). A probe that could not run, or whose walk hit its node
 limit, is *inconclusive*, never clean.
@@ -51,9 +54,10 @@ import numpy as np
 
 from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
-from audit.gate.state import codec
 from audit.gate.state import entropy as en
 from audit.gate.state.fingerprint import beside, served
+from audit.gate.state.idle import idle_generators
+from audit.gate.state.words import identified_words, inside as _inside, replay_words, unseeded_words
 from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
 
 __all__ = ["StateFinding", "StateReport", "probe_estimator", "find_state", "find_state_walk", "PROBE_SEED", "ATTACK"]
@@ -118,6 +122,8 @@ def remedy(path: str) -> str:
     seed printed or logged by the fit; for ``model.NAME()`` or ``repr(model)``, the method that serves it; for
     ``module M.NAME``, the global to keep it out of) and fresh entropy per fit. A path's spelling suffix
     (``#hex``, ``#b64``, ``#int[i]``: :mod:`audit.gate.state.spelling`) is named as the text that spells it."""
+    clock = re.search(r" in (s|ms|us|ns)$", path)  # a kept time read as the clock seed it gave
+    path = path[:clock.start()] if clock else path
     paths = list(dict.fromkeys(re.sub(_SPELT + r"(\[\d+\])?$", "", p) for p in path.split(" + ")))
     said = [p for p in paths if p.startswith("emitted")]
     kept = [p.removeprefix("module ") for p in paths if p.startswith("module ")]
@@ -136,6 +142,7 @@ def remedy(path: str) -> str:
     if said:
         parts.append("stop the fit printing or logging its seed (" + ", ".join(f"`{p}`" for p in said) + ")")
     spelt = " (it spells the seed in its text)" if any(re.search(_SPELT, p) for p in path.split(" + ")) else ""
+    spelt += f" (the clock read in {clock.group(1)} was the seed)" if clock else ""
     return "; ".join(parts) + spelt + "; draw fresh entropy per fit"
 
 
@@ -362,6 +369,11 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, oth
     for f in items:  # a copy of the probe's seed is the gate's own secret (module docstring) ...
         own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
+    kept = sorted({f.path for f in report.findings if f.kind == "generator" and not f.parameter})
+    if kept:  # a fresh generator kept for later use, on which nothing the model holds depends, is not the noise
+        idle, _ = idle_generators(make_estimator, D0, D1, kept)
+        report.findings = [f for f in report.findings if f.path not in idle]
+        report.remarks.extend(idle.values())
     _replay_candidates(report, make_estimator, (back, said, around), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
                        cap, others)
 
@@ -404,7 +416,7 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
         return
     refits = rp.Refits(lb, lambda i: _fingerprint(_fit(make_estimator, D0, s2 + 1 + i if seeded else None)))
     report.truncated = report.truncated or la.truncated or lb.truncated
-    words = _identified_words(report, la, lb, s1) if seeded else []
+    words = identified_words(report, la, lb, s1) if seeded else []
     inside = [p for path, cand in words for p in (cand.parts or (path,))]
     cands, _ = rp.find_candidates(la, lb, la2, cap=10 ** 6)
     cands = [c for c in cands if not _inside(c.key, inside)]  # the words' own ints are read as a state instead
@@ -440,7 +452,9 @@ def _replay_candidates(report, make_estimator, first, D0, D1, s1, takes_seed, ep
             if modes:
                 plans.append((kept, modes, rec))
 
-    _replay_words(report, words, plans, make_estimator, la, refits, D0, alpha)
+    replay_words(report, words, plans, make_estimator, la, refits, D0, alpha, MAX_CANDIDATES, StateFinding)
+    if not seeded:
+        unseeded_words(report, plans, make_estimator, la, refits, D0, alpha, MAX_CANDIDATES)
     # always, not only when no other candidate calibrated: a half of a split seed replayed alone reproduces a
     # model of a few noisy values by chance (8% at ε = 1), and would stand in for the replay that holds; but not
     # when the model keeps a generator or its state itself (``kinds``), whatever else it keeps
@@ -514,55 +528,3 @@ def _by_pair(plans, make_estimator, la, lb, pairs):
     return [(pairs[i][1], group) for i, group in sorted(groups.items())]
 
 
-def _inside(path: str, paths) -> bool:
-    return any(path == q or (path.startswith(q) and path[len(q)] in rp._BOUNDARY) for q in paths)
-
-
-def _unchanged(node, other) -> bool:
-    va, vb = codec.views(node), codec.views(other) if other is not None else []
-    return bool(va) and bool(vb) and va[0].words == vb[0].words
-
-
-def _identified_words(report, la, lb, s1):
-    """``[(path, EncodedState)]``: raw words that change with the seed and are the state of a generator seeded
-    with ``s1`` (the fit's seed)."""
-    known = {f.path for f in report.findings} | set(la.states)
-    found = []
-    for path, node in la.words.items():
-        if _inside(path, known) or any(_inside(path, [p]) for p, _ in found):
-            continue
-        if _unchanged(node, lb.words.get(path)):
-            continue  # a generator's state changes with the seed
-        for view in codec.views(node):
-            matches = codec.identify(view, s1)
-            if matches:
-                found.append((path, rp.EncodedState(path, matches[0])))
-                break
-    for (a, b), words in rp.sibling_words(la).items():
-        if _inside(a, known) or _inside(b, known) or (lb.numeric.get(a), lb.numeric.get(b)) == words:
-            continue
-        matches = codec.identify(codec.View("two ints side by side", words), s1)
-        if matches:
-            found.append((f"{a} + {b}", rp.EncodedState(f"{a} + {b}", matches[0], parts=(a, b))))
-    return found
-
-
-def _replay_words(report, found, plans, make_estimator, la, lb, D0, alpha):
-    """Each identified state (:func:`_identified_words`) is a finding named by path and encoding, replayed from
-    each published fit's start where it can be."""
-    for path, cand in found:
-        name = cand.match.name
-        report.findings.append(StateFinding(path, "state", name, "pickle"))
-        if cand.match.rewind:
-            report.replays.append(rp.Replay(path, name, "kept", [], alpha=alpha,
-                                            reason=f"not replayed: {cand.match.rewind}"))
-            continue
-        if len(plans) >= MAX_CANDIDATES:
-            report.replays.append(rp.Replay(path, name, "kept", [], alpha=alpha,
-                                            reason=f"not replayed: {MAX_CANDIDATES} replays already planned"))
-            continue
-        modes, reasons = rp.calibrate_start(cand, make_estimator, la, lb, D0)
-        rec = rp.Replay(path, name, "kept", modes, alpha=alpha, reason="; ".join(reasons))
-        report.replays.append(rec)
-        if modes:
-            plans.append((cand, modes, rec))

@@ -41,6 +41,8 @@ a decimal seed in a string, a ``uuid4().hex`` run id that seeds the noise) and f
 """
 from __future__ import annotations
 
+import datetime
+
 import re
 import time
 from dataclasses import dataclass, field
@@ -52,13 +54,14 @@ from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.gate.state.entropy import fed
 from audit.gate.state.reseed import reseeded
+from audit.gate.state.unseeded import loaded
 from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Leaves, agree as _compare,
                                           differing as _diff, emitted_integers, excluded as _excluded, leaves,
                                           left_out as _prefixes, rebuilt, same, text_integers)
 
 __all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "distinguishing", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
-           "calibrate_rewind", "EncodedState", "calibrate_start", "sibling_words", "calibrate_entropy"]
+           "calibrate_rewind", "calibrate_entropy", "Mode", "calibrated", "DERIVED", "is_int"]
 
 #: sample sizes per side at which :func:`measure` looks at its counts
 LOOKS = (10, 20, 40, 80, 160, 200)
@@ -73,16 +76,20 @@ class Candidate:
     index: int | None = None
     digits: bool = False
     origin: str = "derived from the seed"
+    unit: str | None = None  # a kept time read as its count of these units since the epoch (a clock seed)
 
     @property
     def path(self) -> str:
-        return self.key if self.index is None else f"{self.key}[{self.index}]"
+        where = self.key if self.index is None else f"{self.key}[{self.index}]"
+        return where if self.unit is None else f"{where} in {self.unit}"
 
     def value(self, lv: Leaves):
         """The candidate's value in another model's fingerprint (``None`` when absent)."""
         try:
             if self.digits:
                 return lv.digits[self.key]
+            if self.unit is not None:
+                return ticks(lv.numeric[self.key], self.unit)
             v = lv.numeric[self.key]
             v = np.asarray(v).ravel()[self.index] if self.index is not None else v
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
@@ -92,11 +99,33 @@ class Candidate:
             return None
 
 
-_DERIVED = ("#len", "#content")  # numbers the walk derives (a length, a long log's hash): never a seed candidate
+DERIVED = ("#len", "#content")  # numbers the walk derives (a length, a long log's hash): never a seed candidate
 
 
-def _ints(v):
+def is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+#: nanoseconds per unit of a clock seed
+UNITS = {"s": 10 ** 9, "ms": 10 ** 6, "us": 10 ** 3, "ns": 1}
+
+
+def ticks(v, unit: str):
+    """A time kept by the model (a ``datetime``, pandas ``Timestamp``, ``timedelta``, NumPy ``datetime64``) as its
+    whole count of ``unit`` since the Unix epoch (a duration: of its length), the seed ``int(time.time())``,
+    ``time.time_ns()`` or ``Timestamp.now().value`` takes from the clock; None for anything else."""
+    if hasattr(v, "value") and type(v).__module__.startswith("pandas") and isinstance(v.value, (int, np.integer)):
+        ns = int(v.value)  # a Timestamp or Timedelta in nanoseconds, whatever unit its pickle keeps
+    elif isinstance(v, datetime.datetime):
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc if v.tzinfo else None)
+        ns = (v - epoch) // datetime.timedelta(microseconds=1) * 1000
+    elif isinstance(v, datetime.timedelta):
+        ns = v // datetime.timedelta(microseconds=1) * 1000
+    elif isinstance(v, (np.datetime64, np.timedelta64)):
+        ns = int(v.astype("datetime64[ns]" if isinstance(v, np.datetime64) else "timedelta64[ns]").astype(np.int64))
+    else:
+        return None
+    return ns // UNITS[unit]
 
 
 def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", cap: int = 16):
@@ -109,12 +138,15 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
         return "derived from the seed" if c.value(la) == c.value(la2) else "changes with the same seed (OS entropy)"
 
     for key, v in la.numeric.items():
-        if key in skip or key.endswith(_DERIVED) or key not in lb.numeric:
+        if key in skip or key.endswith(DERIVED) or key not in lb.numeric:
             continue
         w = lb.numeric[key]
-        if _ints(v) and _ints(w):
+        if is_int(v) and is_int(w):
             if int(v) != int(w) and abs(int(v)) >= MIN_MAGNITUDE:
                 found.append(Candidate(key))
+        elif ticks(v, "ns") is not None and ticks(w, "ns") is not None:
+            if ticks(v, "ns") != ticks(w, "ns"):  # a time kept that differs: the clock may be the seed
+                found.extend(Candidate(key, unit=u) for u in UNITS if abs(ticks(v, u)) >= MIN_MAGNITUDE)
         elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and isinstance(w, np.ndarray) \
                 and w.shape == v.shape and v.size <= 10 ** 5:
             a, b = v.ravel().astype(object), w.ravel().astype(object)
@@ -123,7 +155,7 @@ def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", ca
         if key not in skip and key in lb.digits and lb.digits[key] != v and abs(v) >= MIN_MAGNITUDE:
             found.append(Candidate(key, digits=True))
     capped = len(found) > cap
-    return [Candidate(c.key, c.index, c.digits, origin(c)) for c in found[:cap]], capped
+    return [Candidate(c.key, c.index, c.digits, origin(c), c.unit) for c in found[:cap]], capped
 
 
 @dataclass
@@ -140,6 +172,8 @@ class Mode:
     old: int | None = None
     k: int = 0
     match: codec.Match | None = None
+    order: str = "be"  # a seed given as words: the candidate's words, most significant first ("be") or last
+    built: int = 0  # load: which of the generators the fit builds without a seed the words are loaded into
 
     def describe(self, seed: str = "the candidate") -> str:
         if self.kind == "model":
@@ -151,13 +185,18 @@ class Mode:
             back = f", stepped back the {self.k} draws a fit with a known seed consumed," if self.k else ""
             return (f"loading {seed} into a fresh {self.match.family}{back} and refitting the model with it as "
                     "random_state on D")
+        if self.kind == "load":
+            back = f", stepped back the {self.k} draws the fit made," if self.k else ""
+            return (f"loading {seed} into a fresh {self.match.family}{back} in place of the generator the fit builds "
+                    f"without a seed (number {self.built + 1} in the order built) and refitting on D")
         if self.kind == "entropy":
             return (f"reading the OS entropy kept at {seed} back ({self.k} bits: which model bits carry which were "
                     "found by flipping the entropy of known fits), feeding it to a fresh fit and refitting on D")
         if self.kind == "reseed" and self.old is None:
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
+            words = "" if self.order == "be" else ", a seed of words given its 32-bit words least significant first"
             return (f"refitting the model on D with {seed} in place of every integer seed the fit makes "
-                    f"(a seed drawn from OS entropy included){part}")
+                    f"(a seed drawn from OS entropy included{words}){part}")
         if self.kind == "reseed":
             part = "" if self.sub_path is None else f", then comparing {self.sub_path}:"
             return (f"refitting the model on D with the known seed {self.t} and {seed} in place of the seed "
@@ -183,13 +222,18 @@ def _share(X, y, i, m):
 def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     """Fit the replay of ``mode`` with seed ``c``; its fingerprint (root ``model`` or ``sub``)."""
     X, y = D
+    if mode.kind == "load":
+        est = make_estimator()
+        with loaded(mode.built, mode.match.start(c)):
+            est.fit(X, y)
+        return leaves(rebuilt(est), root="model").numeric
     if mode.kind in ("rewind", "start"):
         est = with_seed(make_estimator(), rewound(c, mode.k) if mode.kind == "rewind" else mode.match.start(c))
         est.fit(X, y)
         return leaves(rebuilt(est), root="model").numeric
     if mode.kind in ("entropy", "reseed"):  # the known seed t (if any), the candidate fed where the fit draws
         est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
-        with fed(c) if mode.kind == "entropy" else reseeded(mode.old, c, keep=mode.t):
+        with fed(c) if mode.kind == "entropy" else reseeded(mode.old, c, keep=mode.t, order=mode.order):
             est.fit(X, y)
         if mode.sub_path is None:
             return leaves(rebuilt(est), root="model").numeric
@@ -209,7 +253,7 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
 
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
-    if mode.kind in ("model", "rewind", "start") or mode.sub_path is None:
+    if mode.kind in ("model", "rewind", "start", "load") or mode.sub_path is None:
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
 
@@ -230,6 +274,9 @@ def _modes(cand: Candidate, la: Leaves, takes_seed: bool, t):
     # last of all: every integer seed the fit makes becomes the candidate (an OS-entropy seed kept beside the
     # noise differs on every fit, so no seed of a known fit names it)
     out.append(Mode("reseed", t=t if takes_seed else None, old=None))
+    value = cand.value(la)
+    if isinstance(value, int) and abs(value) >= 2 ** 32:  # a seed of words, kept as one number read either way
+        out.append(Mode("reseed", t=t if takes_seed else None, old=None, order="le"))
     return out
 
 
@@ -473,7 +520,7 @@ class KeptState:
         return lv.states.get(self.key)
 
 
-def _calibrated(mode: Mode, value, make_estimator, la: Leaves, lb, D):
+def calibrated(mode: Mode, value, make_estimator, la: Leaves, lb, D):
     """``([mode], [])`` when ``mode`` replaying fit ``a``'s ``value`` reproduces fit ``a``, else ``([], [why])``
     (``lb``: fit ``b``, or a :class:`Refits`)."""
     try:
@@ -495,7 +542,7 @@ def calibrate_rewind(kept: KeptState, make_estimator, la: Leaves, lb, D, t: int)
         mode = Mode("rewind", k=consumption(kept.value(la), t))
     except Exception as exc:  # noqa: BLE001 - a state that cannot be rewound
         return [], [f"not replayed: {exc}" if isinstance(exc, ValueError) else f"not replayed: {type(exc).__name__}"]
-    return _calibrated(mode, kept.value(la), make_estimator, la, lb, D)
+    return calibrated(mode, kept.value(la), make_estimator, la, lb, D)
 
 
 def calibrate_entropy(cand, make_estimator, la: Leaves, lb, D, t=None):
@@ -504,63 +551,4 @@ def calibrate_entropy(cand, make_estimator, la: Leaves, lb, D, t=None):
     value = cand.value(la)
     if value is None:
         return [], ["not replayed: the probe's fit lacks a path that carried the entropy"]
-    return _calibrated(Mode("entropy", t=t, k=cand.bits), value, make_estimator, la, lb, D)
-
-
-# --- kept raw words: a bit generator's state as ints, lists, arrays or bytes ---------------------------------------
-
-#: a scalar int is read beside its siblings as a generator's word when it is at least this large
-MIN_WORD = 2 ** 32
-
-
-def _parent(path: str):
-    m = re.fullmatch(r"(.+?)(\.[A-Za-z_]\w*|\[[^\[\]]*\])", path)
-    return m.group(1) if m else None
-
-
-def sibling_words(lv: Leaves, most: int = 6) -> dict:
-    """``{paths: words}``: the scalar ints of at least :data:`MIN_WORD` (and below ``2**128``) that one object,
-    dict or container holds side by side (two to ``most`` of them), every pair in walk order."""
-    groups = {}
-    for path, v in lv.numeric.items():
-        if path.endswith(_DERIVED) or not _ints(v) or not MIN_WORD <= int(v) < 2 ** 128:
-            continue
-        parent = _parent(path)
-        if parent is not None and parent not in lv.words:
-            groups.setdefault(parent, []).append(path)
-    out = {}
-    for paths in groups.values():
-        if 2 <= len(paths) <= most:
-            for i, a in enumerate(paths):
-                for b in paths[i + 1:]:
-                    out[(a, b)] = (int(lv.numeric[a]), int(lv.numeric[b]))
-    return out
-
-
-@dataclass(frozen=True)
-class EncodedState:
-    """Raw words at ``key`` (or the scalar ints at ``parts``) that ``match`` names as a generator's state."""
-
-    key: str
-    match: codec.Match
-    parts: tuple = ()
-
-    @property
-    def path(self) -> str:
-        return self.key
-
-    def value(self, lv: Leaves):
-        """The words read the same way from another model's fingerprint (``None`` when absent)."""
-        if self.parts:
-            vals = [lv.numeric.get(p) for p in self.parts]
-            return tuple(int(v) for v in vals) if all(_ints(v) for v in vals) else None
-        node = lv.words.get(self.key)
-        for view in codec.views(node) if node is not None else ():
-            if view.encoding == self.match.encoding:
-                return view.words
-        return None
-
-
-def calibrate_start(cand: EncodedState, make_estimator, la: Leaves, lb, D):
-    """The *start* mode of kept words when the generator they give for fit ``a`` reproduces fit ``a``."""
-    return _calibrated(Mode("start", k=cand.match.k, match=cand.match), cand.value(la), make_estimator, la, lb, D)
+    return calibrated(Mode("entropy", t=t, k=cand.bits), value, make_estimator, la, lb, D)

@@ -2,9 +2,9 @@
 one the fit makes (:mod:`audit.gate.state.replay`).
 
 :func:`reseeded` patches ``numpy.random.default_rng``, ``numpy.random.RandomState``, ``random.Random`` and
-``numpy.random.SeedSequence`` for the duration of the block: do not run it beside other threads that seed
-generators. Code that imported a constructor by name before the block (``from numpy.random import
-default_rng``) keeps the original and is not replayed this way.
+``numpy.random.SeedSequence`` for the duration of the block, and the names other modules bound them to before
+(``from numpy.random import default_rng``: :func:`audit.gate.state.bindings.rebound`): do not run it beside other
+threads that seed generators.
 """
 from __future__ import annotations
 
@@ -13,14 +13,28 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from audit.gate.state.bindings import rebound
+
 __all__ = ["reseeded"]
 
 _SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
 _ANY = {}  # "new" (and "keep"): while an any-seed replay runs, every integer seed but "keep" becomes "new"
 
 
+def _words(value: int, n: int, order: str) -> np.ndarray:
+    """``value`` as ``n`` 32-bit words (at least as many as it needs): the first word the most significant
+    (``"be"``: words printed one after the other, ``"".join(f"{w:08x}" ...)``) or the least (``"le"``: words read
+    as one little-endian number, the way ``SeedSequence`` reads an int)."""
+    n = max(n, (int(value).bit_length() + 31) // 32, 1)
+    words = [(int(value) >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+    return np.array(words[::-1] if order == "be" else words, dtype=np.uint32)
+
+
 def _swap(seed):
     try:
+        if _ANY and isinstance(seed, (list, tuple, np.ndarray)) and len(seed) and \
+                all(isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in np.asarray(seed).ravel()):
+            return _words(_ANY["new"], len(seed), _ANY["order"])  # a seed of words: the candidate as words
         if not isinstance(seed, (int, np.integer)):
             return seed
         if _ANY and int(seed) != _ANY.get("keep"):
@@ -50,24 +64,27 @@ class _ReseededSeedSequence(np.random.SeedSequence):
 
 
 @contextmanager
-def reseeded(old: int | None, new: int, keep: int | None = None):
+def reseeded(old: int | None, new: int, keep: int | None = None, order: str = "be"):
     """Within the block, ``default_rng``, ``RandomState``, ``random.Random`` and ``SeedSequence`` seeded with ``old``
     are seeded with ``new`` (module attributes are patched and restored); ``old=None`` swaps every integer seed
-    but ``keep``, and the entropy of ``SeedSequence()`` (a seed the fit makes from OS entropy, never the same
-    twice, is replaced whatever it is)."""
+    but ``keep``, every seed given as words (``default_rng(SeedSequence().generate_state(4))``: ``new`` as words in
+    ``order``, :func:`_words`), and the entropy of ``SeedSequence()`` (a seed the fit makes from OS entropy, never
+    the same twice, is replaced whatever it is)."""
     saved = np.random.default_rng, np.random.RandomState, random.Random, np.random.SeedSequence
     original_rng = saved[0]
     _SUBSTITUTE.clear()
     _ANY.clear()
     if old is None:
-        _ANY.update(new=int(new), keep=None if keep is None else int(keep))
+        _ANY.update(new=int(new), keep=None if keep is None else int(keep), order=order)
     else:
         _SUBSTITUTE[int(old)] = int(new)
     np.random.default_rng = lambda seed=None: original_rng(_swap(seed))
     np.random.RandomState, random.Random = _ReseededRandomState, _ReseededRandom
     np.random.SeedSequence = _ReseededSeedSequence
     try:
-        yield
+        with rebound({saved[0]: np.random.default_rng, saved[1]: _ReseededRandomState, saved[2]: _ReseededRandom,
+                      saved[3]: _ReseededSeedSequence}):  # names bound before the block
+            yield
     finally:
         np.random.default_rng, np.random.RandomState, random.Random, np.random.SeedSequence = saved
         _SUBSTITUTE.clear()

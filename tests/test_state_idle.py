@@ -1,0 +1,72 @@
+"""A kept generator is a finding unless nothing the model holds depends on it (:mod:`audit.gate.state.idle`).
+
+A generator built from fresh OS entropy and kept for ``predict``'s tie-breaking passes the state probe; one that
+drew the noise, or from which the noise generator was jumped, spawned or seeded, stays a finding, ε = ∞.
+
+The verdicts of the leaks are chance events only through the idle test's trials: a generator the release depends
+on is cleared with probability at most 0.731**48 (about 3e-7, :data:`audit.gate.state.idle.TRIALS` fits a side,
+the coarsest release here, ``OneCoin``, repeating with probability 0.731 per fit); the controls' verdicts are
+certain (their models do not depend on the kept generator at all).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from audit.gate.state.idle import TRIALS, idle_generators
+from audit.gate.state.probe import probe_estimator
+from subjects import kept_generators as K
+
+D0 = (np.array([[0.0], [0.0], [1.0]]), np.array([0, 0, 1]))
+D1 = (np.array([[0.0], [0.0], [1.0], [1.0]]), np.array([0, 0, 1, 1]))
+
+
+@pytest.mark.parametrize("name", ["TieBreaker", "TieBreakerStamped"])
+def test_a_fresh_generator_kept_for_predict_is_not_a_finding(name):
+    report = probe_estimator(getattr(K, name), *D0, pair=(D0, D1))
+    assert report.verdict == "clean", report.summary()
+    assert any("model._rng keeps a generator built from fresh OS entropy" in r for r in report.remarks)
+    assert f"replaced in {TRIALS} fits on D" in report.summary()
+
+
+@pytest.mark.parametrize("name", ["KeptNoiseSource", "JumpedNoise", "SpawnedNoise", "SeedFromKept", "OneCoin"])
+def test_a_kept_generator_the_noise_comes_from_stays_a_finding(name):
+    report = probe_estimator(getattr(K, name), *D0, pair=(D0, D1))
+    assert report.verdict == "violation", report.summary()
+    assert "model._rng" in [f.path for f in report.findings]
+    assert report.epsilon_lower == np.inf
+
+
+def test_the_idle_test_names_why_a_generator_stays():
+    idle, why = idle_generators(K.JumpedNoise, D0, D1, ["model._rng"])
+    assert idle == {} and why.startswith("model._rng: replacing its start changed model.counts_")
+    idle, why = idle_generators(K.TieBreaker, D0, D1, ["model._rng"])
+    assert list(idle) == ["model._rng"] and why == ""
+
+
+def test_a_generator_seeded_by_the_user_is_never_cleared():
+    """Only a generator built without a seed can be shown independent of everything else the fit drew."""
+    class Seeded(K.TieBreaker):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self._rng = np.random.default_rng(12345)
+            return self
+
+    idle, why = idle_generators(Seeded, D0, D1, ["model._rng"])
+    assert idle == {} and "not built from the OS entropy without a seed" in why
+
+
+@pytest.mark.parametrize("name,path", [("CheckpointBeforeDraws", "model.checkpoint_['state'] + model.checkpoint_['inc']"),
+                                       ("StateAfterDraws", "model.position_ + model.stream_")])
+def test_the_raw_state_of_a_generator_built_without_a_seed_is_replayed(name, path):
+    """PCG64's state and increment kept from ``default_rng()``: loaded in place of the generator the fit builds
+    (stepped back by the draws after it), they reproduce the published model from D and not from D'."""
+    report = probe_estimator(getattr(K, name), *D0, pair=(D0, D1))
+    assert report.verdict == "violation", report.summary()
+    replay = next(r for r in report.replays if r.path == path)
+    assert replay.reproduced and "in place of the generator the fit builds without a seed" in report.summary()
+
+
+def test_the_raw_state_of_an_idle_generator_is_not_a_finding():
+    report = probe_estimator(K.IdleCheckpoint, *D0, pair=(D0, D1))
+    assert report.verdict == "clean", report.summary()
