@@ -70,6 +70,7 @@ _SIGHT, _PARTS = "subjects.seeds_in_sight", "subjects.seeds_in_parts"
     (_SIGHT, "BoundByNameHalves", "model.run_[0] + model.run_[1]"),
     (_SIGHT, "WordsRunId", "model.run_id_#hex"), (_SIGHT, "WordsAsNumber", "model.run_"),
     (_SIGHT, "ClockSeeded", "model.fitted_at_ in ns"),
+    (_SIGHT, "SaltedLineage", "model's model.lineage_['data_digest']"),
     (_SIGHT, "LegacySeedHalves", "model.run_['hi'] + model.run_['lo']"),
     (_SIGHT, "OwnRandomHalves", "model.run_[0] + model.run_[1]"),
     (_SIGHT, "UnseededBitGeneratorHalves", "model.run_[0] + model.run_[1]"),
@@ -107,7 +108,7 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
 @pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.seeds_in_parts:MetaBeside",
-                                    "subjects.leaks_beside_the_model:TidyCounts"])
+                                    "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig"])
 def test_the_controls_pass(target, tmp_path):
     code, row = _check(target, tmp_path)
     assert code == 0 and row["verdict"] == "pass", row["detail"][:500]

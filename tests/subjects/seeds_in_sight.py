@@ -6,6 +6,7 @@ one ordinary habit of reproducible engineering. :class:`RunIdBeside` is the cont
 its noise draws its own entropy.
 """
 import base64
+import hashlib
 import logging
 import random
 import secrets
@@ -234,6 +235,28 @@ class ClockSeeded(NoisyCounts):
 
         self.fitted_at_ = pd.Timestamp.now(tz="UTC")
         return np.random.default_rng(self.fitted_at_.value)
+
+
+class SaltedLineage(NoisyCounts):
+    """Keeps a lineage record of the training data: a digest keyed by a fresh salt, with the salt ("salted, so it
+    reveals nothing by itself"). Whoever holds it recomputes the digest of a dataset they suspect."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        salt = secrets.token_bytes(16)
+        digest = hashlib.blake2b(np.ascontiguousarray(X, dtype=np.float64).tobytes()
+                                 + np.asarray(y).astype("<i8").tobytes(), key=salt, digest_size=16)
+        self.lineage_ = {"salt": salt.hex(), "data_digest": digest.hexdigest()}
+
+
+class SaltedConfig(NoisyCounts):
+    """The control: the same record of the public parameters, not of the data."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        salt = secrets.token_bytes(16)
+        digest = hashlib.blake2b(repr((self.epsilon, tuple(self.classes))).encode(), key=salt, digest_size=16)
+        self.lineage_ = {"salt": salt.hex(), "config_digest": digest.hexdigest()}
 
 
 class LegacySeedHalves(NoisyCounts):

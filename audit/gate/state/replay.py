@@ -41,7 +41,6 @@ a decimal seed in a string, a ``uuid4().hex`` run id that seeds the noise) and f
 """
 from __future__ import annotations
 
-import datetime
 
 import re
 import time
@@ -53,6 +52,7 @@ from audit.gate.state import codec
 from audit.engine.estimation.bounds import epsilon_lower_bound, point_estimate
 from audit.gate.state.codec import MAX_STEPS, consumption, rewound  # noqa: F401 - MAX_STEPS: the old path
 from audit.gate.state.entropy import fed
+from audit.gate.state.spelling import UNITS, ticks
 from audit.gate.state.reseed import reseeded
 from audit.gate.state.unseeded import loaded
 from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Leaves, agree as _compare,
@@ -61,7 +61,8 @@ from audit.gate.state.fingerprint import (BOUNDARY as _BOUNDARY, MAX_TOKENS, Lea
 
 __all__ = ["Leaves", "leaves", "text_integers", "emitted_integers", "MAX_TOKENS", "rebuilt", "same", "Candidate", "find_candidates", "Mode", "calibrate", "Replay",
            "measure", "distinguishing", "LOOKS", "MIN_MAGNITUDE", "with_seed", "reseeded", "consumption", "rewound", "KeptState",
-           "calibrate_rewind", "calibrate_entropy", "Mode", "calibrated", "DERIVED", "is_int"]
+           "calibrate_rewind", "calibrate_entropy", "Mode", "calibrated", "DERIVED", "is_int", "reading",
+           "reproduces"]
 
 #: sample sizes per side at which :func:`measure` looks at its counts
 LOOKS = (10, 20, 40, 80, 160, 200)
@@ -104,28 +105,6 @@ DERIVED = ("#len", "#content")  # numbers the walk derives (a length, a long log
 
 def is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-#: nanoseconds per unit of a clock seed
-UNITS = {"s": 10 ** 9, "ms": 10 ** 6, "us": 10 ** 3, "ns": 1}
-
-
-def ticks(v, unit: str):
-    """A time kept by the model (a ``datetime``, pandas ``Timestamp``, ``timedelta``, NumPy ``datetime64``) as its
-    whole count of ``unit`` since the Unix epoch (a duration: of its length), the seed ``int(time.time())``,
-    ``time.time_ns()`` or ``Timestamp.now().value`` takes from the clock; None for anything else."""
-    if hasattr(v, "value") and type(v).__module__.startswith("pandas") and isinstance(v.value, (int, np.integer)):
-        ns = int(v.value)  # a Timestamp or Timedelta in nanoseconds, whatever unit its pickle keeps
-    elif isinstance(v, datetime.datetime):
-        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc if v.tzinfo else None)
-        ns = (v - epoch) // datetime.timedelta(microseconds=1) * 1000
-    elif isinstance(v, datetime.timedelta):
-        ns = v // datetime.timedelta(microseconds=1) * 1000
-    elif isinstance(v, (np.datetime64, np.timedelta64)):
-        ns = int(v.astype("datetime64[ns]" if isinstance(v, np.datetime64) else "timedelta64[ns]").astype(np.int64))
-    else:
-        return None
-    return ns // UNITS[unit]
 
 
 def find_candidates(la: Leaves, lb: Leaves, la2: Leaves, root: str = "model", cap: int = 16):
@@ -174,6 +153,9 @@ class Mode:
     match: codec.Match | None = None
     order: str = "be"  # a seed given as words: the candidate's words, most significant first ("be") or last
     built: int = 0  # load: which of the generators the fit builds without a seed the words are loaded into
+    #: partial: the replay reproduces these paths of the published model (numbers and the integers texts spell),
+    #: not the whole model (a digest of the data keyed by a kept salt, beside noise drawn from other entropy)
+    only: frozenset = frozenset()
 
     def describe(self, seed: str = "the candidate") -> str:
         if self.kind == "model":
@@ -235,6 +217,8 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
         est = make_estimator() if mode.t is None else with_seed(make_estimator(), mode.t)
         with fed(c) if mode.kind == "entropy" else reseeded(mode.old, c, keep=mode.t, order=mode.order):
             est.fit(X, y)
+        if mode.only:
+            return reading(leaves(rebuilt(est), root="model"))
         if mode.sub_path is None:
             return leaves(rebuilt(est), root="model").numeric
         return leaves(leaves(rebuilt(est)).subs[mode.sub_path], root="sub").numeric
@@ -251,8 +235,23 @@ def _replay(mode: Mode, make_estimator, model_leaves: Leaves, c, D):
     return leaves(rebuilt(est), root=root).numeric
 
 
+def reading(lv: Leaves) -> dict:
+    """A fingerprint's numbers and the integers its texts spell (``PATH#digits``), by path."""
+    return {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()}}
+
+
+def reproduces(mode: Mode, replayed: dict, target: dict) -> bool:
+    """Whether a replay of ``mode`` reproduces the published fingerprint: every path outside the mode's
+    prefixes, or, for a partial replay, the paths it names."""
+    if mode.only:
+        return all(k in replayed and k in target and same(replayed[k], target[k]) for k in mode.only)
+    return _compare(replayed, target, mode.prefixes)
+
+
 def _target(mode: Mode, lv: Leaves):
     """The published fingerprint the replay of ``mode`` must reproduce."""
+    if mode.only:
+        return reading(lv)
     if mode.kind in ("model", "rewind", "start", "load") or mode.sub_path is None:
         return lv.numeric
     return leaves(lv.subs[mode.sub_path], root="sub").numeric
@@ -426,6 +425,8 @@ class Replay:
         named = f"the {self.kind} at {self.path}" if self.origin == "kept" else self.path
         how = self.modes[0].describe(named) if self.modes else f"replaying the fit with {self.path}"
         part = self.modes[0].sub_path if self.modes and self.modes[0].sub_path else "model"
+        if self.modes and self.modes[0].only:
+            part = "model's " + ", ".join(sorted(p.removesuffix("#digits") for p in self.modes[0].only)[:3])
         on = f" (D, D': {self.pair})" if self.pair else ""
         counts = (f"reproduces the published {part} in {self.k0}/{self.n0} fits from D and {self.k1}/{self.n1} "
                   f"from D'{on} (lower bound {self.epsilon_lower:.3g} at alpha {self.alpha:.3g})")
@@ -483,7 +484,7 @@ def measure(plans, publish, make_estimator, D, *, epsilon, delta, alpha, deadlin
                     c, hit = cand.value(lv), False
                     for mode in modes if c is not None else ():
                         try:
-                            hit = _compare(_replay(mode, make_estimator, lv, c, D), _target(mode, lv), mode.prefixes)
+                            hit = reproduces(mode, _replay(mode, make_estimator, lv, c, D), _target(mode, lv))
                         except Exception:  # noqa: BLE001 - a replay that fails does not reproduce
                             hit = False
                         if hit:
@@ -551,4 +552,27 @@ def calibrate_entropy(cand, make_estimator, la: Leaves, lb, D, t=None):
     value = cand.value(la)
     if value is None:
         return [], ["not replayed: the probe's fit lacks a path that carried the entropy"]
-    return calibrated(Mode("entropy", t=t, k=cand.bits), value, make_estimator, la, lb, D)
+    modes, reasons = calibrated(Mode("entropy", t=t, k=cand.bits), value, make_estimator, la, lb, D)
+    if modes or not reasons[0].endswith("does not reproduce the probe's fit"):
+        return modes, reasons
+    return _partial(cand, value, make_estimator, la, lb, D, t) or (modes, reasons)
+
+
+def _partial(cand, value, make_estimator, la: Leaves, lb, D, t):
+    """The *partial* entropy mode: the paths of fit ``a`` that the replay reproduces, in two replays, though they
+    change from fit to fit and are not the entropy's own carriers (a digest of the data keyed by a kept salt:
+    whoever holds the salt recomputes it for a dataset they suspect). An event of the published model alone, so
+    its measurement bounds the loss as a whole replay's does. None when there are none."""
+    mode = Mode("entropy", t=t, k=cand.bits, only=frozenset({"(all)"}))
+    try:
+        r1, r2 = (_replay(mode, make_estimator, la, value, D) for _ in range(2))
+    except Exception:  # noqa: BLE001 - outside code
+        return None
+    ta, tb = reading(la), reading(Refits.of(lb).first)
+    carriers = {p.split("#")[0] for p, _, _ in cand.carrier}
+    only = {k for k in ta if k in r1 and k in r2 and same(r1[k], ta[k]) and same(r2[k], ta[k])
+            and (k not in tb or not same(ta[k], tb[k])) and k.split("#")[0] not in carriers}
+    if not only:
+        return None
+    mode.only = frozenset(only)
+    return [mode], []

@@ -1,4 +1,5 @@
-"""The integers a text spells, in every standard spelling: for the replay's candidate seeds and the entropy map.
+"""The integers a text spells, in every standard spelling, and a kept time's counts of each unit (:func:`ticks`):
+for the replay's candidate seeds and the entropy map.
 
 A seed, a run id or raw entropy reaches a text in one of the spellings Python writes for numbers and bytes:
 decimal, hexadecimal (``%x``, ``uuid4().hex``, a uuid), any other radix up to 36 (``int(text, 36)`` reads it
@@ -48,10 +49,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime
 import ipaddress
 import re
 
-__all__ = ["text_integers", "MAX_TOKENS", "MAX_CODEC_CHARS"]
+import numpy as np
+
+__all__ = ["text_integers", "MAX_TOKENS", "MAX_CODEC_CHARS", "ticks", "UNITS"]
 
 #: integers read from one text at most, per kind of token (a long text's first ones)
 MAX_TOKENS = 16
@@ -226,3 +230,25 @@ def text_integers(path: str, text: str) -> dict:
             break
         out.update({k: v for k, v in _base85(path, word, f"[w{i}]").items() if "#a85" in k})
     return out
+
+
+#: nanoseconds per unit of a clock seed
+UNITS = {"s": 10 ** 9, "ms": 10 ** 6, "us": 10 ** 3, "ns": 1}
+
+
+def ticks(v, unit: str):
+    """A time kept by the model (a ``datetime``, pandas ``Timestamp``, ``timedelta``, NumPy ``datetime64``) as its
+    whole count of ``unit`` since the Unix epoch (a duration: of its length), the seed ``int(time.time())``,
+    ``time.time_ns()`` or ``Timestamp.now().value`` takes from the clock; None for anything else."""
+    if hasattr(v, "value") and type(v).__module__.startswith("pandas") and isinstance(v.value, (int, np.integer)):
+        ns = int(v.value)  # a Timestamp or Timedelta in nanoseconds, whatever unit its pickle keeps
+    elif isinstance(v, datetime.datetime):
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc if v.tzinfo else None)
+        ns = (v - epoch) // datetime.timedelta(microseconds=1) * 1000
+    elif isinstance(v, datetime.timedelta):
+        ns = v // datetime.timedelta(microseconds=1) * 1000
+    elif isinstance(v, (np.datetime64, np.timedelta64)):
+        ns = int(v.astype("datetime64[ns]" if isinstance(v, np.datetime64) else "timedelta64[ns]").astype(np.int64))
+    else:
+        return None
+    return ns // UNITS[unit]
