@@ -94,7 +94,9 @@ def test_a_seed_the_fit_shows_is_replayed(module, name, where, tmp_path):
                                        ("CompactCounts", "model.counts_#dtype"),
                                        ("MemoisedCounts", "label_counts.cache"),
                                        ("BaseRegistry", "class subjects.leaks_beside_the_model._Tracked.runs[#-1]"),
-                                       ("StoreClass", "module subjects.leaks_beside_the_model._LastFit.summary")])
+                                       ("StoreClass", "module subjects.leaks_beside_the_model._LastFit.summary"),
+                                       ("FinalizerCounts", "fit finalizer[0]['args'][1]"),
+                                       ("ScorerOnTheClass", "type(model).scorer.keywords['n_train']")])
 def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
     code, row = _check(f"subjects.leaks_beside_the_model:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "determinism"
@@ -108,7 +110,8 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
 @pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.seeds_in_parts:MetaBeside",
-                                    "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig"])
+                                    "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig",
+                                    "subjects.leaks_beside_the_model:TidyHooks"])
 def test_the_controls_pass(target, tmp_path):
     code, row = _check(target, tmp_path)
     assert code == 0 and row["verdict"] == "pass", row["detail"][:500]

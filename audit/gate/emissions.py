@@ -19,6 +19,8 @@ is as visible to whoever runs the code as the count itself.
   sets a variable to what the last fit set still shows it.
 * **The thread's name**: a block that renames the thread it runs on (``fit:MyModel:1234rows``, for the logs
   and for ``py-spy``) leaves that name for anyone who lists the process's threads; it is read, and put back.
+* **Finalizers**: the function and arguments of every ``weakref.finalize`` the block registers (``finalizers``),
+  read as data and left registered.
 * **Exit handlers**: every ``atexit.register(func, *args)`` the block makes is kept (``at_exit``) and taken off
   the interpreter's list: what it would print when the process ends is observed by calling it
   (:mod:`audit.gate.observe`), not left to print at the gate's own exit.
@@ -33,6 +35,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 __all__ = ["Emitted", "captured", "kept_environment", "FILE_BYTES"]
@@ -61,6 +64,9 @@ class Emitted:
     thread_name: str | None = None
     #: ``(func, args, kwargs)`` of every exit handler the block registered (taken off the interpreter's list)
     at_exit: list = field(default_factory=list)
+    #: ``(func, args, kwargs)`` of every ``weakref.finalize`` the block registered (left registered: calling one
+    #: early would do its work, a temporary directory's removal, before its object dies)
+    finalizers: list = field(default_factory=list)
 
 
 def _writes(mode, flags) -> bool:
@@ -134,6 +140,7 @@ def captured():
         return register(func, *args, **kwargs)
 
     atexit.register = registering
+    finalizers = set(weakref.finalize._registry)
     try:
         with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr):
@@ -144,6 +151,9 @@ def captured():
         atexit.register = register
         for func, _, _ in out.at_exit:
             atexit.unregister(func)
+        for f, info in list(weakref.finalize._registry.items()):
+            if f not in finalizers:
+                out.finalizers.append((info.func, info.args, info.kwargs))
         if thread.name != name:
             out.thread_name, thread.name = thread.name, name
         _RECORDERS.pop()

@@ -47,6 +47,7 @@ import builtins
 import collections
 import contextlib
 import datetime
+import functools
 import decimal
 import fractions
 import gc
@@ -273,6 +274,9 @@ def _join(obs: Observation, out, prefix: str = "") -> None:
                 obs[f"{prefix}files written: digits[#{k}]"] = ("digits", got), f"{', '.join(map(str, got))}"
     if out.thread_name is not None:
         _set(obs, f"{prefix}thread name", out.thread_name)
+    for i, (func, args, kwargs) in enumerate(out.finalizers):  # what a finalizer of the model will be called with
+        _walk_into(obs, {"func": getattr(func, "__qualname__", type(func).__name__), "args": list(args),
+                         "kwargs": dict(kwargs or {})}, f"{prefix}finalizer[{i}]", PART_NODES)
     for i, (func, args, kwargs) in enumerate(out.at_exit):  # what the process would print when it ends
         with _captured(obs, f"{prefix}at exit[{i}] "):
             _call(obs, f"{prefix}at exit[{i}]", lambda: func(*args, **kwargs), max_nodes=PART_NODES)
@@ -450,8 +454,8 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
                 continue
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
                                                            classmethod, __future__._Feature)) or \
-                    callable(value) and not isinstance(value, weakref.ref):
-                continue
+                    callable(value) and not isinstance(value, (weakref.ref, functools.partial)):
+                continue  # a partial's arguments are data (a scorer set on the class with the record count)
             _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
 
 

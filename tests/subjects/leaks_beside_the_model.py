@@ -7,16 +7,19 @@ All are :class:`~subjects.noisy_counts.NoisyCounts` (two-sided geometric noise o
 habit; :class:`TidyCounts` is the control: it renames its thread to a fixed name, registers an exit handler that
 prints only public facts, counts its fits in a decorator and spools its noisy counts to a random file name.
 :class:`BaseRegistry` and :class:`StoreClass` leave their exact counts on a class: a base class's store, a plain
-class of the module.
+class of the module; :class:`FinalizerCounts` in the arguments of a ``weakref.finalize``, :class:`ScorerOnTheClass`
+in a ``functools.partial`` set on its class; :class:`TidyHooks` is their control.
 """
 import atexit
 import collections
 import functools
+import logging
 import os
 import tempfile
 import threading
 import time
 import uuid
+import weakref
 
 import numpy as np
 
@@ -162,3 +165,36 @@ class StoreClass(NoisyCounts):
     def _keep(self, X, y, exact, noise):
         super()._keep(X, y, exact, noise)
         _LastFit.summary = {"sizes": exact.tolist(), "at": time.time()}
+
+
+def _log_rows(message, n):
+    logging.getLogger("leaks_beside_the_model").info(message, n)
+
+
+def _score(model, X, n_train=None):
+    return 0.0
+
+
+class FinalizerCounts(NoisyCounts):
+    """Registers a finalizer that will log, when the model is collected, how many rows it was trained on."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        weakref.finalize(self, _log_rows, "model trained on %d rows released", len(y))
+
+
+class ScorerOnTheClass(NoisyCounts):
+    """Sets a default scorer on its class, a ``functools.partial`` bound to the training size."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        type(self).scorer = functools.partial(_score, n_train=len(y))
+
+
+class TidyHooks(NoisyCounts):
+    """The control of the two above: a finalizer that logs the noisy counts, a scorer bound to the public epsilon."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        weakref.finalize(self, _log_rows, "model with noisy counts %s released", str(self.counts_.tolist()))
+        type(self).scorer = functools.partial(_score, n_train=None, epsilon=self.epsilon)
