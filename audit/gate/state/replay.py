@@ -28,10 +28,14 @@ model: the noise is known, the exact statistics come back. This module measures 
   passed as ``random_state``: not replayed. A state kept as a JSON or ``repr`` string
   (:func:`audit.gate.state.codec.parse_text`) is read as the dict it spells; Philox is stepped back through its
   counter, SFC64 draw by draw (:func:`audit.gate.state.codec.sfc64_back`).
-* Kept raw words (:class:`EncodedState`, :func:`calibrate_start`): ints, lists, arrays or bytes that
-  :func:`audit.gate.state.codec.identify` names as a bit generator's state seeded with the probe's known seed; each
-  published model's words, read the same way, give the generator at its fit's start
-  (:meth:`audit.gate.state.codec.Match.start`), passed as ``random_state`` to a fresh fit on D.
+* Kept raw words (:mod:`audit.gate.state.words`): ints, lists, arrays or bytes that
+  :func:`audit.gate.state.codec.identify` names as a bit generator's state seeded with the probe's known seed (mode
+  ``start``: each published model's words, read the same way, give the generator at its fit's start,
+  :meth:`audit.gate.state.codec.Match.start`, passed as ``random_state`` to a fresh fit on D), or that are the
+  state of a ``PCG64`` the fit built without a seed (mode ``load``: loaded in its place,
+  :mod:`audit.gate.state.unseeded`).
+* A partial replay (``Mode.only``): kept OS entropy fed back reproduces some paths of the model, not all of it (a
+  digest of the data keyed by a kept salt); those paths are compared (:func:`reproduces`).
 
 Candidates come from the model's integers, from every integer a text of the model spells (:func:`text_integers`:
 a decimal seed in a string, a ``uuid4().hex`` run id that seeds the noise) and from what the fit emitted
