@@ -93,13 +93,19 @@ def test_number_tokens_are_named_by_their_masked_context():
     parts = dict(number_parts("fitted on 7 records (4 positive) in 0.41 ms"))
     assert parts == {"#num['fitted on # records (_ positive) in _ ms']": 7,
                      "#num['fitted on _ records (# positive) in _ ms']": 4,
-                     "#num['ed on _ records (_ positive) in # ms']": 0.41}
+                     "#num['ed on _ records (_ positive) in # ms']": 0.41,
+                     # each token's format, its digits as letters: a precision chosen by the count repeats
+                     "#form['fitted on # records (_ positive) in _ ms']": "n",
+                     "#form['fitted on _ records (# positive) in _ ms']": "n",
+                     "#form['ed on _ records (_ positive) in # ms']": "n.dd"}
+    assert dict(number_parts("share -12.50e+03"))["#form['share #']"] == "n.ddeN"
     # identifiers (hex run ids, uuids, 0x addresses) are masked, never numbers of their own
     for run in (uuid.uuid4().hex, str(uuid.uuid4()), "0x7f3a2b1c4d50"):
-        assert [v for _, v in number_parts(f"run {run}: 4 positive")] == [4]
+        assert [v for s, v in number_parts(f"run {run}: 4 positive") if s.startswith("#num")] == [4]
     # the same context again is numbered; a long text keeps its first and last tokens
-    assert [s for s, _ in number_parts("n 3\nn 3")] == ["#num['n #']", "#num['n # @2']"]
-    many = number_parts(" ".join(f"x {i}" for i in range(100)))
+    assert [s for s, _ in number_parts("n 3\nn 3")] == ["#num['n #']", "#form['n #']", "#num['n # @2']",
+                                                         "#form['n # @2']"]
+    many = [p for p in number_parts(" ".join(f"x {i}" for i in range(100))) if p[0].startswith("#num")]
     assert len(many) == MAX_TOKENS and many[0][1] == 0 and many[-1][1] == 99
 
 

@@ -54,8 +54,9 @@ class KeepsGenerator(_Base):
 
 class KeepsSeedSequenceNested(_Base):
     def fit(self, X, y):
-        ss = np.random.SeedSequence(self.random_state)
-        self.trees_ = [{"noise": ss.spawn(1)[0]}]
+        child = np.random.SeedSequence(self.random_state).spawn(1)[0]
+        self.counts_ = np.bincount(y, minlength=2) + np.random.default_rng(child).laplace(size=2)
+        self.trees_ = [{"noise": child}]
         return self
 
 

@@ -50,6 +50,7 @@ def test_the_grid_holds_every_small_size_then_grows_by_a_factor_to_the_largest()
     (S.WarnsFewPerClass, 45, "fit warning[0] structure"),
     (S.FloatNoiseAbove3000, 3_000, "model.counts_ structure array int64 [2] -> array float64 [2]"),
     (S.NarrowDtype, 85, "model.counts_ structure array int16 [2] -> array int32 [2]"),
+    (S.PrecisionBySize, 299, "fit stdout#form['noisy positive share: #'] value 'n.dd' -> 'n.ddd'"),
 ])
 def test_the_scan_finds_each_switch_at_its_exact_count(cls, n, path):
     """One switch each, bisected to the exact count (the warning's at 45 vs 46: a class reaches 23 records)."""
@@ -153,7 +154,8 @@ def test_the_scan_costs_a_few_hundred_fits():
 
 @pytest.mark.parametrize("name, path", [("FallbackBelow37", "model.counts_"), ("WarnsFewPerClass", "fit warning[0]"),
                                         ("NarrowDtype", "model.counts_#dtype"),
-                                        ("FloatNoiseAbove3000", "model.counts_#dtype")])
+                                        ("FloatNoiseAbove3000", "model.counts_#dtype"),
+                                        ("PrecisionBySize", "fit stdout#form['noisy positive share: #']")])
 def test_each_switch_fails_the_gate(tmp_path, name, path):
     """``audit check`` at quick: the switch channel's pair decides through the determinism test, before any
     output is sampled."""

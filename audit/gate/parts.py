@@ -15,6 +15,11 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
   keeps the context the same from fit to fit (a uuid is one identifier, even where a group of it is all
   digits), so a memory address in decimal or hex beside a count needs no rule
   of its own: the address token never repeats and the count token does.
+* ``PATH#form[CONTEXT]``: the format of each number token, in letters (no digit, so no digit mask merges two
+  formats): the integer part ``n``, each digit of the fraction ``d``, an exponent ``eN`` (``12.345`` and
+  ``-3.250`` are both ``n.ddd``; every token has one, so which paths exist never depends on a value): a noisy
+  value printed with a precision chosen by the record count repeats its format on every fit of D, though never
+  its value.
 * ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
   to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
   (:data:`MAX_DEPTH`).
@@ -53,7 +58,7 @@ import numpy as np
 __all__ = ["number_parts", "decoded", "float_parts", "position_parts", "pandas_parts", "positions", "is_identifier", "whole_of", "ancestors",
            "MAX_TOKENS", "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
 
-#: number tokens kept per string (the first half and the last half of them)
+#: number tokens kept per string (the first half and the last half of them), each with its value and its format
 MAX_TOKENS = 32
 #: characters of a string scanned for number tokens
 MAX_TEXT = 100_000
@@ -66,7 +71,7 @@ PART_NODES = 1_000
 #: characters of masked context kept on each side of a number token
 CONTEXT = 32
 #: how a part's path continues its value's path
-MARKERS = ("#num[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#", "#word[",
+MARKERS = ("#num[", "#form[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#", "#word[",
            "#byte[", "#index", "#columns", "#item[")
 #: words of a text, and bytes of a bytes value, read by position from each end
 MAX_POSITIONS = 16
@@ -131,8 +136,8 @@ def number_parts(text: str) -> list:
 
     Returns
     -------
-    list of (str, int or float)
-        ``("#num[CONTEXT]", value)`` pairs, in the order of the text.
+    list of (str, int or float or str)
+        ``("#num[CONTEXT]", value)`` and ``("#form[CONTEXT]", format)`` pairs, in the order of the text.
     """
     if _DIGIT.search(text) is None:  # most strings (names, keys, messages without numbers): nothing to mask
         return []
@@ -150,8 +155,17 @@ def number_parts(text: str) -> list:
         seen[context] = seen.get(context, 0) + 1
         if i in keep:
             suffix = context if seen[context] == 1 else f"{context} @{seen[context]}"
-            out.append((f"#num[{suffix!r}]", _number(matches[i].group())))
+            token = matches[i].group()
+            out += [(f"#num[{suffix!r}]", _number(token)), (f"#form[{suffix!r}]", _form(token))]
     return out
+
+
+def _form(token: str) -> str:
+    """A number token's format in letters: the sign dropped, the integer part ``n``, each fraction digit ``d``, an
+    exponent ``eN`` (``-12.50e+03`` is ``n.ddeN``)."""
+    mantissa, _, exponent = token.lstrip("-").replace("E", "e").partition("e")
+    _, point, fraction = mantissa.partition(".")
+    return "n" + point + "d" * len(fraction) + ("eN" if exponent else "")
 
 
 def _text(data: bytes):

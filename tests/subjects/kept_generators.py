@@ -17,10 +17,21 @@ Each releases noisy class counts (two-sided geometric noise, exactly epsilon-DP 
 Three keep a generator's raw words instead (PCG64's state and increment, :mod:`audit.gate.state.unseeded`):
 ``CheckpointBeforeDraws`` and ``StateAfterDraws`` of the noise generator (leaks), ``IdleCheckpoint`` of a second
 generator the fit never draws from (the control).
+
+Four keep a generator's *state* in plain data, which a walk recognises on sight (:mod:`audit.gate.state.walk`):
+``NoiseStateDict`` (the noise generator's ``bit_generator.state`` after the draws) and ``RandomCheckpoint`` (a
+``random.Random`` seeded from ``os.urandom``, its state pickled and zlib-compressed before it draws the noise) are
+leaks; ``IdleStateDict`` and ``IdleRandomCheckpoint`` keep the same of a second generator the fit never draws from
+(the controls).
 """
 from __future__ import annotations
 
+import math
+import os
+import pickle
+import random
 import time
+import zlib
 
 import numpy as np
 
@@ -119,3 +130,55 @@ class IdleCheckpoint(NoisyCounts):
     def _keep(self, X, y, exact, noise):
         super()._keep(X, y, exact, noise)
         self.tie_checkpoint_ = dict(np.random.default_rng().bit_generator.state["state"])
+
+
+class NoiseStateDict(NoisyCounts):
+    """Keeps its noise generator's ``bit_generator.state`` after the draws, "for reproducibility"."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        self.rng_state_ = self._noise_rng.bit_generator.state
+
+    def _rng(self):
+        self._noise_rng = np.random.default_rng()
+        return self._noise_rng
+
+    def __getstate__(self):
+        return {k: v for k, v in vars(self).items() if k != "_noise_rng"}
+
+
+class IdleStateDict(NoisyCounts):
+    """The control: the ``bit_generator.state`` of a second generator the fit never draws from."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        self.tie_state_ = np.random.default_rng().bit_generator.state
+
+
+def _python_geometric(r: random.Random, epsilon: float) -> int:
+    """Two-sided geometric noise of rate ``epsilon`` from a ``random.Random`` (the difference of two geometric
+    draws by inversion)."""
+    log_q = -epsilon
+    return int(math.log(1.0 - r.random()) // log_q) - int(math.log(1.0 - r.random()) // log_q)
+
+
+class RandomCheckpoint(NoisyCounts):
+    """Draws its noise from ``random.Random(os.urandom(8))`` and keeps that generator's state from before the
+    draws, pickled and zlib-compressed, "to replay the fit"."""
+
+    def fit(self, X, y):
+        y = np.asarray(y)
+        r = random.Random(os.urandom(8))
+        self._replay_blob = zlib.compress(pickle.dumps(r.getstate()))
+        self.counts_ = np.array([int(np.sum(y == c)) + _python_geometric(r, self.epsilon) for c in self.classes])
+        return self
+
+
+class IdleRandomCheckpoint(NoisyCounts):
+    """The control: the compressed state of a second ``random.Random(os.urandom(8))`` kept for tie-breaking,
+    which the fit never draws from."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self._tie_blob = zlib.compress(pickle.dumps(random.Random(os.urandom(8)).getstate()))
+        return self

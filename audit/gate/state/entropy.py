@@ -58,25 +58,48 @@ LINEAR_MIN_BITS = 16
 
 
 class _Stream:
-    """The bytes a fit is fed: ``data`` first, then a fixed filler; ``drawn`` counts what it took."""
+    """The bytes a fit is fed: ``data`` first, then a fixed filler; ``drawn`` counts what it took.
 
-    def __init__(self, data: bytes, reseed=None):
+    Every draw comes from a *source*: one call of ``os.urandom`` (or ``getrandom``, ``random._urandom``), one
+    generator built without a seed, one ``random.Random()`` made without a seed, or the ``random`` module's own
+    generator. ``sources`` lists them in the order they first drew. ``replace=(j, seed)`` gives the ``j``-th source
+    bytes (a generator: a whole state) of its own from ``seed``; it still takes its share of ``data``, so every
+    other source reads what it read before (:mod:`audit.gate.state.idle`)."""
+
+    def __init__(self, data: bytes, replace=None):
         self.data, self.drawn = bytes(data), 0
         self.filler = np.random.Generator(np.random.PCG64(20261206))
         #: every bit generator built under :func:`fed`, in order
         self.built: list = []
-        #: ``(i, seed)``: the ``i``-th generator built is given a whole state of its own from ``seed`` (its bytes
-        #: are still drawn, so the others read what they would have read)
-        self.reseed = reseed
+        #: the sources of entropy, in the order they first drew (their keys)
+        self.sources: list = []
+        self._index: dict = {}
+        self.replace = replace
+        self._own = None
 
-    def __call__(self, n: int) -> bytes:
+    def __call__(self, n: int) -> bytes:  # os.urandom: every call is a source of its own
+        return self.draw(n, ("os", len(self.sources)))
+
+    def draw(self, n: int, key) -> bytes:
+        """``n`` bytes for the source ``key`` (its own when it is the one replaced)."""
         n = int(n)
         lo, hi = self.drawn, self.drawn + n
         self.drawn = hi
         out = self.data[lo:hi]
         if len(out) < n:
             out += self.filler.bytes(n - len(out))
+        if self.replaced(key):
+            if self._own is None:
+                self._own = np.random.Generator(_PCG64(self.replace[1]))
+            out = self._own.bytes(n)
         return out
+
+    def replaced(self, key) -> bool:
+        """Whether the source ``key`` is the one given bytes of its own (registering it on its first draw)."""
+        if key not in self._index:
+            self._index[key] = len(self.sources)
+            self.sources.append(key)
+        return self.replace is not None and self._index[key] == self.replace[0]
 
 
 def _untemper(y: int) -> int:
@@ -97,11 +120,12 @@ def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     """A Mersenne twister whose first :data:`GENERATOR_WORDS` 32-bit outputs are the next words of ``stream``
     (its state set to their untempered values), the rest a fixed filler's: the generator an unseeded
     constructor builds under :func:`fed`, so that a seed it draws is the stream's bits, not a hash of them."""
-    raw = stream(4 * GENERATOR_WORDS)
+    key = ("generator", len(stream.built))
+    raw = stream.draw(4 * GENERATOR_WORDS, key)
     words = np.frombuffer(raw, dtype="<u4").tolist()
     filler = stream.filler.integers(0, 2 ** 32, 624 - GENERATOR_WORDS, dtype=np.uint32).tolist()
-    if stream.reseed is not None and stream.reseed[0] == len(stream.built):
-        bg = _MT19937(stream.reseed[1])  # a whole state, and seed sequence, of its own
+    if stream.replaced(key):
+        bg = _MT19937(stream.replace[1])  # a whole state, and seed sequence, of its own
     else:  # its seed sequence holds the stream's words too: a child it spawns is the stream's
         bg = _MT19937(int.from_bytes(raw, "little"))
         bg.state = {"bit_generator": "MT19937",
@@ -110,7 +134,7 @@ def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     return bg
 
 
-_MT19937 = np.random.MT19937
+_MT19937, _PCG64 = np.random.MT19937, np.random.PCG64
 
 
 class _Lazy:
@@ -158,11 +182,12 @@ _LEGACY = tuple(name for name in dir(np.random) if not name.startswith("_")
 
 
 @contextmanager
-def fed(data: bytes, reseed=None):
+def fed(data: bytes, replace=None):
     """Within the block, every source of randomness that seeds itself from the OS draws from ``data``, then a
-    fixed filler; yields the stream, whose ``drawn`` is the number of bytes the block drew and whose ``built``
-    lists the bit generators built without a seed, in order (``reseed=(i, seed)``: the ``i``-th of them is given a
-    whole state of its own, :mod:`audit.gate.state.idle`).
+    fixed filler; yields the stream, whose ``drawn`` is the number of bytes the block drew, whose ``built``
+    lists the bit generators built without a seed, in order, and whose ``sources`` lists the sources that drew
+    (``replace=(j, seed)``: the ``j``-th source is given bytes, or a whole state, of its own,
+    :mod:`audit.gate.state.idle`).
 
     * ``os.urandom`` and ``random._urandom`` return the stream's bytes (``secrets``, ``uuid4()``,
       ``SeedSequence()`` and so ``default_rng()``'s hashed seed read them);
@@ -177,23 +202,26 @@ def fed(data: bytes, reseed=None):
 
     A constructor or function bound by name before the block (``from numpy.random import default_rng``, ``from os
     import urandom``) is patched where it is bound too (:func:`audit.gate.state.bindings.rebound`)."""
-    stream = _Stream(data, reseed)
+    stream = _Stream(data, replace)
 
-    def getrandbits(k):
-        return int.from_bytes(stream((k + 7) // 8), "little") & ((1 << k) - 1) if k else 0
+    def getrandbits(k, key="random"):
+        return int.from_bytes(stream.draw((k + 7) // 8, key), "little") & ((1 << k) - 1) if k else 0
 
     original_rng, original_random = np.random.default_rng, random.Random
 
     class FedRandom(original_random):
         def seed(self, a=None, version=2):
             self._fed = a is None
+            if self._fed:  # a source of its own; its state (getstate, never drawn from) one the stream decides
+                self._key = ("Random", len(stream.sources))
+                a = stream.replace[1] if stream.replaced(self._key) else len(stream.sources)
             super().seed(a, version)
 
         def getrandbits(self, k):
-            return getrandbits(k) if getattr(self, "_fed", False) else super().getrandbits(k)
+            return getrandbits(k, self._key) if getattr(self, "_fed", False) else super().getrandbits(k)
 
         def random(self):
-            return getrandbits(53) * 2.0 ** -53 if getattr(self, "_fed", False) else super().random()
+            return getrandbits(53, self._key) * 2.0 ** -53 if getattr(self, "_fed", False) else super().random()
 
     real_state = np.random.RandomState
     legacy = _Lazy(lambda: real_state(_fed_mt19937(stream)))

@@ -1,30 +1,41 @@
-"""Kept generators that the release does not depend on: a fresh generator kept for later use is not the noise.
+"""Kept randomness that the release does not depend on: a fresh generator kept for later use is not the noise.
 
-A model that keeps the generator its fit drew the noise from publishes that noise: rewound to its start, the
-generator replays the fit (:mod:`audit.gate.state.probe`). A model may also keep a generator that it built from
-fresh OS entropy and never used for the fit, for random tie-breaking in ``predict`` say. Whoever holds that
-generator learns only its own state, on which nothing the fit released depends: no privacy loss.
+A model that keeps the generator its fit drew the noise from, or that generator's state in any spelling,
+publishes that noise: rewound to its start, the generator replays the fit (:mod:`audit.gate.state.probe`). A
+model may also keep a generator that it built from fresh OS entropy and never used for the fit (for random
+tie-breaking in ``predict``), or a checkpoint of such a generator's state. Whoever holds it learns only that
+generator's own state, on which nothing the fit released depends: no privacy loss.
 
 :func:`idle_generators` tells the two apart by experiment, with every source of OS entropy fed a chosen byte stream
-(:func:`audit.gate.state.entropy.fed`, which records the generators it builds and can give one of them a state of
+(:func:`audit.gate.state.entropy.fed`, which records the *sources* that drew from it, one call of ``os.urandom``,
+one generator or ``random.Random()`` built without a seed, and can give one of them bytes or a whole state of
 its own):
 
-1. The model is fitted on D as it ships; the kept generator must be one the fit built *without a seed* (the
-   ``i``-th, found by identity). A generator seeded by anything else (a seed the user passed,
-   a draw of another generator, a hash) may carry another generator's randomness and is never cleared.
-2. Two more fits with the same stream give the paths that change without any change of randomness (a time
-   stamp, a duration); they are left out of the comparisons below.
-3. :data:`TRIALS` fits on D and on D' give the ``i``-th generator built a whole state of its own (every other one
-   reads what it read before), and everything else the model's pickle holds (its numbers and the integers its texts
-   spell) must stay as with the base stream.
+1. The model is fitted on D and on D' with one base stream; two more fits on D give the paths that change without
+   any change of randomness (a time stamp, a duration), which are left out of every comparison below.
+2. For each source ``j``, :data:`TRIALS` fits on D and as many on D' (with the same replacements) give source
+   ``j`` bytes of its own. The *kept* paths (the generators and states found) that move are the ones source ``j``
+   decides.
+3. The kept randomness is cleared when every kept path moves with some source, no source that moves a kept path
+   moves anything else the model's pickle holds (its numbers, the integers its texts spell), and the kept paths
+   read the same on D and D' under every stream.
 
-Whatever way the release depends on the generator (its draws, a child it spawned, a jumped copy, a seed drawn
-from it), changing its start changes the release in some trial, unless the dependence is hidden by coarse
-noise in every trial: one randomized-response bit at ε = 1 stays the same with probability at most 0.731 per
-trial, so a generator it depends on is cleared with probability at most ``0.731 ** (2 * TRIALS)`` (about 3e-7).
-A dependence that shows only on other datasets than the probe's pair is not seen.
+Then the kept values are a function of sources that nothing else the model holds reads, the same function on D
+and on D': their law is the same on both inputs, and they are independent of the rest of the release, so they
+add no loss. A kept value that some source never moves is not OS entropy the fit drew (a seed the user passed, a
+hash of the data) and is never cleared.
+
+Whatever way the release depends on a source (its draws, a child it spawned, a jumped copy, a seed drawn from
+it), replacing it changes the release in some trial, unless the dependence is hidden by coarse noise in every
+trial: one randomized-response bit at ε = 1 stays the same with probability at most 0.731 per trial, so a source
+it depends on is missed with probability at most ``0.731 ** (2 * TRIALS)`` (about 3e-7). A dependence that shows
+only on other datasets than the probe's pair is not seen. A fit that draws from more than :data:`MAX_SOURCES`
+sources is not tested: its kept randomness stays a finding.
 """
 from __future__ import annotations
+
+import hashlib
+import pickle
 
 import numpy as np
 
@@ -32,92 +43,91 @@ from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
 from audit.gate.state.entropy import fed
 from audit.gate.state.fingerprint import differing, excluded
-from audit.gate.state.walk import MAX_NODES, walk
 
-__all__ = ["idle_generators", "TRIALS", "STREAM_BYTES"]
+__all__ = ["idle_generators", "TRIALS", "STREAM_BYTES", "MAX_SOURCES"]
 
-#: fits on each side of the pair with the kept generator's bytes replaced
+#: fits on each side of the pair with one source's bytes replaced
 TRIALS = 24
 #: bytes of the base stream
 STREAM_BYTES = 512
+#: sources of entropy tested at most (a fit drawing from more keeps its findings)
+MAX_SOURCES = 8
 
 
-def _bit_generator(node):
-    """The bit generator a ``Generator``, ``RandomState`` or bit generator ``node`` draws from, else None."""
-    if isinstance(node, np.random.BitGenerator):
-        return node
-    for name in ("bit_generator", "_bit_generator"):
-        bg = getattr(node, name, None) if isinstance(node, (np.random.Generator, np.random.RandomState)) else None
+def _state_digest(node) -> str:
+    """A digest of a generator's state, or of plain data spelling one (its pickle; a live generator by its state,
+    which is what a copy of it replays)."""
+    for read in ("get_state", "getstate"):
+        if callable(getattr(node, read, None)):
+            node = getattr(node, read)()
+            break
+    else:
+        bg = getattr(node, "bit_generator", node)
         if isinstance(bg, np.random.BitGenerator):
-            return bg
-    return None
+            node = bg.state
+        elif isinstance(node, np.random.SeedSequence):
+            node = (node.entropy, node.spawn_key, node.n_children_spawned)
+    try:
+        return hashlib.sha256(pickle.dumps(node)).hexdigest()
+    except Exception:  # noqa: BLE001 - outside code
+        return repr(node)
 
 
-def _fit(make_estimator, D, data: bytes, reseed=None):
-    """``(fitted model, the bit generators it built without a seed)`` under ``fed(data, reseed)``."""
-    with fed(data, reseed) as stream, captured():  # what the fit prints is not the console's
+def _fit(make_estimator, D, data: bytes, replace=None):
+    """``(what the fitted model's pickle holds, the sources that drew)`` under ``fed(data, replace)``."""
+    with fed(data, replace) as stream, captured():  # what the fit prints is not the console's
         est = make_estimator()
         est.fit(*D)
-    return est, stream.built
-
-
-def _reading(est) -> dict:
-    """What the model's pickle holds, numbers and the integers its texts spell, by path (generators apart)."""
     lv = rp.leaves(rp.rebuilt(est))
-    return {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()}}
+    reading = {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()},
+               **{f"{k}#state": _state_digest(v) for k, v in lv.states.items()}}
+    return reading, len(stream.sources)
 
 
-def _kept(est, paths) -> dict:
-    """``{path: bit generator}`` of the generators at ``paths`` of the live model."""
-    wanted, out = set(paths), {}
-    for path, node in walk(est, "model", MAX_NODES):
-        if path in wanted and _bit_generator(node) is not None:
-            out[path] = _bit_generator(node)
-    return out
+def _kept(path: str, paths) -> bool:
+    return excluded(path.removesuffix("#state").removesuffix("#digits"), paths)
 
 
 def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict, str]:
-    """``({path: sentence}, reason)``: the generators at ``paths`` (of a model fitted on ``D0`` as it ships) that the
-    release does not depend on (module docstring), each with the sentence that says why; ``reason`` says why the
-    others were kept as findings (empty when none was)."""
+    """``({path: sentence}, reason)``: the kept generators and states at ``paths`` (of a model fitted on ``D0`` as it
+    ships) that the release does not depend on (module docstring), each with the sentence that says why; ``reason``
+    says why they were kept as findings (empty when they were cleared)."""
     rng = np.random.default_rng(seed)
     base = rng.bytes(STREAM_BYTES)
+    paths = sorted(paths)
     try:
-        est, built = _fit(make_estimator, D0, base)
-        same = [_reading(_fit(make_estimator, D0, base)[0]) for _ in range(2)]
+        first, n_sources = _fit(make_estimator, D0, base)
+        unstable = set().union(*(differing(first, _fit(make_estimator, D0, base)[0]) for _ in range(2)))
+        other = _fit(make_estimator, D1, base)[0]
     except Exception as exc:  # noqa: BLE001 - outside code
         return {}, f"a fit under fed entropy raised {type(exc).__name__}"
-    first = _reading(est)
-    unstable = differing(first, same[0]) | differing(first, same[1])
-    order = {id(bg): i for i, bg in enumerate(built)}
-    out, reasons = {}, []
-    for path, bg in _kept(est, paths).items():
-        index = order.get(id(bg))
-        if index is None:
-            reasons.append(f"{path}: not built from the OS entropy without a seed")
-            continue
-        changed = None
-        for D in (D0, D1):
+    unstable = {k for k in unstable if not _kept(k, paths)}  # kept randomness the stream does not decide stays
+    if any(_kept(k, paths) for k in differing(first, other) - unstable):
+        return {}, "it differs between D and D' under the same entropy"
+    if n_sources > MAX_SOURCES:
+        return {}, f"the fit drew from {n_sources} sources of entropy (at most {MAX_SOURCES} are tested)"
+    moved_by_some = set()
+    for j in range(n_sources):
+        mine, others = set(), set()
+        for _ in range(TRIALS):
+            replace = (j, int(rng.integers(2 ** 63)))
             try:
-                reference = first if D is D0 else _reading(_fit(make_estimator, D, base)[0])
-                for _ in range(TRIALS):
-                    other, other_built = _fit(make_estimator, D, base, (index, int(rng.integers(2 ** 63))))
-                    moved = sorted(k for k in differing(reference, _reading(other))
-                                   if not excluded(k, unstable | {path}))
-                    if moved:
-                        changed = f"replacing its start changed {moved[0]}"
-                    elif index >= len(other_built):
-                        changed = "the fit built its generators otherwise"
-                    if changed:
-                        break
+                r0, r1 = (_fit(make_estimator, D, base, replace)[0] for D in (D0, D1))
             except Exception as exc:  # noqa: BLE001 - outside code
-                changed = f"a fit raised {type(exc).__name__}"
-            if changed:
-                break
-        if changed:
-            reasons.append(f"{path}: {changed}")
-        else:
-            out[path] = (f"{path} keeps a generator built from fresh OS entropy that nothing the model holds depends "
-                         f"on (its start replaced in {TRIALS} fits on D and {TRIALS} on D': the model stayed the same): "
-                         "not the fit's noise, so not a finding")
-    return out, "; ".join(reasons)
+                return {}, f"a fit raised {type(exc).__name__}"
+            moved = {k for k in differing(first, r0) | differing(other, r1) if k not in unstable}
+            kept = {k for k in moved if _kept(k, paths)}
+            if any(_kept(k, paths) for k in differing(r0, r1) - unstable):
+                return {}, f"it differs between D and D' when source {j + 1} of entropy is replaced"
+            mine, others = mine | kept, others | (moved - kept)
+            if mine and others:
+                return {}, (f"replacing source {j + 1} of entropy moved it and {sorted(others)[0]}: the release "
+                            "depends on it")
+        moved_by_some |= {p for p in paths if any(_kept(k, [p]) for k in mine)}
+    still = [p for p in paths if p not in moved_by_some]
+    if still:
+        return {}, f"{still[0]}: no source of OS entropy moves it (a seed given, or the data)"
+    return ({p: f"{p} keeps randomness built from fresh OS entropy that nothing else the model holds depends on (each "
+                f"of its {n_sources} source{'s' if n_sources != 1 else ''} of entropy replaced in {TRIALS} fits on D "
+                f"and {TRIALS} on D': only the kept randomness moved, alike on both): not the fit's noise, so not a "
+                "finding" for p in paths}, "")

@@ -33,9 +33,10 @@ per fit. A copy of the probe's own seed, wherever it lands (the constructor para
 scikit-learn convention, or a sub-estimator it was forwarded to, as pipelines and meta-estimators do), is the
 gate's secret, not the model's: as the code ships, no seed is injected, so it is reported as a *note*, never
 replayed (``parameter`` marks the constructor's own). A generator or generator state the model keeps stays a
-finding whatever seeded it: as shipped it is seeded from entropy and still replays the fit; the one exception is a
-generator the fit built from fresh OS entropy and on which nothing the model holds depends, shown by changing its
-start alone (:mod:`audit.gate.state.idle`: a generator kept for ``predict``'s tie-breaking). Anything else is a
+finding whatever seeded it: as shipped it is seeded from entropy and still replays the fit; the one exception is
+randomness the fit drew from fresh OS entropy and on which nothing else the model holds depends, shown by
+replacing each source of entropy alone (:mod:`audit.gate.state.idle`: a generator kept for ``predict``'s
+tie-breaking, or a checkpoint of its state). Anything else is a
 *finding*:
 ``check`` counts a finding as a violation by default (``--state warn`` reports it without failing
 the gate, ``--state off`` skips the probe). A probe that could not run, or whose walk hit its node
@@ -369,8 +370,8 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, oth
     for f in items:  # a copy of the probe's seed is the gate's own secret (module docstring) ...
         own = f.kind == "seed" and not f.parameter and _holds_a_seed(shipped, f.path)
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
-    kept = sorted({f.path for f in report.findings if f.kind == "generator" and not f.parameter})
-    if kept:  # a fresh generator kept for later use, on which nothing the model holds depends, is not the noise
+    kept = sorted({f.path for f in report.findings if f.kind in ("generator", "state") and not f.parameter})
+    if kept:  # fresh randomness kept for later use, on which nothing else the model holds depends, is not the noise
         idle, _ = idle_generators(make_estimator, D0, D1, kept)
         report.findings = [f for f in report.findings if f.path not in idle]
         report.remarks.extend(idle.values())

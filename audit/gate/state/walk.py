@@ -6,7 +6,8 @@
 does not depend on hashing), deques and the other
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
-functions, the objects that bytes starting with a pickle header unpickle to, a deque's ``maxlen``, the
+functions, the objects that bytes starting with a pickle header unpickle to, what gzip or zlib bytes decompress
+to (``#gzip``, ``#zlib``: a checkpoint kept compressed), a deque's ``maxlen``, the
 attributes of container and array subclasses (a masked array's mask), the entries of weak dictionaries and weak
 sets (a key's ``repr`` in the path, addresses masked), a weak reference's live target (``()``), a context
 variable's value in the current context (``.get()``), and, for an object that shows nothing
@@ -42,6 +43,7 @@ from collections import deque
 
 import numpy as np
 
+from audit.gate.parts import decoded
 from audit.gate.state.codec import parse_text
 
 __all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES", "LONG", "long_plain_data", "long_seed"]
@@ -257,7 +259,7 @@ def children(obj):
                 return [(".<unpickled>", pickle.loads(bytes(obj)))]
             except Exception:  # noqa: BLE001 - not a pickle after all
                 return []
-        return []
+        return [(suffix, inner) for suffix, inner in decoded(obj) if suffix in ("#gzip", "#zlib")]
     if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj) or isinstance(obj, _LOGGING):
         return []
     if isinstance(obj, logging.Logger):  # its own level, handlers and filters; not the process's other loggers
