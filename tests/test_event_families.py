@@ -109,3 +109,22 @@ def test_the_bulk_choice_is_the_one_by_one_choice(kind, n, shift, seed, delta):
         assert ev.description == cands[int(i)][2]().description
         assert (ev.count(a), ev.count(b)) == (ka[i], kb[i]), ev.description
     assert events.choose_event(a, b, delta=delta, alpha=0.05).description == expected.description
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), d=st.integers(2, 6), n=st.integers(40, 300))
+def test_an_event_never_splits_equal_outputs(seed, d, n):
+    """Every candidate event, the learned logistic scores included, gives equal outputs the same answer wherever
+    they sit in the batch (a matrix product rounds a row by its position: equal outputs got scores an ulp apart,
+    and a threshold between them split an atom at random)."""
+    rng = np.random.default_rng(seed)
+    atoms = rng.normal(size=(2, d)) * 10.0 ** rng.integers(-3, 4, size=(2, d))
+    a = Samples("vector", atoms[rng.integers(0, 2, n)], (d,))
+    b = Samples("vector", atoms[(rng.random(n) < 0.3).astype(int)], (d,))
+    for _, _, make in events.candidates(a, b):
+        ev = make()
+        for s in (a, b):
+            mask = np.asarray(ev.member(s))
+            for atom in atoms:
+                hits = mask[np.all(s.values == atom, axis=1)]
+                assert hits.all() or not hits.any(), ev.description

@@ -5,6 +5,8 @@ adversary). Each leak below exits 1 through ``python -m audit check``; each cont
   as a run id or inside a model card is replayed by the state probe (``kept state``, ε = ∞): every integer a
   text spells (decimal runs, hexadecimal run ids) and every one the fit emitted is a candidate seed, and a
   ``SeedSequence()``'s entropy is swapped in the replay too.
+* Within reach (``tests/subjects/leaks_in_reach.py``): a view's base array, an exception's frames, a callable
+  metrics object, a log record's extra fields, xz and bz2 bytes, a report moved into place.
 * Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
   decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name, an array's dtype
   and an ``lru_cache`` memo's keys (found across fresh processes, where each process fitted one dataset) are
@@ -107,7 +109,21 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
         assert "state the process keeps after the fit" in row["detail"] and "memo" in row["detail"]
 
 
-@pytest.mark.parametrize("target", ["subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
+@pytest.mark.parametrize("name,path", [("StackView", "model.counts_#base"),
+                                       ("KeptImportError", "model.fast_path_error_.__traceback__.tb_frame.f_locals"),
+                                       ("MetricsSink", "module subjects.leaks_in_reach.emit.last['train.rows']"),
+                                       ("LogExtraCounts", "fit log[0]"),
+                                       ("XzCard", "model.card_#xz"), ("Bz2Card", "model.card_#bz2"),
+                                       ("RenamedReport", "fit file ")])
+def test_a_count_within_reach_of_the_model_is_found(name, path, tmp_path):
+    """What the live model, its process or its files hold, however it is held: a view's base array, an exception's
+    frames, a callable object's state, a log record's extra fields, xz and bz2 bytes, a file moved into place."""
+    code, row = _check(f"subjects.leaks_in_reach:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "determinism", row["detail"][:800]
+    assert path in row["detail"], row["detail"][:2000]
+
+
+@pytest.mark.parametrize("target", ["subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.seeds_in_parts:MetaBeside",
                                     "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig",

@@ -8,12 +8,16 @@ is as visible to whoever runs the code as the count itself.
 * **Warnings**: every warning raised in the block (all filters set to ``"always"``).
 * **Log records**: every record any logger hands to its handlers, whatever the handlers are and whether the
   record reaches the root logger (a library logger with its own handler and ``propagate = False`` included);
-  the root logger is set to ``DEBUG`` for the block, so a record a user could switch on is created.
+  the root logger is set to ``DEBUG`` for the block, so a record a user could switch on is created. A record is
+  read whole: its message and every field the call added (``extra={"seed": ...}``, which a structured-log
+  handler writes out).
 * **Printed text**: ``sys.stdout`` and ``sys.stderr`` as the block finds them (text written to the process's
   file descriptors, by C code or through ``sys.__stderr__``, is not read).
 * **Files**: every file the block opens for writing (Python's ``open`` audit event: ``open``, ``os.open``,
-  ``numpy.save``, ``json.dump`` into a file, ``pandas.to_csv``), read back after the block (its first
-  :data:`FILE_BYTES` bytes and its size); bytecode caches (``__pycache__``) are left out.
+  ``numpy.save``, ``json.dump`` into a file, ``pandas.to_csv``), and every path the block renames a file to
+  (``os.replace``, ``os.rename``, ``shutil.move``: a report written to a temporary file, then moved into place),
+  read back after the block (its first :data:`FILE_BYTES` bytes and its size); bytecode caches
+  (``__pycache__``) are left out.
 * **Environment**: every variable of ``os.environ`` the block sets, changes or removes. :func:`kept_environment`
   puts the environment back after a fit and its calls, so every fit starts from the same one and a fit that
   sets a variable to what the last fit set still shows it.
@@ -79,9 +83,11 @@ def _writes(mode, flags) -> bool:
 
 def _audit(event: str, args) -> None:
     """The process's audit hook (:pep:`578`): while a block runs, note every path it opens for writing."""
-    if event != "open" or not _RECORDERS:
+    if event not in ("open", "os.rename") or not _RECORDERS:
         return
     path, mode, flags = (tuple(args) + (None, None, None))[:3]
+    if event == "os.rename":  # os.replace and shutil.move too: the destination holds what the block wrote
+        path, mode, flags = mode, "w", None
     if isinstance(path, (str, bytes, os.PathLike)) and _writes(mode, flags):
         text = os.fsdecode(path)
         if "__pycache__" not in text:
@@ -96,11 +102,24 @@ def _hook() -> None:
         _HOOKED = True
 
 
+#: the fields every log record has; any other was added by the call (``extra=``)
+_RECORD_FIELDS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+
+
 def _record_text(record: logging.LogRecord) -> str:
     try:
-        return f"{record.name} {record.levelname}: {record.getMessage()}"
+        text = f"{record.name} {record.levelname}: {record.getMessage()}"
     except Exception:  # noqa: BLE001 - a record whose message cannot be formatted
-        return f"{record.name} {record.levelname}: <unformattable>"
+        text = f"{record.name} {record.levelname}: <unformattable>"
+    extra = sorted(((k, v) for k, v in vars(record).items() if k not in _RECORD_FIELDS), key=lambda kv: kv[0])
+    return text + "".join(f" {k}={_shown(v)}" for k, v in extra)
+
+
+def _shown(value) -> str:
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - outside code
+        return f"<{type(value).__name__}>"
 
 
 def _read_back(path: str):

@@ -47,7 +47,6 @@ import builtins
 import collections
 import contextlib
 import datetime
-import functools
 import decimal
 import fractions
 import gc
@@ -56,7 +55,6 @@ import inspect
 import re
 import sys
 import types
-import weakref
 
 import numpy as np
 
@@ -149,6 +147,21 @@ def canonical(value):
     return _pandas(value)
 
 
+def _base_beyond(arr):
+    """The memory an array is a view of (the end of its ``.base`` chain: an array, bytes, a buffer), when that
+    holds more bytes than the view shows, else None."""
+    if not isinstance(arr, np.ndarray) or arr.base is None:
+        return None
+    base = arr.base
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    if isinstance(base, memoryview):
+        base = base.obj if isinstance(base.obj, (bytes, bytearray, np.ndarray)) else bytes(base)
+    if isinstance(base, (bytes, bytearray)):
+        return base if len(base) > arr.nbytes else None
+    return base if isinstance(base, np.ndarray) and base.nbytes > arr.nbytes else None
+
+
 #: dicts of at most this many plain keys show their keys' order as a part (``#order``)
 MAX_ORDER = 64
 _KEYS = frozenset({int, float, str, bool, bytes, np.int64, np.int32, np.str_})
@@ -191,6 +204,12 @@ def _walk_into(obs: Observation, obj, root: str, max_nodes: int, depth: int = 0,
                     _parts(obs, path, node, depth)  # text, bytes and pandas objects have parts
                 elif isinstance(node, (np.ndarray, np.generic)):
                     obs.setdefault(path + "#dtype", (("dtype", node.dtype.str), str(node.dtype)))
+                    base = _base_beyond(node)
+                    if base is not None and depth < MAX_DEPTH:  # whole, and entry by entry from each end
+                        _walk_into(obs, base, path + "#base", PART_NODES, depth + 1, newest)
+                        if isinstance(base, np.ndarray):
+                            for suffix, entry in position_parts(base.ravel()):
+                                obs.setdefault(f"{path}#base{suffix}", canonical(entry))
                 for marker, key, shown in float_parts(node):  # the low bits noise above them leaves exact
                     obs.setdefault(path + marker, (key, shown))
             if not isinstance(node, np.ndarray) or type(node) is np.ndarray:
@@ -425,8 +444,9 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
     """What the fit may leave beside the object: properties (public, computed on access), attributes set on
     the class and on its base classes (``class M.Base.NAME``: a registry every subclass posts to; the libraries'
     own bases apart), the globals of the module that defines it and of the other imported modules of its package
-    (a cache of the last fit), and the attributes of the classes those modules define (``module M.Store.NAME``).
-    Modules, functions and dunder names are not read."""
+    (a cache of the last fit, a metrics sink called like a function), and the attributes of the classes those
+    modules define (``module M.Store.NAME``). Modules, classes, functions, methods and dunder names are not
+    read."""
     cls = type(est)
     for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
         if not name.startswith("__") and wanted("model"):
@@ -453,9 +473,9 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
                     _walk_into(obs, kept, f"{where}.{name}.__closure__", max_nodes // 4, newest=True)
                 continue
             if name.startswith("__") or isinstance(value, (types.ModuleType, type, property, staticmethod,
-                                                           classmethod, __future__._Feature)) or \
-                    callable(value) and not isinstance(value, (weakref.ref, functools.partial)):
-                continue  # a partial's arguments are data (a scorer set on the class with the record count)
+                                                           classmethod, __future__._Feature, np.ufunc)) or \
+                    inspect.isroutine(value):
+                continue  # code is not read; a callable object's state is (a metrics sink called like a function)
             _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
 
 

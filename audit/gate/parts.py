@@ -20,13 +20,15 @@ same source, :func:`audit.gate.observe.source_of`, as its value):
   ``-3.250`` are both ``n.ddd``; every token has one, so which paths exist never depends on a value): a noisy
   value printed with a precision chosen by the record count repeats its format on every fit of D, though never
   its value.
-* ``PATH#json``, ``#gzip``, ``#zlib``, ``#base64``, ``#pickle``, ``#text``: the value a string or bytes decodes
-  to (:func:`decoded`), read as a small graph of its own; nested encodings are followed a few levels
-  (:data:`MAX_DEPTH`).
+* ``PATH#json``, ``#gzip``, ``#zlib``, ``#bz2``, ``#xz``, ``#base64``, ``#pickle``, ``#text``: the value a string
+  or bytes decodes to (:func:`decoded`: every compression of Python's standard library), read as a small graph
+  of its own; nested encodings are followed a few levels (:data:`MAX_DEPTH`).
 * ``PATH#frac``, ``PATH#low8`` and ``PATH#low16``: the bits of a float that noise above them leaves as they were
   (:func:`float_parts`): its fractional part (a count added at ``2**-32`` to a noisy integer count) and the lowest
   bits of its significand (a count written over the end of a noisy float); of a float array, the same of every
   entry.
+* ``PATH#base``: the whole array an array is a view of (its ``.base``, when that holds more): a model that keeps
+  the noisy slice of a stack of exact and noisy tables keeps the stack alive.
 * ``PATH#word[i]`` and ``PATH#byte[i]``: the words of a text (runs of letters and digits) that hold a digit, and
   the bytes of a
   bytes value by position from each end (``i`` from 0, and from -1 at the end; :func:`position_parts`): a
@@ -48,7 +50,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bz2
 import json
+import lzma
 import pickle
 import re
 import zlib
@@ -71,8 +75,8 @@ PART_NODES = 1_000
 #: characters of masked context kept on each side of a number token
 CONTEXT = 32
 #: how a part's path continues its value's path
-MARKERS = ("#num[", "#form[", "#json", "#gzip", "#zlib", "#base64", "#pickle", "#text", "#frac", "#low", "[#", "#word[",
-           "#byte[", "#index", "#columns", "#item[")
+MARKERS = ("#num[", "#form[", "#entry[", "#json", "#gzip", "#zlib", "#bz2", "#xz", "#base64", "#pickle", "#text", "#frac", "#low", "[#", "#word[",
+           "#byte[", "#index", "#columns", "#item[", "#base")
 #: words of a text, and bytes of a bytes value, read by position from each end
 MAX_POSITIONS = 16
 #: items of a pandas Series read by label, at most
@@ -194,7 +198,22 @@ def _unpickled(data: bytes):
         return None
 
 
+def _decompressed(decompressor, data: bytes):
+    """``data`` through a bz2 or lzma ``decompressor``, at most :data:`MAX_DECODED` bytes; None if not."""
+    try:
+        out = decompressor.decompress(data, MAX_DECODED)
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return None
+    return out if decompressor.eof else None
+
+
 def _bytes_decoded(data: bytes) -> list:
+    if data[:3] == b"BZh":
+        inner = _decompressed(bz2.BZ2Decompressor(), data)
+        return [("#bz2", _text(inner) or inner)] if inner is not None else []
+    if data[:6] == b"\xfd7zXZ\x00":
+        inner = _decompressed(lzma.LZMADecompressor(), data)
+        return [("#xz", _text(inner) or inner)] if inner is not None else []
     if data[:2] == b"\x1f\x8b":
         inner = _inflate(data, 31)
         return [("#gzip", _text(inner) or inner)] if inner is not None else []
@@ -235,7 +254,7 @@ def decoded(value) -> list:
     -------
     list of (str, object)
         At most one pair: ``("#json", dict or list)``, ``("#base64", bytes or str)``, ``("#gzip", ...)``,
-        ``("#zlib", ...)``, ``("#pickle", object)`` or ``("#text", str)``.
+        ``("#zlib", ...)``, ``("#bz2", ...)``, ``("#xz", ...)``, ``("#pickle", object)`` or ``("#text", str)``.
     """
     if isinstance(value, (bytes, bytearray)) and 0 < len(value) <= MAX_DECODED:
         return _bytes_decoded(bytes(value))
@@ -349,7 +368,8 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 
 def position_parts(value) -> list:
     """``(suffix, part)`` of a text's words (runs of letters and digits) that hold a digit and of a bytes value's
-    bytes, by position from each end, at most :data:`MAX_POSITIONS` from each (module docstring): a word without a
+    bytes (or a flat numeric array's entries, ``#entry[i]``), by position from each end, at most
+    :data:`MAX_POSITIONS` from each (module docstring): a word without a
     digit is read with its text, and reading it apart would multiply the paths of every message. Empty for a text
     of fewer than two words and for anything else."""
     if isinstance(value, str):
@@ -358,11 +378,13 @@ def position_parts(value) -> list:
             return []
     elif isinstance(value, (bytes, bytearray)) and len(value) > 1:
         items, marker = bytes(value), "#byte"
+    elif isinstance(value, np.ndarray) and value.ndim == 1 and value.size > 1 and value.dtype.kind in "biufc":
+        items, marker = value.tolist(), "#entry"  # the flat entries of a view's base (observe)
     else:
         return []
     k = min(len(items), MAX_POSITIONS)
     out = [(f"{marker}[{i}]", items[i]) for i in range(k)] + [(f"{marker}[{-i}]", items[-i]) for i in range(1, k + 1)]
-    return out if marker == "#byte" else [(suffix, word) for suffix, word in out if _DIGIT.search(word)]
+    return out if marker != "#word" else [(suffix, word) for suffix, word in out if _DIGIT.search(word)]
 
 
 def pandas_parts(value) -> list:

@@ -29,7 +29,8 @@ only where the sampled law moves most from 1,000 records on.
    varying one is fitted again, up to :data:`STRONG_FITS` fits in all, stopping at the first break: a noisy
    value that happened to repeat on three fits breaks at once, a deterministic one never does. The interval is
    then halved (:data:`GRID_FITS` fits per midpoint, verified the same way) down to consecutive sizes
-   ``n, n + 1``, always following the first component still differing between the ends. Where a fixed value
+   ``n, n + 1``, always following the first component still differing between the ends; when that component
+   turns out to be noise (verified away at the end), the next one is followed, up to :data:`LEADS` in all. Where a fixed value
    faces a varying one there, the fixed side holds on :data:`FINAL_FITS` fits, the size beyond it gives the
    same value on as many, and the size beyond the varying side varies (:func:`_beyond`): a threshold is a
    step, and a noisy value that is nearly fixed at every other size (a prediction where one class leads by a
@@ -77,6 +78,9 @@ GRID_FITS = 3
 #: and at the switch a bisection ends on
 STRONG_FITS = 8
 FINAL_FITS = 64
+#: components an interval's bisection follows in turn, at most, when the one before was verified away (a noisy
+#: value that repeated on the grid's few fits, ranked before a real switch's part)
+LEADS = 3
 #: switches bisected, at most, and times one component may lead to a bisection
 MAX_SWITCHES = 6
 PER_COMPONENT = 2
@@ -331,7 +335,12 @@ def switch_scan(make_estimator, bounds, classes, *, grid, relation: str = "add-r
                 out.cut.append(f"the changes from {a:,} records on not verified or bisected (the scan reached "
                                f"{scanner.limit:,} records fitted)")
                 break
-            switch = _bisect(scanner, a, b, keys)
+            switch = None
+            for _ in range(LEADS):  # a lead that was noise repeating by chance leaves the next one to follow
+                switch = _bisect(scanner, a, b, keys)
+                if switch is not None or len(keys) < 2 or scanner.over():
+                    break
+                keys = keys[1:]
             if switch is None:
                 continue
             for key in switch[1]:

@@ -107,13 +107,8 @@ class CheckpointBeforeDraws(NoisyCounts):
         return rng
 
 
-class StateAfterDraws(NoisyCounts):
-    """Keeps the same generator's state and increment after the noise, as two attributes."""
-
-    def _keep(self, X, y, exact, noise):
-        super()._keep(X, y, exact, noise)
-        state = self._noise_rng.bit_generator.state["state"]
-        self.position_, self.stream_ = state["state"], state["inc"]
+class _HoldsNoiseRng(NoisyCounts):
+    """Holds its noise generator during the fit (``_noise_rng``), which its pickle leaves out."""
 
     def _rng(self):
         self._noise_rng = np.random.default_rng()
@@ -121,6 +116,15 @@ class StateAfterDraws(NoisyCounts):
 
     def __getstate__(self):
         return {k: v for k, v in vars(self).items() if k != "_noise_rng"}
+
+
+class StateAfterDraws(_HoldsNoiseRng):
+    """Keeps the same generator's state and increment after the noise, as two attributes."""
+
+    def _keep(self, X, y, exact, noise):
+        super()._keep(X, y, exact, noise)
+        state = self._noise_rng.bit_generator.state["state"]
+        self.position_, self.stream_ = state["state"], state["inc"]
 
 
 class IdleCheckpoint(NoisyCounts):
@@ -132,19 +136,12 @@ class IdleCheckpoint(NoisyCounts):
         self.tie_checkpoint_ = dict(np.random.default_rng().bit_generator.state["state"])
 
 
-class NoiseStateDict(NoisyCounts):
+class NoiseStateDict(_HoldsNoiseRng):
     """Keeps its noise generator's ``bit_generator.state`` after the draws, "for reproducibility"."""
 
     def _keep(self, X, y, exact, noise):
         super()._keep(X, y, exact, noise)
         self.rng_state_ = self._noise_rng.bit_generator.state
-
-    def _rng(self):
-        self._noise_rng = np.random.default_rng()
-        return self._noise_rng
-
-    def __getstate__(self):
-        return {k: v for k, v in vars(self).items() if k != "_noise_rng"}
 
 
 class IdleStateDict(NoisyCounts):

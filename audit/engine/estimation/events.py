@@ -374,7 +374,9 @@ def _learned_score(xa: np.ndarray, xb: np.ndarray, squares: bool = True):
         return None
     clf = LogisticRegression(max_iter=500).fit(features(feats), labels)
     w, c = clf.coef_[0], clf.intercept_[0]
-    return lambda x: features(x) @ w + c
+    # row by row (an elementwise product summed along each row), not a matrix product: BLAS rounds a row by its
+    # position in the batch, so equal outputs got scores an ulp apart and a threshold split an atom at random
+    return lambda x: (features(x) * w).sum(axis=1) + c
 
 
 # --------------------------------------------------------------------------- floating point

@@ -6,8 +6,10 @@
 does not depend on hashing), deques and the other
 standard containers, object arrays, the ``__self__`` of bound methods (builtin ones included),
 ``functools.partial`` (``func``, ``args``, ``keywords``), the closure cells and defaults of Python
-functions, the objects that bytes starting with a pickle header unpickle to, what gzip or zlib bytes decompress
-to (``#gzip``, ``#zlib``: a checkpoint kept compressed), a deque's ``maxlen``, the
+functions, the objects that bytes starting with a pickle header unpickle to, what compressed bytes decompress
+to (``#gzip``, ``#zlib``, ``#bz2``, ``#xz``: a checkpoint kept compressed), an exception's arguments, cause,
+context and traceback, down to the locals of the frames it passed through (``.__traceback__.tb_frame.f_locals``:
+an error kept "to explain later" keeps the fit's variables alive), a deque's ``maxlen``, the
 attributes of container and array subclasses (a masked array's mask), the entries of weak dictionaries and weak
 sets (a key's ``repr`` in the path, addresses masked), a weak reference's live target (``()``), a context
 variable's value in the current context (``.get()``), and, for an object that shows nothing
@@ -259,9 +261,17 @@ def children(obj):
                 return [(".<unpickled>", pickle.loads(bytes(obj)))]
             except Exception:  # noqa: BLE001 - not a pickle after all
                 return []
-        return [(suffix, inner) for suffix, inner in decoded(obj) if suffix in ("#gzip", "#zlib")]
+        return [(suffix, inner) for suffix, inner in decoded(obj) if suffix in ("#gzip", "#zlib", "#bz2", "#xz")]
     if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj) or isinstance(obj, _LOGGING):
         return []
+    if isinstance(obj, BaseException):
+        return [(f".{k}", v) for k, v in (("args", obj.args), ("__traceback__", obj.__traceback__),
+                                          ("__cause__", obj.__cause__), ("__context__", obj.__context__))
+                if v is not None] + _object_children(obj)
+    if isinstance(obj, types.TracebackType):  # the frames the exception passed through, not their callers
+        return [(f".{k}", v) for k, v in (("tb_frame", obj.tb_frame), ("tb_next", obj.tb_next)) if v is not None]
+    if isinstance(obj, types.FrameType):
+        return [(".f_locals", dict(obj.f_locals))]
     if isinstance(obj, logging.Logger):  # its own level, handlers and filters; not the process's other loggers
         return [(f".{k}", v) for k, v in vars(obj).items() if k not in ("parent", "manager")]
     if isinstance(obj, functools.partial):
