@@ -60,7 +60,7 @@ import zlib
 import numpy as np
 
 __all__ = ["number_parts", "decoded", "float_parts", "position_parts", "pandas_parts", "positions", "is_identifier", "whole_of", "ancestors",
-           "MAX_TOKENS", "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS"]
+           "MAX_TOKENS", "MAX_TEXT", "MAX_DECODED", "MAX_DEPTH", "PART_NODES", "MARKERS", "COMPRESSED"]
 
 #: number tokens kept per string (the first half and the last half of them), each with its value and its format
 MAX_TOKENS = 32
@@ -181,16 +181,6 @@ def _text(data: bytes):
     return text if text and (text.isprintable() or all(c.isprintable() or c.isspace() for c in text)) else None
 
 
-def _inflate(data: bytes, wbits: int):
-    """``data`` decompressed (gzip: ``wbits`` 31, zlib: 15), at most :data:`MAX_DECODED` bytes; None if not."""
-    try:
-        d = zlib.decompressobj(wbits)
-        out = d.decompress(data, MAX_DECODED)
-    except zlib.error:
-        return None
-    return out if d.eof else None
-
-
 def _unpickled(data: bytes):
     try:
         return pickle.loads(data)  # the subject's own bytes: its code already runs in this process
@@ -199,27 +189,33 @@ def _unpickled(data: bytes):
 
 
 def _decompressed(decompressor, data: bytes):
-    """``data`` through a bz2 or lzma ``decompressor``, at most :data:`MAX_DECODED` bytes; None if not."""
+    """``data`` through a ``decompressor`` (zlib's, bz2's or lzma's), at most :data:`MAX_DECODED` bytes; None
+    when it is not a whole stream of that format."""
     try:
         out = decompressor.decompress(data, MAX_DECODED)
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
+    except (zlib.error, OSError, EOFError, ValueError, lzma.LZMAError):
         return None
     return out if decompressor.eof else None
 
 
+def _zlib_header(data: bytes) -> bool:
+    return len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0
+
+
+#: the compressions of the standard library: ``(suffix, whether data starts like one, a fresh decompressor)``
+_COMPRESSIONS = (("#bz2", lambda d: d[:3] == b"BZh", bz2.BZ2Decompressor),
+                 ("#xz", lambda d: d[:6] == b"\xfd7zXZ\x00", lzma.LZMADecompressor),
+                 ("#gzip", lambda d: d[:2] == b"\x1f\x8b", lambda: zlib.decompressobj(31)),
+                 ("#zlib", _zlib_header, lambda: zlib.decompressobj(15)))
+#: the suffixes of what compressed bytes decompress to
+COMPRESSED = tuple(suffix for suffix, _, _ in _COMPRESSIONS)
+
+
 def _bytes_decoded(data: bytes) -> list:
-    if data[:3] == b"BZh":
-        inner = _decompressed(bz2.BZ2Decompressor(), data)
-        return [("#bz2", _text(inner) or inner)] if inner is not None else []
-    if data[:6] == b"\xfd7zXZ\x00":
-        inner = _decompressed(lzma.LZMADecompressor(), data)
-        return [("#xz", _text(inner) or inner)] if inner is not None else []
-    if data[:2] == b"\x1f\x8b":
-        inner = _inflate(data, 31)
-        return [("#gzip", _text(inner) or inner)] if inner is not None else []
-    if len(data) >= 2 and data[0] == 0x78 and (data[0] * 256 + data[1]) % 31 == 0:
-        inner = _inflate(data, 15)
-        return [("#zlib", _text(inner) or inner)] if inner is not None else []
+    for suffix, starts, decompressor in _COMPRESSIONS:
+        if starts(data):
+            inner = _decompressed(decompressor(), data)
+            return [(suffix, _text(inner) or inner)] if inner is not None else []
     if len(data) > 2 and data[0] == 0x80 and 2 <= data[1] <= 5:  # a pickle of protocol 2 to 5
         value = _unpickled(data)
         return [("#pickle", value)] if value is not None else []

@@ -45,7 +45,7 @@ from collections import deque
 
 import numpy as np
 
-from audit.gate.parts import decoded
+from audit.gate.parts import COMPRESSED, decoded
 from audit.gate.state.codec import parse_text
 
 __all__ = ["Walk", "walk", "recognise", "GENERATOR_TYPES", "MAX_NODES", "LONG", "long_plain_data", "long_seed"]
@@ -261,7 +261,7 @@ def children(obj):
                 return [(".<unpickled>", pickle.loads(bytes(obj)))]
             except Exception:  # noqa: BLE001 - not a pickle after all
                 return []
-        return [(suffix, inner) for suffix, inner in decoded(obj) if suffix in ("#gzip", "#zlib", "#bz2", "#xz")]
+        return [(suffix, inner) for suffix, inner in decoded(obj) if suffix in COMPRESSED]
     if isinstance(obj, _SCALARS) or inspect.isclass(obj) or inspect.ismodule(obj) or isinstance(obj, _LOGGING):
         return []
     if isinstance(obj, BaseException):
