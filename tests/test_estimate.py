@@ -266,3 +266,16 @@ def test_dask_cluster_gives_the_same_result():
             Client(cluster) as client, sampling.scheduler(client):
         remote = estimate_epsilon(mech, 0, 1, n_samples=3 * 4096 + 5, seed=4)
     assert remote.counts == local.counts and remote.event == local.event
+
+
+def test_the_joint_bound_needs_its_own_seed_and_names_a_bad_choice():
+    from audit.engine.estimation.estimate import lower_bound
+
+    with pytest.raises(ValueError, match="bound must be one of"):
+        lower_bound(10, 100, 2, 100, delta=0.0, alpha=0.05, bound="wald")
+    assert lower_bound(10, 100, 2, 100, delta=1e-3, alpha=0.05, bound="joint", rng=1)[1] == "cp"
+    a = lower_bound(40, 100, 5, 100, delta=0.0, alpha=0.05, bound="joint", rng=7)
+    assert a == lower_bound(40, 100, 5, 100, delta=0.0, alpha=0.05, bound="joint", rng=7) and a[1] == "joint"
+    assert a[0] > 0
+    with pytest.raises(ValueError, match="rng must be given"):
+        lower_bound(40, 100, 5, 100, delta=0.0, alpha=0.05, bound="joint")

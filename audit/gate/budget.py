@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from audit.gate.inputs import CheckError
-from audit.gate.verdict import ALPHA
+from audit.gate.verdict import ALPHA, BOUND
 from audit.engine.runs import progress
 from audit.engine.runs.budget import SAMPLES
 from audit.engine.estimation.estimate import AuditResult, audit_pairs, count_event
@@ -109,7 +109,7 @@ def grow(mech, res, audited, claim, subject, n, seed, budget, kind="mechanism"):
             stage = audit_pairs(mech, [pair], claim, n_samples=n_k, alpha=a_k, seed=seed + 7919 * k)
         else:
             r = count_event(mech, pair.d0, pair.d1, direction.chosen, direction.direction, n_samples=n_k,
-                            delta=subject.delta, alpha=a_k, seed=seed + 7919 * k)
+                            delta=subject.delta, alpha=a_k, seed=seed + 7919 * k, bound=BOUND)
             stage = AuditResult(claim, r.epsilon_lower, r.epsilon_point, bool(r.epsilon_lower > claim.epsilon), 0,
                                 pair.description, [r], int(n_k), a_k)
         row = confirmed_rows([pair], stage.results)[0]
@@ -130,7 +130,7 @@ def _best_power_direction(result, subject, n_k: int, alpha: float):
     def loss(r):
         c = r.counts
         p1 = (c["k1"] + 0.5) / (int(c["n1"]) + 1)
-        return detectable_loss(p1, n_k, claim=subject.epsilon, alpha=alpha / 2, delta=subject.delta)
+        return detectable_loss(p1, n_k, claim=subject.epsilon, alpha=alpha / 2, delta=subject.delta, bound=BOUND)
 
     return min(directions, key=lambda r: (loss(r), -r.epsilon_lower)) if directions else None
 

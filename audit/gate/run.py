@@ -56,7 +56,7 @@ from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_te
 from audit.gate.budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, coverage_cut, grow_limit, scale_records)
 from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, grow_text as _grow_text
-from audit.gate.verdict import AFTER_FINDING, ALPHA, certain_finding, decided_row
+from audit.gate.verdict import AFTER_FINDING, ALPHA, BOUND, certain_finding, decided_row
 from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
                                 subject_error_row as _subject_error_row)
 from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pairs
@@ -334,7 +334,7 @@ def float_or_outputs(row, extra, mech, pair, claim, n, seed, names) -> None:
     """
     with float_probe(False), coordinates(names):
         real = sequential_audit(mech, [pair], claim, n_samples=max(2_000, n // 4), alpha=ALPHA, seed=seed + 104_729,
-                                label="re-audited in real arithmetic")
+                                label="re-audited in real arithmetic", bound=BOUND)
     m = real.n_samples
     row["real_arithmetic"] = {"violation": bool(real.violation), "epsilon_lower": float(real.epsilon_lower),
                               "n_samples": m, "event": str(getattr(real.worst, "event", ""))}

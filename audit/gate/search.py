@@ -32,6 +32,7 @@ from audit.engine.estimation import sampling
 from audit.engine.estimation.estimate import AuditResult, Claim, check_sizes, audit_pairs, estimate_from_samples
 from audit.engine.estimation.neighbours import NeighbourPair
 from audit.engine.estimation.sequential import looks_text, sequential_audit
+from audit.gate.verdict import BOUND
 from reference.validation import shown
 
 __all__ = ["FAMILIES", "SCREEN_FIRST", "SCREEN_TOP", "candidate_pairs", "search_and_confirm", "screen_first",
@@ -205,7 +206,8 @@ class SearchResult:
 
 
 def _sequential(mechanism, pairs, claim, *, n_samples, alpha, seed, pilots=None) -> AuditResult:
-    return sequential_audit(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed, pilots=pilots)
+    return sequential_audit(mechanism, pairs, claim, n_samples=n_samples, alpha=alpha, seed=seed, pilots=pilots,
+                            bound=BOUND)
 
 
 def _screened_pilots(pairs, screened: dict):

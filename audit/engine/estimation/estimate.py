@@ -34,10 +34,11 @@ from audit.engine.runs import checkpoint
 from audit.engine.runs import progress
 from audit.engine.estimation.bounds import epsilon_lower_bound, min_samples_for_a_bound, point_estimate
 from audit.engine.estimation.events import choose_event
+from audit.engine.estimation.joint import epsilon_lower_joint
 from audit.engine.estimation.sampling import Samples, collect, draw_many, gather
 
 __all__ = ["Claim", "EstimateResult", "AuditResult", "estimate_epsilon", "estimate_from_samples", "audit_pairs",
-           "confirm_pairs", "check_sizes", "count_event", "unpack_pair"]
+           "confirm_pairs", "check_sizes", "count_event", "unpack_pair", "BOUNDS", "lower_bound"]
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,12 @@ class EstimateResult:
     directions: list = field(default_factory=list, repr=False)
     #: the :class:`audit.engine.estimation.events.Event` counted (not in ``to_dict``: a checkpointed result has none)
     chosen: Any = field(default=None, repr=False, compare=False)
+    #: how the counts became ``epsilon_lower`` (:data:`BOUNDS`); the power reading follows it
+    bound: str = "cp"
 
     def to_dict(self, *, with_directions: bool = True) -> dict:
         d = {k: getattr(self, k) for k in ("epsilon_lower", "epsilon_point", "event", "direction", "counts",
-                                           "n_samples", "alpha", "delta")}
+                                           "n_samples", "alpha", "delta", "bound")}
         if with_directions:  # the best direction is itself one of the directions: no deeper nesting
             d["directions"] = [r.to_dict(with_directions=False) for r in self.directions]
         return d
@@ -91,6 +94,38 @@ class EstimateResult:
         return (f"{self.direction}: event [{self.event}] occurred {c['k0']:,}/{c['n0']:,} vs "
                 f"{c['k1']:,}/{c['n1']:,} times -> epsilon >= {self.epsilon_lower:.4g} "
                 f"(point {self.epsilon_point:.4g}, alpha {self.alpha:.3g})")
+
+
+#: the lower bounds an audit can take of one event's counts at level ``alpha``: ``"cp"``, a one-sided
+#: Clopper-Pearson bound at ``alpha / 2`` on each probability (:func:`audit.engine.estimation.bounds.epsilon_lower_bound`,
+#: the conservative reference), and ``"joint"``, one exact test of both counts at the whole ``alpha``
+#: (:func:`audit.engine.estimation.joint.epsilon_lower_joint`: coupled thinning and Fisher's test; pure DP only, a
+#: claim with ``delta > 0`` keeps ``"cp"``)
+BOUNDS = ("cp", "joint")
+
+
+def lower_bound(k0: int, n0: int, k1: int, n1: int, *, delta: float, alpha: float, bound: str = "cp",
+                rng=None) -> tuple[float, str]:
+    """``(epsilon_lower, bound used)`` of one event's counts at level ``alpha`` (:data:`BOUNDS`); ``rng`` gives
+    the joint bound's thinning and must be independent of the counts (a stream of its own)."""
+    if bound not in BOUNDS:
+        raise ValueError(f"bound must be one of {BOUNDS}, got {bound!r}")
+    if bound == "joint" and rng is None:
+        raise ValueError("rng must be given for bound='joint' (a seed or SeedSequence drawn apart from the samples)")
+    if bound == "joint" and delta == 0.0:
+        return float(epsilon_lower_joint(int(k0), int(n0), int(k1), int(n1), alpha=alpha, rng=rng)), "joint"
+    return float(epsilon_lower_bound(k0, n0, k1, n1, delta=delta, alpha=alpha)), "cp"
+
+
+def _thinning(rng, bound: str) -> list:
+    """The joint bound's two thinning streams (one per direction) from ``rng``, or ``[None, None]`` for
+    ``"cp"``; the joint bound needs a seed: the same seed, the same bound."""
+    if bound != "joint":
+        return [None, None]
+    if rng is None:
+        raise ValueError("rng must be given for bound='joint' (a seed or SeedSequence drawn apart from the samples)")
+    ss = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(int(rng))
+    return ss.spawn(2)
 
 
 def check_sizes(n_samples, alpha, delta, pilot_fraction) -> tuple[int, int]:
@@ -145,7 +180,7 @@ def estimate_epsilon(mechanism, d0, d1, *, n_samples: int = 100_000, delta: floa
 
 
 def estimate_from_samples(pilot0: Samples, pilot1: Samples, counting, *, delta: float = 0.0,
-                          alpha: float = 0.05) -> EstimateResult:
+                          alpha: float = 0.05, bound: str = "cp", rng=None) -> EstimateResult:
     """The bound of :func:`estimate_epsilon` from samples already drawn.
 
     Parameters
@@ -156,8 +191,13 @@ def estimate_from_samples(pilot0: Samples, pilot1: Samples, counting, *, delta: 
         The counting batches' blocks, ``i`` = 0 for ``d0`` and 1 for ``d1``; independent of the pilots
         and of equal size for both inputs.
     delta, alpha : see :func:`estimate_epsilon`
+    bound : ``"cp"`` or ``"joint"`` (:data:`BOUNDS`)
+        How each direction's counts become its bound, at ``alpha / 2``.
+    rng : numpy.random.SeedSequence or int, optional
+        The joint bound's thinning (one child per direction), drawn independently of the samples.
     """
     a_dir = alpha / 2
+    thin = _thinning(rng, bound)
     events = {"d0 vs d1": choose_event(pilot0, pilot1, delta=delta, alpha=a_dir),
               "d1 vs d0": choose_event(pilot1, pilot0, delta=delta, alpha=a_dir)}
     k = {name: [0, 0] for name in events}
@@ -170,20 +210,20 @@ def estimate_from_samples(pilot0: Samples, pilot1: Samples, counting, *, delta: 
         raise ValueError(f"the counting batches of the two inputs differ in size: {n[0]} and {n[1]}")
     n_count, n_pilot = n[0], len(pilot0)
     results = []
-    for name, ev in events.items():
+    for (name, ev), s in zip(events.items(), thin):
         num, den = (k[name][0], k[name][1]) if name == "d0 vs d1" else (k[name][1], k[name][0])
-        lower = epsilon_lower_bound(num, n_count, den, n_count, delta=delta, alpha=a_dir)
+        lower, used = lower_bound(num, n_count, den, n_count, delta=delta, alpha=a_dir, bound=bound, rng=s)
         point = point_estimate(num, n_count, den, n_count, delta=delta)
-        results.append(EstimateResult(float(lower), point, ev.description, name,
+        results.append(EstimateResult(lower, point, ev.description, name,
                                       {"k0": num, "n0": n_count, "k1": den, "n1": n_count, "n_pilot": n_pilot},
-                                      int(n_pilot + n_count), alpha, delta, chosen=ev))
+                                      int(n_pilot + n_count), alpha, delta, chosen=ev, bound=used))
     best = max(results, key=lambda r: (r.epsilon_lower, r.epsilon_point))
     best.directions = results
     return best
 
 
 def count_event(mechanism, d0, d1, event, direction: str, *, n_samples: int, delta: float = 0.0,
-                alpha: float = 0.05, seed: int = 0) -> EstimateResult:
+                alpha: float = 0.05, seed: int = 0, bound: str = "cp") -> EstimateResult:
     """The bound of one event fixed beforehand (chosen on other samples), counted on ``n_samples`` fresh outputs
     per input, every one of them counted (no pilot: the event is already chosen).
 
@@ -201,22 +241,24 @@ def count_event(mechanism, d0, d1, event, direction: str, *, n_samples: int, del
         :func:`audit.engine.estimation.power.power_statement` reads the result alike); only one direction is
         counted, so the error probability is at most ``alpha / 2``.
     seed : int or numpy.random.SeedSequence
+    bound : ``"cp"`` or ``"joint"`` (:data:`BOUNDS`)
     """
     if direction not in ("d0 vs d1", "d1 vs d0"):
         raise ValueError(f"direction must be 'd0 vs d1' or 'd1 vs d0', got {direction!r}")
     check_sizes(int(n_samples) * 2, alpha, delta, 0.5)  # n_samples counted outputs per input suffice to bound
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    s0, s1 = ss.spawn(2)
+    s0, s1, s_thin = ss.spawn(3)  # the third stream: the joint bound's thinning
     k, n = [0, 0], [0, 0]
     for i, block in draw_many(mechanism, [(d0, int(n_samples), s0), (d1, int(n_samples), s1)]):
         n[i] += len(block)
         k[i] += event.count(block)
     num, den = (k[0], k[1]) if direction == "d0 vs d1" else (k[1], k[0])
-    lower = epsilon_lower_bound(num, n[0], den, n[1], delta=delta, alpha=alpha / 2)
+    lower, used = lower_bound(num, n[0], den, n[1], delta=delta, alpha=alpha / 2, bound=bound,
+                              rng=_thinning(s_thin, bound)[0])
     point = point_estimate(num, n[0], den, n[1], delta=delta)
-    out = EstimateResult(float(lower), point, event.description, direction,
+    out = EstimateResult(lower, point, event.description, direction,
                          {"k0": num, "n0": n[0], "k1": den, "n1": n[1], "n_pilot": 0}, int(n_samples), alpha, delta,
-                         chosen=event)
+                         chosen=event, bound=used)
     out.directions = [out]
     return out
 

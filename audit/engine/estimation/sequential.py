@@ -7,7 +7,9 @@ drawn further at each look (never redrawn): at look ``j`` the pilot holds ``pilo
 more: it may begin with outputs drawn before on streams of their own, the neighbour search's screening samples,
 ``pilots``), the counting batch the rest. The event of each direction is chosen on the pilot as it stands and
 counted on the whole counting batch, which is independent of every pilot. Each look's bound is a
-Clopper-Pearson bound at its own share of alpha (:data:`SPEND`), so by the union bound over the looks a claim
+Clopper-Pearson bound at its own share of alpha (:data:`SPEND`), or with ``bound="joint"`` one exact test of both
+counts at that share (:mod:`audit.engine.estimation.joint`, its thinning drawn from the look's own stream, so the
+two bounds count the same outputs), so by the union bound over the looks a claim
 that holds is flagged at some look with probability at most alpha, whatever the stopping rule. The last look
 keeps most of alpha (75%): its bound is the fixed protocol's at 0.75 alpha, a Clopper-Pearson interval wider by
 about 2% at the quick budget's levels. The look at 3/8 stops a pass whose loss is near its claim (diffprivlib's
@@ -110,7 +112,7 @@ def conclusive(result: EstimateResult, claim: Claim) -> bool:
     if math.log(max((1.0 - claim.delta) / p1, 1.0)) < target:
         return False
     if detection_probability(target + 0.01, p1, n, claim=claim.epsilon, alpha=result.alpha / 2,
-                             delta=claim.delta) < 0.9:
+                             delta=claim.delta, bound=result.bound) < 0.9:
         return False
     return pass_power(result, claim=claim.epsilon, delta=claim.delta)[0]["power"] == "conclusive"
 
@@ -140,7 +142,7 @@ class _Stream:
 
 def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: float, seed, pilot_fraction=0.2,
                      looks=LOOKS, spend=SPEND, futility: float = FUTILITY, label: str = "confirmed",
-                     pilots=None) -> AuditResult:
+                     pilots=None, bound: str = "cp") -> AuditResult:
     """Audit ``claim`` on ``pairs`` with a group-sequential confirmation (see the module's text).
 
     Parameters
@@ -164,6 +166,10 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
         Outputs already drawn from an input on streams of their own (the neighbour search's screening): they
         begin its pilot, and a look draws only what the pilot lacks of ``pilot_fraction * n_j``. They choose
         events and are never counted, so the bounds stay sound.
+    bound : ``"cp"`` or ``"joint"``
+        How each look's counts become its bounds (:data:`audit.engine.estimation.estimate.BOUNDS`): the joint
+        bound spends each look's whole share of alpha on one exact test (its thinning drawn from the look's own
+        stream), where Clopper-Pearson spends half on each count; the power reading and the stops follow it.
 
     Returns
     -------
@@ -180,6 +186,7 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
                          f"spend={spend!r}")
     given = [(len(a) if a is not None else 0, len(b) if b is not None else 0) for a, b in pilots] if pilots else []
     key = f"seq{len(pairs)}:n={n_samples}:alpha={alpha}:delta={claim.delta}:seed={seed}:looks={looks}:spend={spend}" \
+        + (f":bound={bound}" if bound != "cp" else "") \
         + (f":pilots={given}" if pilots else "")
     saved = checkpoint.lookup(key)
     if saved is not None:
@@ -208,9 +215,10 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
             if last:
                 raise
             continue  # too few outputs to bound anything at this look's level: its alpha is left unspent
-        items, where = [], []
+        items, where, thin = [], [], []
         for i, (d0, d1, _) in enumerate(data):
-            s = look_seeds[i][j].spawn(4)
+            s = look_seeds[i][j].spawn(5)  # pilots, counting batches, and the joint bound's thinning
+            thin.append(s[4])
             for side, d in enumerate((d0, d1)):
                 st = streams[i][side]
                 if n_pilot > st.n_pilot:
@@ -234,7 +242,8 @@ def sequential_audit(mechanism, pairs, claim: Claim, *, n_samples: int, alpha: f
         for i in range(len(pairs)):
             s0, s1 = streams[i]
             counting = [(0, b) for b in s0.counting] + [(1, b) for b in s1.counting]
-            results.append(estimate_from_samples(s0.pilot, s1.pilot, counting, delta=claim.delta, alpha=a_pair))
+            results.append(estimate_from_samples(s0.pilot, s1.pilot, counting, delta=claim.delta, alpha=a_pair,
+                                                 bound=bound, rng=thin[i]))
             progress.step(f"pair {i + 1}/{len(pairs)} {label} at {n_j:,} outputs per input (look {j + 1} of "
                           f"{len(sizes)}): {data[i][2] or f'pair {i}'}: ε ≥ {results[-1].epsilon_lower:.4g}",
                           done=j * len(pairs) + i + 1, total=len(sizes) * len(pairs), since=start)
