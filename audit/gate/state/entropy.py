@@ -36,7 +36,7 @@ import numpy as np
 from audit.gate.state.bindings import rebound
 from audit.gate.state.fingerprint import Leaves, differing, excluded, left_out
 
-__all__ = ["fed", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES", "GENERATOR_WORDS"]
+__all__ = ["fed", "stand_in", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES", "GENERATOR_WORDS"]
 
 #: masked fits per taint map: a model bit and an entropy bit agree on every mask by chance with probability 2**-32
 MASKS = 32
@@ -163,7 +163,7 @@ class _StandsFor(type):
         return issubclass(sub, cls.__mro__[1])
 
 
-def _unseeded(real, build):
+def stand_in(real, build):
     """A stand-in for the generator class ``real``: built without a seed (or any other argument) it is
     ``build()``; with one, it is ``real`` itself."""
     class Stand(real, metaclass=_StandsFor):
@@ -232,9 +232,9 @@ def fed(data: bytes, replace=None):
     os.urandom = random._urandom = stream
     if saved[1] is not None:
         os.getrandom = lambda size, flags=0: stream(size)
-    np.random.RandomState = _unseeded(real_state, lambda: real_state(_fed_mt19937(stream)))
+    np.random.RandomState = stand_in(real_state, lambda: real_state(_fed_mt19937(stream)))
     for name in _BIT_GENERATORS:
-        setattr(np.random, name, _unseeded(classes[name], lambda: _fed_mt19937(stream)))
+        setattr(np.random, name, stand_in(classes[name], lambda: _fed_mt19937(stream)))
     random.getrandbits = random._inst.getrandbits = getrandbits
     random.random = lambda: getrandbits(53) * 2.0 ** -53
     random.Random = FedRandom

@@ -28,6 +28,7 @@ import numpy as np
 
 from audit.gate.state import codec
 from audit.gate.state.bindings import rebound
+from audit.gate.state.entropy import stand_in
 
 __all__ = ["recording", "loaded", "identify", "MAX_STEPS"]
 
@@ -48,9 +49,7 @@ def _unseeded(build):
         count[0] += 1
         return build(count[0] - 1, original_pcg)
 
-    class PCG64(original_pcg):
-        def __new__(cls, seed=None, *args, **kwargs):
-            return make() if seed is None and not args and not kwargs else original_pcg(seed, *args, **kwargs)
+    PCG64 = stand_in(original_pcg, make)
 
     def default_rng(seed=None):
         return np.random.Generator(make()) if seed is None else original_rng(seed)
