@@ -37,6 +37,14 @@ def test_a_kept_generator_the_noise_comes_from_stays_a_finding(name):
     assert report.epsilon_lower == np.inf
 
 
+def test_values_drawn_from_a_kept_tie_breaker_alike_on_every_input_are_not_the_noise():
+    """Salts drawn from the kept generator move with its source, but read the same on D, D' and the inputs beside
+    them under each replacement: not data-bound, so the generator is cleared (a held-back control failed here)."""
+    report = probe_estimator(K.SaltsFromTieBreaker, *D0, pair=(D0, D1))
+    assert report.verdict == "clean", report.summary()
+    assert any("model._ties keeps randomness built from fresh OS entropy" in r for r in report.remarks)
+
+
 def test_the_idle_test_names_why_a_generator_stays():
     idle, why = idle_generators(K.JumpedNoise, D0, D1, ["model._rng"])
     assert idle == {} and "moved it and model.counts_" in why

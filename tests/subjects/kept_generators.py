@@ -57,6 +57,17 @@ class TieBreakerStamped(TieBreaker):
         return self
 
 
+class SaltsFromTieBreaker(TieBreaker):
+    """A control: hashing salts for the bucket table drawn from the kept tie-breaking ``random.Random()``; the noise
+    from a fresh generator of its own (the salts move with the kept generator's source, alike on every input)."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self._ties = random.Random()
+        self.bucket_salts_ = [self._ties.getrandbits(32) for _ in range(16)]
+        return self
+
+
 class _KeptTied(TieBreaker):
     def fit(self, X, y):
         y = np.asarray(y)

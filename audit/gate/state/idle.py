@@ -16,20 +16,25 @@ its own):
 2. For each source ``j``, :data:`TRIALS` fits on D and as many on D' (with the same replacements) give source
    ``j`` bytes of its own. The *kept* paths (the generators and states found) that move are the ones source ``j``
    decides.
-3. The kept randomness is cleared when every kept path moves with some source, no source that moves a kept path
-   moves anything else the model's pickle holds (its numbers, the integers its texts spell), and the kept paths
-   read the same on D and D' under every stream.
+3. The kept randomness is cleared when every kept path moves with some source, everything else a source that
+   moves a kept path moves (the model's numbers, the integers its texts spell) reads the same on D, on D', on their
+   union D + D' and on D and D' with every label turned to the next one present, under each replacement (it is not
+   data-bound: hashing salts drawn from a kept tie-breaking generator), and the kept paths read the same on D and D'
+   under every stream.
 
-Then the kept values are a function of sources that nothing else the model holds reads, the same function on D
-and on D': their law is the same on both inputs, and they are independent of the rest of the release, so they
-add no loss. A kept value that some source never moves is not OS entropy the fit drew (a seed the user passed, a
-hash of the data) and is never cleared.
+Then the kept values, and whatever else their sources decide, are a function of sources that the data-bound part of
+the release does not read, the same function on every input tried: their law is the same on D and D', and they
+are independent of the rest of the release, so they add no loss. The union changes the count of every class either
+input holds, so noise drawn from a kept generator for a class the pair does not differ in still shows; the turned
+labels move a majority or an argmax that one record does not (a randomized-response bit of the majority). A kept
+value that some source never moves is not OS entropy the fit drew (a seed the user passed, a hash of the data) and
+is never cleared.
 
 Whatever way the release depends on a source (its draws, a child it spawned, a jumped copy, a seed drawn from
 it), replacing it changes the release in some trial, unless the dependence is hidden by coarse noise in every
 trial: one randomized-response bit at ε = 1 stays the same with probability at most 0.731 per trial, so a source
 it depends on is missed with probability at most ``0.731 ** (2 * TRIALS)`` (about 3e-7). A dependence that shows
-only on other datasets than the probe's pair is not seen. A fit that draws from more than :data:`MAX_SOURCES`
+only on datasets other than the probe's pair and the three beside it is not seen. A fit that draws from more than :data:`MAX_SOURCES`
 sources is not tested: its kept randomness stays a finding.
 """
 from __future__ import annotations
@@ -88,6 +93,22 @@ def _kept(path: str, paths) -> bool:
     return excluded(path.removesuffix("#state").removesuffix("#digits"), paths)
 
 
+def _others(D0, D1) -> list:
+    """Inputs beside the pair on which a data-bound value shows: the union of every record of ``D0`` and ``D1``
+    (every class count either holds changes), and ``D0`` and ``D1`` with each label turned to the next label present
+    (a majority, a ranking or an argmax turns)."""
+    (X0, y0), (X1, y1) = D0, D1
+    X0, X1, y0, y1 = np.asarray(X0), np.asarray(X1), np.asarray(y0), np.asarray(y1)
+    width = max(X.shape[-1] if X.ndim == 2 else 1 for X in (X0, X1))
+    labels = np.unique(np.concatenate((y0, y1)))
+
+    def turned(y):
+        return labels[(np.searchsorted(labels, y) + 1) % len(labels)] if len(labels) > 1 else y
+
+    return [(np.concatenate((X0.reshape(-1, width), X1.reshape(-1, width))), np.concatenate((y0, y1))),
+            (X0, turned(y0)), (X1, turned(y1))]
+
+
 def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict, str]:
     """``({path: sentence}, reason)``: the kept generators and states at ``paths`` (of a model fitted on ``D0`` as it
     ships) that the release does not depend on (module docstring), each with the sentence that says why; ``reason``
@@ -99,6 +120,8 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict,
         first, n_sources = _fit(make_estimator, D0, base)
         unstable = set().union(*(differing(first, _fit(make_estimator, D0, base)[0]) for _ in range(2)))
         other = _fit(make_estimator, D1, base)[0]
+        beside = _others(D0, D1)
+        thirds = [_fit(make_estimator, D, base)[0] for D in beside]
     except Exception as exc:  # noqa: BLE001 - outside code
         return {}, f"a fit under fed entropy raised {type(exc).__name__}"
     unstable = {k for k in unstable if not _kept(k, paths)}  # kept randomness the stream does not decide stays
@@ -112,22 +135,24 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict,
         for _ in range(TRIALS):
             replace = (j, int(rng.integers(2 ** 63)))
             try:
-                r0, r1 = (_fit(make_estimator, D, base, replace)[0] for D in (D0, D1))
+                r0, r1, *rs = (_fit(make_estimator, D, base, replace)[0] for D in (D0, D1, *beside))
             except Exception as exc:  # noqa: BLE001 - outside code
                 return {}, f"a fit raised {type(exc).__name__}"
-            moved = {k for k in differing(first, r0) | differing(other, r1) if k not in unstable}
+            moved = {k for k in set().union(differing(first, r0), differing(other, r1),
+                                            *(differing(t, r) for t, r in zip(thirds, rs))) if k not in unstable}
             kept = {k for k in moved if _kept(k, paths)}
             if any(_kept(k, paths) for k in differing(r0, r1) - unstable):
                 return {}, f"it differs between D and D' when source {j + 1} of entropy is replaced"
-            mine, others = mine | kept, others | (moved - kept)
+            bound = (moved - kept) & set().union(differing(r0, r1), *(differing(r0, r) for r in rs))  # not alike
+            mine, others = mine | kept, others | bound
             if mine and others:
-                return {}, (f"replacing source {j + 1} of entropy moved it and {sorted(others)[0]}: the release "
-                            "depends on it")
+                return {}, (f"replacing source {j + 1} of entropy moved it and {sorted(others)[0]}, which differs "
+                            "between the inputs: the release depends on it")
         moved_by_some |= {p for p in paths if any(_kept(k, [p]) for k in mine)}
     still = [p for p in paths if p not in moved_by_some]
     if still:
         return {}, f"{still[0]}: no source of OS entropy moves it (a seed given, or the data)"
     return ({p: f"{p} keeps randomness built from fresh OS entropy that nothing else the model holds depends on (each "
-                f"of its {n_sources} source{'s' if n_sources != 1 else ''} of entropy replaced in {TRIALS} fits on D "
-                f"and {TRIALS} on D': only the kept randomness moved, alike on both): not the fit's noise, so not a "
-                "finding" for p in paths}, "")
+                f"of its {n_sources} source{'s' if n_sources != 1 else ''} of entropy replaced in {TRIALS} fits on D, "
+                f"{TRIALS} on D' and {TRIALS} on each of 3 inputs beside them: what moved with the kept randomness read "
+                "alike on every input): not the fit's noise, so not a finding" for p in paths}, "")
