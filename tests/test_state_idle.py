@@ -96,3 +96,27 @@ def test_a_kept_state_of_an_idle_generator_is_not_a_finding(name, path):
     assert report.verdict == "clean", report.summary()
     assert any(r.startswith(f"{path} keeps randomness built from fresh OS entropy") for r in report.remarks), \
         report.remarks
+
+
+def _in_fresh_processes(name):
+    from audit.gate.fresh import idle_readings
+
+    return lambda inputs, base: idle_readings(f"subjects.kept_generators:{name}", {}, inputs, base)
+
+
+@pytest.mark.parametrize("name", ["ModuleTieBreaker", "SpawnedTieBreaker"])
+def test_a_tie_breaking_generator_built_at_import_is_cleared_in_fresh_processes(name):
+    """Randomness drawn before the fit is new in each fresh process, where the fit's own draws are fed the same
+    bytes: the kept generator moves there and nothing data-bound moves with it (a held-back control failed here).
+    Without fresh processes it stays a finding, as before."""
+    report = probe_estimator(getattr(K, name), *D0, pair=(D0, D1), fresh=_in_fresh_processes(name))
+    assert report.verdict == "clean", report.summary()
+    assert probe_estimator(getattr(K, name), *D0, pair=(D0, D1)).verdict == "violation"
+
+
+def test_noise_from_a_generator_built_at_import_stays_a_finding_in_fresh_processes():
+    idle, why = idle_generators(K.ModuleNoise, D0, D1, ["model._noise_source"],
+                                fresh=_in_fresh_processes("ModuleNoise"))
+    assert idle == {} and "which differs between the inputs" in why, why
+    report = probe_estimator(K.ModuleNoise, *D0, pair=(D0, D1), fresh=_in_fresh_processes("ModuleNoise"))
+    assert report.verdict == "violation" and report.epsilon_lower == np.inf

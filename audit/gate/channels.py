@@ -33,7 +33,7 @@ import numpy as np
 from audit.engine.runs import progress
 from audit.gate.budget import scale_records
 from audit.gate.determinism import MAX_FITS, probe_determinism
-from audit.gate.fresh import probe_fresh
+from audit.gate.fresh import idle_readings, probe_fresh
 from audit.gate.ladder import ladder_pairs, round_sizes
 from audit.gate.refusals import raises as _raises
 from audit.gate.state.probe import probe_estimator
@@ -87,7 +87,8 @@ def state_probe(plan: dict, subject: Subject):
     pair = (accepted[0].d0, accepted[0].d1) if accepted else None
     others = [(p.description, (p.d0, p.d1)) for p in accepted[1:]]
     return probe_estimator(plan["factory"], *plan["base"], pair=pair, others=others, epsilon=subject.epsilon,
-                           delta=subject.delta, alpha=ALPHA)
+                           delta=subject.delta, alpha=ALPHA,
+                           fresh=lambda inputs, base: idle_readings(subject.target, subject.params, inputs, base))
 
 
 def _trace(plan: dict, subject: Subject, budget: str, seed: int, pairs, share: float, **options):

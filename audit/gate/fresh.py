@@ -60,7 +60,7 @@ from audit.engine.estimation.bounds import epsilon_lower_bound
 from audit.gate.determinism import DeterminismReport
 from audit.gate.observe import ABSENT, observe_fit, source_of
 
-__all__ = ["probe_fresh", "FreshReport", "Zygote", "FreshError", "serve", "POSITIONS", "SCREEN_ROUNDS",
+__all__ = ["probe_fresh", "idle_readings", "FreshReport", "Zygote", "FreshError", "serve", "POSITIONS", "SCREEN_ROUNDS",
            "MAX_PATHS", "FIXED_INSTANT", "FIXED_PID", "SOURCE_REMEDY"]
 
 #: positions of the confirmation (the smallest whose bound can exceed the claim is used)
@@ -221,6 +221,18 @@ def _child(request: dict, answer: str) -> None:
     target = request["target"]
     obj = resolve(target) if isinstance(target, str) else pickle.loads(target)
     params = request["params"]
+    if request.get("kind") == "idle":  # the idle test's fits (audit.gate.state.idle): each under the same fed bytes
+        from audit.gate.state.entropy import fed
+        from audit.gate.state.idle import reading
+
+        readings = []
+        for data in request["sequence"]:
+            with fed(request["base"]):
+                est = obj(**params)
+                est.fit(*data)
+            readings.append(reading(est))
+        _write(answer, {"readings": readings})
+        return
     observed = []
     with seeded_fits(False):
         for data in request["sequence"]:
@@ -325,11 +337,12 @@ class Zygote:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=os.getcwd())
         return self
 
-    def run(self, target, params, sequence, grid, classes, want=None) -> dict:
-        """The observations of one fresh child fitting ``sequence`` in order, and the seeds it recorded."""
+    def run(self, target, params, sequence, grid, classes, want=None, **more) -> dict:
+        """The observations of one fresh child fitting ``sequence`` in order, and the seeds it recorded (``more``:
+        other fields of the request, e.g. the idle test's ``kind`` and ``base``)."""
         try:
             _send(self.proc.stdin, {"target": target, "params": params, "sequence": sequence, "grid": grid,
-                                    "classes": classes, "want": want})
+                                    "classes": classes, "want": want, **more})
             got = _receive(self.proc.stdout)
         except (EOFError, BrokenPipeError, OSError) as exc:
             raise FreshError(f"the fresh-process server stopped ({type(exc).__name__})") from exc
@@ -504,6 +517,25 @@ def probe_fresh(target, params, pairs, *, grid, classes, epsilon: float, delta: 
     _confirm(report, cands, confirmed, pairs, n, delta, level, epsilon)
     report.seeds = _constant_seeds(runs) if report.verdict == "violation" else []
     return report
+
+
+def idle_readings(target, params, inputs, base: bytes, processes: int = 3):
+    """Per fresh process, the readings (:func:`audit.gate.state.idle.reading`) of ``inputs`` fitted in order, each
+    fit's own draws fed ``base`` (:func:`audit.gate.state.entropy.fed`): randomness drawn before the fit (at import)
+    is new in each process, everything the fit draws is the same. A text saying why there are none when the
+    subject cannot be re-imported or a process failed."""
+    if not isinstance(target, str):
+        try:
+            target = pickle.dumps(target)
+            pickle.dumps(params)
+        except Exception as exc:  # noqa: BLE001 - a lambda, a local class
+            return f"the subject cannot be re-imported in a fresh process ({type(exc).__name__})"
+    try:
+        with Zygote() as zygote:
+            return [zygote.run(target, params, list(inputs), None, None, kind="idle", base=base)["readings"]
+                    for _ in range(processes)]
+    except FreshError as exc:
+        return f"a fresh process failed ({exc})"
 
 
 def _confirm(report, cands, confirmed, pairs, n, delta, level, epsilon) -> None:

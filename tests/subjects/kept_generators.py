@@ -190,3 +190,42 @@ class IdleRandomCheckpoint(NoisyCounts):
         super().fit(X, y)
         self._tie_blob = zlib.compress(pickle.dumps(random.Random(os.urandom(8)).getstate()))
         return self
+
+
+#: randomness drawn before any fit, at import: a tie-breaking generator and a pool of seeds spawned from per fit
+_TIES = np.random.default_rng()
+_POOL = np.random.SeedSequence()
+
+
+class ModuleTieBreaker(NoisyCounts):
+    """A control: keeps a reference to the module's tie-breaking generator, built at import; the noise comes from
+    a generator of the fit's own. No source the fit draws moves the kept generator (a fresh process does)."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self._rng = _TIES
+        return self
+
+
+class SpawnedTieBreaker(NoisyCounts):
+    """A control: a tie-breaking generator spawned from the module's pool at each fit, with the pool's entropy and
+    the child's spawn key kept as its provenance; the noise from a generator of the fit's own."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        child = _POOL.spawn(1)[0]
+        self.provenance_ = {"entropy": _POOL.entropy, "spawn_key": list(child.spawn_key)}
+        self._rng = np.random.default_rng(child)
+        return self
+
+
+class ModuleNoise(NoisyCounts):
+    """Leaks: the noise drawn from the module's generator, which the model keeps (rewound, it replays the noise)."""
+
+    def _rng(self):
+        return _TIES
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self._noise_source = _TIES
+        return self

@@ -27,8 +27,12 @@ the release does not read, the same function on every input tried: their law is 
 are independent of the rest of the release, so they add no loss. The union changes the count of every class either
 input holds, so noise drawn from a kept generator for a class the pair does not differ in still shows; the turned
 labels move a majority or an argmax that one record does not (a randomized-response bit of the majority). A kept
-value that some source never moves is not OS entropy the fit drew (a seed the user passed, a hash of the data) and
-is never cleared.
+value that no source of the fit moves is either randomness drawn before the fit (a module's generator built at
+import, kept by reference for tie-breaking) or none (a seed the user passed, a hash of the data). Fitted in
+:data:`FRESH` fresh processes (:func:`audit.gate.fresh.idle_readings`), each with the fit's own draws fed the same
+bytes, the first differs from process to process and the second does not: it is cleared when it differs and
+everything else that differs between the processes reads alike on D, D' and the inputs beside them within each
+process (the pool's entropy, not the noise); otherwise, or without fresh processes, it stays a finding.
 
 Whatever way the release depends on a source (its draws, a child it spawned, a jumped copy, a seed drawn from
 it), replacing it changes the release in some trial, unless the dependence is hidden by coarse noise in every
@@ -49,7 +53,7 @@ from audit.gate.state import replay as rp
 from audit.gate.state.entropy import fed
 from audit.gate.state.fingerprint import differing, excluded
 
-__all__ = ["idle_generators", "TRIALS", "STREAM_BYTES", "MAX_SOURCES"]
+__all__ = ["idle_generators", "reading", "TRIALS", "STREAM_BYTES", "MAX_SOURCES", "FRESH"]
 
 #: fits on each side of the pair with one source's bytes replaced
 TRIALS = 24
@@ -57,6 +61,8 @@ TRIALS = 24
 STREAM_BYTES = 512
 #: sources of entropy tested at most (a fit drawing from more keeps its findings)
 MAX_SOURCES = 8
+#: fresh processes that test kept randomness drawn before the fit
+FRESH = 3
 
 
 def _state_digest(node) -> str:
@@ -78,15 +84,43 @@ def _state_digest(node) -> str:
         return repr(node)
 
 
+def reading(est) -> dict:
+    """What a fitted model's pickle holds, as the idle test compares it: its numbers, the integers its texts spell
+    (``#digits``) and a digest of each generator or state it keeps (``#state``)."""
+    lv = rp.leaves(rp.rebuilt(est))
+    return {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()},
+            **{f"{k}#state": _state_digest(v) for k, v in lv.states.items()}}
+
+
 def _fit(make_estimator, D, data: bytes, replace=None):
     """``(what the fitted model's pickle holds, the sources that drew)`` under ``fed(data, replace)``."""
     with fed(data, replace) as stream, captured():  # what the fit prints is not the console's
         est = make_estimator()
         est.fit(*D)
-    lv = rp.leaves(rp.rebuilt(est))
-    reading = {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()},
-               **{f"{k}#state": _state_digest(v) for k, v in lv.states.items()}}
-    return reading, len(stream.sources)
+    return reading(est), len(stream.sources)
+
+
+def _before_the_fit(fresh, inputs, base: bytes, still: list) -> str:
+    """Why kept randomness that no source the fit draws moves stays a finding (``""``: it does not), from fits in
+    fresh processes (``fresh(inputs, base)``: per process, the readings of ``inputs`` fitted in order, each under
+    ``fed(base)``; or a text saying why there are none). In each fresh process the randomness drawn before the fit
+    (a module's generator built at import) is new, and everything the fit draws is fed the same ``base``."""
+    runs = fresh(inputs, base)
+    if isinstance(runs, str):
+        return runs
+    across = set()  # paths that differ between processes at some input: moved by randomness drawn before the fit
+    for i in range(len(inputs)):
+        for a, b in zip(runs, runs[1:]):
+            across |= differing(a[i], b[i])
+    for p in still:
+        if not any(_kept(k, [p]) for k in across):
+            return f"{p}: no source of OS entropy moves it (a seed given, or the data)"
+    bound = {k for k in across if not _kept(k, still)
+             for run in runs if any(k in differing(run[0], r) for r in run[1:])}
+    if bound:
+        return (f"randomness drawn before the fit moved it and {sorted(bound)[0]}, which differs between the inputs: "
+                "the release depends on it")
+    return ""
 
 
 def _kept(path: str, paths) -> bool:
@@ -109,10 +143,12 @@ def _others(D0, D1) -> list:
             (X0, turned(y0)), (X1, turned(y1))]
 
 
-def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict, str]:
+def idle_generators(make_estimator, D0, D1, paths, seed: int = 0, fresh=None) -> tuple[dict, str]:
     """``({path: sentence}, reason)``: the kept generators and states at ``paths`` (of a model fitted on ``D0`` as it
     ships) that the release does not depend on (module docstring), each with the sentence that says why; ``reason``
-    says why they were kept as findings (empty when they were cleared)."""
+    says why they were kept as findings (empty when they were cleared). ``fresh`` (optional, ``fresh(inputs, base)``,
+    :func:`audit.gate.fresh.idle_readings`) fits in fresh processes, where randomness drawn before the fit is new:
+    kept randomness that no source of the fit moves is then tested there (module docstring)."""
     rng = np.random.default_rng(seed)
     base = rng.bytes(STREAM_BYTES)
     paths = sorted(paths)
@@ -124,8 +160,11 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict,
         thirds = [_fit(make_estimator, D, base)[0] for D in beside]
     except Exception as exc:  # noqa: BLE001 - outside code
         return {}, f"a fit under fed entropy raised {type(exc).__name__}"
-    unstable = {k for k in unstable if not _kept(k, paths)}  # kept randomness the stream does not decide stays
-    if any(_kept(k, paths) for k in differing(first, other) - unstable):
+    # kept randomness that changes with no change of the fit's entropy was drawn before the fit (a pool a module
+    # built at import, spawned from at each fit) or counts fits: not compared here, it is tested in fresh processes
+    volatile = {k for k in unstable if _kept(k, paths)}
+    unstable = unstable - volatile
+    if any(_kept(k, paths) for k in differing(first, other) - unstable - volatile):
         return {}, "it differs between D and D' under the same entropy"
     if n_sources > MAX_SOURCES:
         return {}, f"the fit drew from {n_sources} sources of entropy (at most {MAX_SOURCES} are tested)"
@@ -139,9 +178,10 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict,
             except Exception as exc:  # noqa: BLE001 - outside code
                 return {}, f"a fit raised {type(exc).__name__}"
             moved = {k for k in set().union(differing(first, r0), differing(other, r1),
-                                            *(differing(t, r) for t, r in zip(thirds, rs))) if k not in unstable}
+                                            *(differing(t, r) for t, r in zip(thirds, rs)))
+                     if k not in unstable and k not in volatile}
             kept = {k for k in moved if _kept(k, paths)}
-            if any(_kept(k, paths) for k in differing(r0, r1) - unstable):
+            if any(_kept(k, paths) for k in differing(r0, r1) - unstable - volatile):
                 return {}, f"it differs between D and D' when source {j + 1} of entropy is replaced"
             bound = (moved - kept) & set().union(differing(r0, r1), *(differing(r0, r) for r in rs))  # not alike
             mine, others = mine | kept, others | bound
@@ -150,8 +190,11 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0) -> tuple[dict,
                             "between the inputs: the release depends on it")
         moved_by_some |= {p for p in paths if any(_kept(k, [p]) for k in mine)}
     still = [p for p in paths if p not in moved_by_some]
-    if still:
+    if still and fresh is None:
         return {}, f"{still[0]}: no source of OS entropy moves it (a seed given, or the data)"
+    why = _before_the_fit(fresh, [D0, D1, *beside], base, still) if still else ""
+    if why:
+        return {}, why
     return ({p: f"{p} keeps randomness built from fresh OS entropy that nothing else the model holds depends on (each "
                 f"of its {n_sources} source{'s' if n_sources != 1 else ''} of entropy replaced in {TRIALS} fits on D, "
                 f"{TRIALS} on D' and {TRIALS} on each of 3 inputs beside them: what moved with the kept randomness read "

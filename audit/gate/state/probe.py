@@ -298,7 +298,8 @@ def _fingerprint(fitted) -> rp.Leaves:
 
 
 def probe_estimator(make_estimator, X, y, *, pair=None, others=(), epsilon: float = 1.0, delta: float = 0.0,
-                    alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 120.0) -> StateReport:
+                    alpha: float = 0.05, seed: int = PROBE_SEED, max_seconds: float = 120.0,
+                    fresh=None) -> StateReport:
     """Fit ``make_estimator()`` with a distinctive seed and report the random state it keeps.
 
     Parameters
@@ -322,6 +323,10 @@ def probe_estimator(make_estimator, X, y, *, pair=None, others=(), epsilon: floa
         Safety cap (wall seconds, about ten times the probe's expected time): no new replay trial starts after
         it, and ``cut`` of the report says so (the probe is then inconclusive unless it found kept state). The
         replay's trials are counts (:data:`audit.engine.replay.LOOKS`), not a time budget.
+    fresh : callable, optional
+        ``fresh(inputs, base)``: fits in fresh processes (:func:`audit.gate.fresh.idle_readings`), with which kept
+        randomness drawn before the fit (a module's generator built at import) can be cleared
+        (:mod:`audit.gate.state.idle`); without it, such randomness stays a finding.
 
     Returns
     -------
@@ -333,12 +338,12 @@ def probe_estimator(make_estimator, X, y, *, pair=None, others=(), epsilon: floa
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, (start + max_seconds, max_seconds),
-               list(others))
+               list(others), fresh)
     report.elapsed_s = time.perf_counter() - start
     return report
 
 
-def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, others):
+def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, others, fresh=None):
     try:
         takes_seed = _takes_seed(make_estimator())
     except Exception as exc:  # noqa: BLE001
@@ -372,7 +377,7 @@ def _probe(report, make_estimator, D0, D1, epsilon, delta, alpha, seed, cap, oth
         (report.notes if f.kind == "seed" and not own else report.findings).append(f)  # ... unless shipped keeps one
     kept = sorted({f.path for f in report.findings if f.kind in ("generator", "state") and not f.parameter})
     if kept:  # fresh randomness kept for later use, on which nothing else the model holds depends, is not the noise
-        idle, _ = idle_generators(make_estimator, D0, D1, kept)
+        idle, _ = idle_generators(make_estimator, D0, D1, kept, fresh=fresh)
         report.findings = [f for f in report.findings if f.path not in idle]
         report.remarks.extend(idle.values())
     _replay_candidates(report, make_estimator, (back, said, around), D0, D1, s1, takes_seed, epsilon, delta, alpha, seed,
