@@ -127,6 +127,8 @@ def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, messag
 
 @pytest.mark.parametrize("args,message", [
     (["check", "no_such_module:Thing", "--epsilon", "1"], "cannot import module 'no_such_module'"),
+    (["check", "no_such_module:Thing", "--epsilon", "1"], "run from the directory that holds the module"),
+    (["check", "mine.py:Thing", "--epsilon", "1"], "for mine.py write mine:Thing"),
     (["check", "subjects.noise:Nope", "--epsilon", "1"], "has no attribute 'Nope'"),
     (["check", "subjects.noise:MyLaplace", "--epsilon", "1"], "MyLaplace(**{}) failed"),
     (["check", "subjects.noise:fails_to_build", "--epsilon", "1", "--params", '{"epsilon": 1}'],

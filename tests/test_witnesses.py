@@ -197,14 +197,14 @@ class NoisyCounts:
 '''
 
 
-def _check(tmp_path, strength, comment=""):
+def _check(tmp_path, strength, comment="", quiet=True):
     (tmp_path / "pkg_w").mkdir(exist_ok=True)
     (tmp_path / "pkg_w" / "__init__.py").write_text(SOURCE.format(strength=strength) + comment)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     env.pop("DP_AUDIT_WITNESSES", None)
     proc = subprocess.run([sys.executable, "-m", "audit", "check", "pkg_w:NoisyCounts", "--epsilon", "1",
                            "--bounds", "[[0, 1]]", "--classes", "0,1", "--n-samples", "300", "--no-scale",
-                           "--quiet", "--out", str(tmp_path / "out")],
+                           *(["--quiet"] if quiet else []), "--out", str(tmp_path / "out")],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     (report,) = (tmp_path / "out").glob("*/report.json")
     return proc.returncode, json.loads(report.read_text())["claims"][0], proc
@@ -222,8 +222,11 @@ def test_a_bug_reintroduced_fails_through_its_stored_witness_and_an_unchanged_su
     (entry,) = store["claims"].values()
     assert len(entry["witnesses"]) == 2 and {w["status"] for w in entry["witnesses"]} == {"open"}
 
-    code, again, _ = _check(tmp_path, 1.0)
+    code, again, proc = _check(tmp_path, 1.0, quiet=False)
     assert code == 0 and again["witnesses"]["full_audit"] == "skipped: fingerprint unchanged since run 1"
+    console = proc.stdout + proc.stderr  # the console says the audit was skipped, and the evidence it re-tested
+    assert "full audit skipped: the subject's fingerprint is unchanged since run 1" in console
+    assert "re-tested on" in console
     assert again["epsilon_lower"] == row["epsilon_lower"] and again["detail"].startswith("full audit skipped")
     assert all(w["runs"] == 1 for w in again["witnesses"]["witnesses"])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -34,7 +35,16 @@ def resolve(target):
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
-        raise CheckError(f"cannot import module {module_name!r} of {target!r}: {type(exc).__name__}: {exc}") from exc
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name and module_name.startswith(exc.name):
+            if module_name.endswith(".py") or os.sep in module_name:
+                stem = os.path.basename(module_name.removesuffix(".py"))
+                hint = (f" (MODULE is a module name, not a file: for {stem}.py write {stem}:{attr} and run from the "
+                        f"directory that holds {stem}.py, or add that directory to PYTHONPATH)")
+            else:
+                hint = " (run from the directory that holds the module, or add that directory to PYTHONPATH)"
+        raise CheckError(f"cannot import module {module_name!r} of {target!r}: {type(exc).__name__}: {exc}{hint}") \
+            from exc
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):

@@ -398,6 +398,7 @@ def audit_with_witnesses(subject, budget: str, seed: int, folder: Path, audit, p
                              n_pilot=pilot_size(n_samples), n_bet=topup_size(n_samples),
                              seed=[int(seed), int(w["index"]), int(m.runs)])
             w["martingale"] = m.to_dict()
+            progress.step(f"re-tested on {got['outputs']:,} new outputs: {_evidence_text(w, claim)}")
             outputs += got["outputs"]
             if got["refuted"]:
                 w["status"], w["closed"] = "refuted", True
@@ -408,6 +409,8 @@ def audit_with_witnesses(subject, budget: str, seed: int, folder: Path, audit, p
         row = _refuted_row(subject, claim, w, m, got)
         row["witnesses"] = _summary(entry, claim, store.folder, "skipped: a stored witness refuted the claim",
                                     outputs)
+        progress.step("full audit skipped: a stored witness refuted the claim (--witnesses off runs the full audit, "
+                      "which names what leaked and the remedy)")
         store.save()
         return row
     key = settings_key(subject, budget)
@@ -420,6 +423,8 @@ def audit_with_witnesses(subject, budget: str, seed: int, folder: Path, audit, p
                          f"witnesses were re-tested on {outputs:,} new outputs — " + row["detail"])
         row["witnesses"] = _summary(entry, claim, store.folder, f"skipped: fingerprint unchanged since run {since}",
                                     outputs)
+        progress.step(f"full audit skipped: the subject's fingerprint is unchanged since run {since}, whose verdict "
+                      "stands (--witnesses off runs the full audit)")
         store.save()
         return row
     row = audit(subject, budget, seed, stage_cpu)
