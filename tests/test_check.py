@@ -213,3 +213,15 @@ def test_a_subject_that_prints_and_warns_every_fit_does_not_flood_the_console(tm
     assert proc.stderr.count("UserWarning: epsilon >= 1 gives a weak guarantee") == 1, proc.stderr[-2000:]
     assert "ResourceWarning" not in proc.stderr
     assert len((proc.stdout + proc.stderr).splitlines()) <= 8
+
+
+def test_a_domain_taken_from_the_default_dataset_is_said(tmp_path, capsys):
+    """Without --bounds and --classes the claim is audited on the default dataset's domain: the console and the
+    report say which, and how to give the public one."""
+    args = ["check", "subjects.noisy_counts:NoisyCounts", "--epsilon", "1", "--n-samples", "300", "--no-scale",
+            "--witnesses", "off", "--out", str(tmp_path)]
+    assert main(args) == 0
+    said = "domain: bounds [[0.0, 1.0], [0.0, 1.0]], classes [0, 1], from the dataset builtin:blobs"
+    assert said in capsys.readouterr().err + "".join(p.read_text() for p in tmp_path.glob("*/report.md"))
+    assert main(args + ["--bounds", "[[0, 1], [0, 1]]", "--classes", "0,1"]) == 0
+    assert "domain: bounds" not in capsys.readouterr().err

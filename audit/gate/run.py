@@ -171,6 +171,12 @@ def _domain(subject: Subject):
             raise CheckError("--classes must name at least one class")
     elif subject.data and subject.data.endswith(".csv"):
         notes.append("classes taken from the CSV's labels (give the public ones with --classes)")
+    given = [what for what, v in (("--bounds", subject.bounds), ("--classes", subject.classes)) if v is None]
+    if given and not (subject.data and subject.data.endswith(".csv")):
+        notes.append(f"domain: bounds {[list(b) for b in bounds]}, classes {list(classes)}, from the dataset "
+                     f"{subject.data or 'builtin:blobs'} (the claim is audited on this public domain; give your "
+                     f"own with {' and '.join(given)})")
+        progress.step(notes[-1])
     lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
     if subject.bounds is not None and X.shape[1] == len(bounds) and len(X):
         values = np.asarray(X, dtype=float)
