@@ -30,8 +30,10 @@ def _claim_lines(out: str) -> list[str]:
 def test_a_float_probe_violation_says_so_on_its_console_line(tmp_path, capsys):
     assert main(["check", "subjects.noise:MyLaplace", "--params", '{"epsilon": 1}', "--epsilon", "1",
                  "--out", str(tmp_path)]) == 1
-    (line,) = _claim_lines(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    (line,) = _claim_lines(out)
     assert "violation" in line and "floating-point probe" in line and "--no-float-probe" in line
+    assert "  remedy: add the noise on a public lattice" in out  # what to do, on the console, not only the report
     row = json.loads((tmp_path / "check-subjects.noise-MyLaplace" / "report.json").read_text())["claims"][0]
     assert row["decided_by"][0] == "float probe" and "--no-float-probe" in row["detail"]
     assert "(through the float probe)" in (tmp_path / "check-subjects.noise-MyLaplace" / "report.md").read_text()

@@ -463,6 +463,10 @@ def _sampled(subject: Subject, budget: str, seed: int, plan: dict, claim: Claim,
     if res.violation and subject.float_probe and row.get("decided_by", [None])[0] == "float probe" and audited:
         float_or_outputs(row, extra, mech, audited[min(res.worst_pair, len(audited) - 1)], claim, n, seed, names)
         cpu.lap("float re-audit")
+        if row["decided_by"][0] == "float probe":  # the float lattice alone: what leaked and the remedy, on the console
+            for line in extra:
+                if line.startswith(("violation through the floating-point probe", FLOAT_REMEDY)):
+                    progress.step(line)
     if res.violation and audited and "outputs" in row.get("decided_by", []):
         diagnosis = diagnose(mech, audited[min(res.worst_pair, len(audited) - 1)], subject.epsilon,
                              float(res.epsilon_lower), seed)
