@@ -17,7 +17,9 @@ is as visible to whoever runs the code as the count itself.
   ``numpy.save``, ``json.dump`` into a file, ``pandas.to_csv``), and every path the block renames a file to
   (``os.replace``, ``os.rename``, ``shutil.move``: a report written to a temporary file, then moved into place),
   read back after the block (its first :data:`FILE_BYTES` bytes and its size); bytecode caches
-  (``__pycache__``) are left out.
+  (``__pycache__``) are left out. A file the process held open *before* the block (an audit trail or a log file
+  opened at import) is read too: the bytes the block appended to it, under ``PATH (appended)`` (the regular files
+  of ``/proc/self/fd``, on Linux; the block's writes reach the file when the handle is line-buffered or flushed).
 * **Environment**: every variable of ``os.environ`` the block sets, changes or removes. :func:`kept_environment`
   puts the environment back after a fit and its calls, so every fit starts from the same one and a fit that
   sets a variable to what the last fit set still shows it.
@@ -36,6 +38,7 @@ import contextlib
 import io
 import logging
 import os
+import stat
 import sys
 import threading
 import warnings
@@ -133,6 +136,36 @@ def _read_back(path: str):
         return 0, f"<unreadable: {type(exc).__name__}>".encode()
 
 
+def _held_open() -> dict:
+    """The regular files this process holds open, path -> size (``/proc/self/fd``; empty where there is none)."""
+    held = {}
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return held
+    for fd in fds:
+        try:
+            path, st = os.readlink(f"/proc/self/fd/{fd}"), os.fstat(int(fd))
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and path.startswith("/") and "__pycache__" not in path:
+            held[path] = max(held.get(path, 0), st.st_size)
+    return held
+
+
+def _appended(path: str, size: int):
+    """``(bytes appended, their first FILE_BYTES)`` to ``path`` past ``size``, or None when it did not grow."""
+    try:
+        now = os.path.getsize(path)
+        if now <= size:
+            return None
+        with open(path, "rb") as f:
+            f.seek(size)
+            return now - size, f.read(FILE_BYTES)
+    except OSError:
+        return None
+
+
 @contextlib.contextmanager
 def captured():
     """Run the block and collect what it emits (module docstring) into the :class:`Emitted` it yields; the
@@ -160,6 +193,7 @@ def captured():
 
     atexit.register = registering
     finalizers = set(weakref.finalize._registry)
+    held = _held_open()
     try:
         with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr):
@@ -182,6 +216,11 @@ def captured():
         out.logs = records
         out.stdout, out.stderr = stdout.getvalue(), stderr.getvalue()
         out.files = {path: _read_back(path) for path in sorted(paths)}
+        for path, size in sorted(held.items()):
+            if path not in paths:
+                got = _appended(path, size)
+                if got is not None:
+                    out.files[f"{path} (appended)"] = got
         now = dict(os.environ)
         out.environ = {k: now.get(k) for k in sorted(set(environ) | set(now)) if environ.get(k) != now.get(k)}
 

@@ -11,11 +11,12 @@ habit:
 * ``MetricsSink``: the training size sent to a module-level metrics object that is called like a function;
 * ``LogExtraCounts``: a structured log record whose message is fixed and whose ``extra=`` fields hold the counts;
 * ``XzCard`` and ``Bz2Card``: a model card with a run id, compressed with ``lzma`` or ``bz2``;
-* ``RenamedReport``: a report written to a temporary file, then moved into place with ``os.replace``.
+* ``RenamedReport``: a report written to a temporary file, then moved into place with ``os.replace``;
+* ``TrailAtImport``: a line with the training size appended to an audit trail the module opened at import.
 
 ``TidyReach`` is the control: the same habits with noisy and public values only (a view of a stack of noisy
-values, an error kept without its traceback, noisy values to the sink and the log's fields, an xz-compressed card
-and a renamed report with a run id and the noisy counts).
+values, an error kept without its traceback, noisy values to the sink, the log's fields and the trail, an
+xz-compressed card and a renamed report with a run id and the noisy counts).
 """
 import bz2
 import json
@@ -59,6 +60,10 @@ def _moved(name: str, report: dict) -> str:
     path = os.path.join(_report_dir(), f"{name}-latest.json")
     os.replace(tmp, path)
     return path
+
+
+#: an audit trail opened at import, line-buffered (one per process: parallel test workers do not share it)
+_TRAIL = open(os.path.join(_report_dir(), f"trail-{os.getpid()}.log"), "a", buffering=1)
 
 
 def _card(values) -> bytes:
@@ -109,6 +114,12 @@ class RenamedReport(NoisyCounts):
         self.report_path_ = _moved(type(self).__name__, {"rows": int(exact.sum())})
 
 
+class TrailAtImport(NoisyCounts):
+    def _keep(self, X, y, exact, noise):
+        self.counts_ = exact + noise
+        _TRAIL.write(f"{type(self).__name__} fitted on {int(exact.sum())} rows\n")
+
+
 _NO_FAST_PATH = None
 try:  # the control looks for its fast path once (a failed import searches the whole path: too slow per fit)
     import subjects_fast_counts  # noqa: F401
@@ -124,3 +135,4 @@ class TidyReach(NoisyCounts):
         _log.info("released", extra={"noisy": self.counts_.tolist(), "epsilon": self.epsilon})
         self.card_ = lzma.compress(_card(self.counts_), preset=0)
         self.report_path_ = _moved(type(self).__name__, {"noisy": self.counts_.tolist()})
+        _TRAIL.write(f"{type(self).__name__} released {self.counts_.tolist()}\n")
