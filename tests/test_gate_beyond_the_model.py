@@ -7,7 +7,7 @@ adversary). Each leak below exits 1 through ``python -m audit check``; each cont
   ``SeedSequence()``'s entropy is swapped in the replay too.
 * Within reach (``tests/subjects/leaks_in_reach.py``): a view's base array, an exception's frames, a callable
   metrics object, a log record's extra fields, xz and bz2 bytes, a report moved into place, the lines appended to
-  a trail the module opened at import.
+  a trail the module opened at import, a generator kept live (its frame's locals).
 * Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
   decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name, an array's dtype
   and an ``lru_cache`` memo's keys (found across fresh processes, where each process fitted one dataset) are
@@ -115,7 +115,8 @@ def test_a_count_left_beside_the_model_is_found(name, path, tmp_path):
                                        ("MetricsSink", "module subjects.leaks_in_reach.emit.last['train.rows']"),
                                        ("LogExtraCounts", "fit log[0]"),
                                        ("XzCard", "model.card_#xz"), ("Bz2Card", "model.card_#bz2"),
-                                       ("RenamedReport", "fit file "), ("TrailAtImport", " (appended)")])
+                                       ("RenamedReport", "fit file "), ("TrailAtImport", " (appended)"),
+                                       ("StreamKeptLive", "model._stream.gi_frame.f_locals")])
 def test_a_count_within_reach_of_the_model_is_found(name, path, tmp_path):
     """What the live model, its process or its files hold, however it is held: a view's base array, an exception's
     frames, a callable object's state, a log record's extra fields, xz and bz2 bytes, a file moved into place."""

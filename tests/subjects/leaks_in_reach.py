@@ -12,7 +12,9 @@ habit:
 * ``LogExtraCounts``: a structured log record whose message is fixed and whose ``extra=`` fields hold the counts;
 * ``XzCard`` and ``Bz2Card``: a model card with a run id, compressed with ``lzma`` or ``bz2``;
 * ``RenamedReport``: a report written to a temporary file, then moved into place with ``os.replace``;
-* ``TrailAtImport``: a line with the training size appended to an audit trail the module opened at import.
+* ``TrailAtImport``: a line with the training size appended to an audit trail the module opened at import;
+* ``StreamKeptLive``: a minibatch stream over the training data kept live for ``partial_fit`` (a generator, which
+  the model's pickle drops): its frame holds the data, and the shuffling generator it was handed.
 
 ``TidyReach`` is the control: the same habits with noisy and public values only (a view of a stack of noisy
 values, an error kept without its traceback, noisy values to the sink, the log's fields and the trail, an
@@ -118,6 +120,21 @@ class TrailAtImport(NoisyCounts):
     def _keep(self, X, y, exact, noise):
         self.counts_ = exact + noise
         _TRAIL.write(f"{type(self).__name__} fitted on {int(exact.sum())} rows\n")
+
+
+def _batches(X, y, rng, size):
+    order = rng.permutation(len(y))
+    for i in range(0, len(order), size):
+        yield X[order[i:i + size]], y[order[i:i + size]]
+
+
+class StreamKeptLive(NoisyCounts):
+    def _keep(self, X, y, exact, noise):
+        self.counts_ = exact + noise
+        self._stream = _batches(np.asarray(X), np.asarray(y), np.random.default_rng(), 8)
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_stream"}
 
 
 _NO_FAST_PATH = None

@@ -85,11 +85,14 @@ def _state_digest(node) -> str:
 
 
 def reading(est) -> dict:
-    """What a fitted model's pickle holds, as the idle test compares it: its numbers, the integers its texts spell
-    (``#digits``) and a digest of each generator or state it keeps (``#state``)."""
-    lv = rp.leaves(rp.rebuilt(est))
-    return {**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()},
-            **{f"{k}#state": _state_digest(v) for k, v in lv.states.items()}}
+    """What a fitted model holds, as the idle test compares it: its numbers, the integers its texts spell
+    (``#digits``) and a digest of each generator or state it keeps (``#state``), read from its pickle and from the
+    live object (a generator kept live only, in a suspended stream's frame, that its pickle drops)."""
+    out = {}
+    for lv in (rp.leaves(est), rp.leaves(rp.rebuilt(est))):
+        out.update({**lv.numeric, **{f"{k}#digits": v for k, v in lv.digits.items()},
+                    **{f"{k}#state": _state_digest(v) for k, v in lv.states.items()}})
+    return out
 
 
 def _fit(make_estimator, D, data: bytes, replace=None):
