@@ -82,7 +82,8 @@ _SIGHT, _PARTS = "subjects.seeds_in_sight", "subjects.seeds_in_parts"
     (_PARTS, "SeedInFloat32Halves", "model.meta_[0] + model.meta_[1]"),
     (_PARTS, "SeedInImaginaryPart", "model.tag_.imag"),
     (_PARTS, "SeedInASet", "model.parts_{0}[1] + model.parts_{1}[1]"),
-    (_PARTS, "SeedServedByAProperty", "model.run_seed")])
+    (_PARTS, "SeedServedByAProperty", "model.run_seed"),
+    (_PARTS, "SeedInUuid1Time", "model.run_id_#uuid.time")])
 def test_a_seed_the_fit_shows_is_replayed(module, name, where, tmp_path):
     code, row = _check(f"{module}:{name}", tmp_path)
     assert code == 1 and row["decided_by"][0] == "kept state"
@@ -127,7 +128,7 @@ def test_a_count_within_reach_of_the_model_is_found(name, path, tmp_path):
 
 @pytest.mark.parametrize("target", ["subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
-                                    "subjects.seeds_in_parts:MetaBeside",
+                                    "subjects.seeds_in_parts:MetaBeside", "subjects.seeds_in_parts:Uuid1Beside",
                                     "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig",
                                     "subjects.leaks_beside_the_model:TidyHooks"])
 def test_the_controls_pass(target, tmp_path):

@@ -6,6 +6,7 @@ seed kept in one more place. :class:`MetaBeside` is the control: the same float 
 number, and the noise draws its own entropy.
 """
 import secrets
+import uuid
 
 import numpy as np
 
@@ -57,6 +58,24 @@ class SeedServedByAProperty(_SeededFromTheOS):
     def run_seed(self):
         """The run's seed, for the audit log."""
         return (self._key - 12345) * pow(_ODD, -1, 2**64) % 2**64
+
+
+class SeedInUuid1Time(NoisyCounts):
+    """A time-ordered ``uuid1`` run id, kept as text; the noise seeded by its 60-bit time field "so a run can be
+    replayed from its id" (the text spells the field's parts out of order)."""
+
+    def _rng(self):
+        run = uuid.uuid1()
+        self.run_id_ = str(run)
+        return np.random.default_rng(run.time)
+
+
+class Uuid1Beside(NoisyCounts):
+    """The control: the same ``uuid1`` run id kept as text, the noise from fresh entropy."""
+
+    def _rng(self):
+        self.run_id_ = str(uuid.uuid1())
+        return np.random.default_rng()
 
 
 class MetaBeside(NoisyCounts):

@@ -26,6 +26,9 @@ suffix     spelling
            as ``int8`` or words)
 ``#grp``   three or more hexadecimal groups joined by ``-`` or ``:`` (a uuid inside a text, a MAC address),
            joined into one integer
+``#uuid``  the fields of a uuid (whole or inside a text, ``[i]`` for the ``i``-th): ``.time`` (a ``uuid1``'s
+           60-bit count of 100 ns since 1582, whose fields the text spells out of order), ``.clock_seq`` and
+           ``.node``; a seed taken from a field is a part of the value, not the value
 =========  ==========================================================================================
 
 Inside a longer text (a log line, a model card in JSON) the same is read of each token:
@@ -52,6 +55,7 @@ import binascii
 import datetime
 import ipaddress
 import re
+import uuid
 
 import numpy as np
 
@@ -191,11 +195,15 @@ def text_integers(path: str, text: str) -> dict:
         return {path: int(text)} | ({path + "#hex": int(text.lstrip("-"), 16)} if len(text) >= 8 else {}) | \
             ({path + "#bin": int(text, 2)} if _BITS.fullmatch(text) else {})
     if len(text) <= 40 and _HEX.fullmatch(text):
-        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)}
+        return {path + "#hex": int(text.replace("-", "").removeprefix("0x"), 16)} | _uuid_fields(path, text)
     whole = _codecs(path, text)
     if whole and any(not k.endswith(("#b85", "#a85")) for k in whole):
         return whole
     out = whole | _joined(path, text)
+    for i, m in enumerate(_UUID.finditer(text)):
+        if i >= MAX_TOKENS:
+            break
+        out.update(_uuid_fields(path, m.group(0), f"[{i}]"))
     for i, m in enumerate(_TOKEN.finditer(text)):
         if i >= MAX_TOKENS:
             break
@@ -230,6 +238,19 @@ def text_integers(path: str, text: str) -> dict:
             break
         out.update({k: v for k, v in _base85(path, word, f"[w{i}]").items() if "#a85" in k})
     return out
+
+
+#: a uuid in its canonical spelling (8-4-4-4-12 hexadecimal digits)
+_UUID = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+                   r"(?![0-9a-fA-F])")
+
+
+def _uuid_fields(path: str, text: str, where: str = "") -> dict:
+    """The fields of the uuid ``text`` spells (``#uuid.time``, ``.clock_seq``, ``.node``); empty when it is none."""
+    if not _UUID.fullmatch(text):
+        return {}
+    u = uuid.UUID(text)
+    return {f"{path}#uuid.{name}{where}": int(getattr(u, name)) for name in ("time", "clock_seq", "node")}
 
 
 #: nanoseconds per unit of a clock seed
