@@ -14,7 +14,8 @@ from __future__ import annotations
 import time
 
 from audit.gate.inputs import CheckError
-from audit.gate.verdict import ALPHA, BOUND
+from audit.gate.search import BOUND
+from audit.gate.verdict import ALPHA
 from audit.engine.runs import progress
 from audit.engine.runs.budget import SAMPLES
 from audit.engine.estimation.estimate import AuditResult, audit_pairs, count_event

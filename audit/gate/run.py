@@ -38,14 +38,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from audit.engine.runs import checkpoint, progress
 from audit.engine.runs.budget import SAMPLES
 from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.estimation.events import coordinates, float_probe
 from audit.engine.estimation.sequential import LOOKS, SPEND, sequential_audit
-from audit.gate.inputs import (BUILTIN_ROWS, CheckError, load_dataset, mechanism_pairs, params_text,
+from audit.gate.inputs import (BUILTIN_ROWS, CheckError, domain, load_dataset, mechanism_pairs, params_text,
                                 parse_bounds, parse_classes, parse_params, parse_release, resolve)
 from audit.gate.inputs import user_pairs as _user_pairs
 from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FIRST, EXEMPT_FITS, evidence_of, exceptions_mode,
@@ -56,7 +54,7 @@ from audit.gate.refusals import (certain_refusals as _certain_refusals, crash_te
 from audit.gate.budget import (GROW_FACTOR, GROW_MAX, GROW_SECONDS, GROW_SHARE, GROW_STAGES, SCALE_CONFIRM_RECORDS,
                                SCALE_RECORDS, SCALE_SECONDS, CpuLaps, coverage_cut, grow_limit, scale_records)
 from audit.gate.budget import confirmed_rows as _confirmed_rows, grow as _grow, grow_text as _grow_text
-from audit.gate.verdict import AFTER_FINDING, ALPHA, BOUND, certain_finding, decided_row
+from audit.gate.verdict import AFTER_FINDING, ALPHA, certain_finding, decided_row
 from audit.gate.verdict import (float_verdict as _float_verdict, state_verdict as _state_verdict,
                                 subject_error_row as _subject_error_row)
 from audit.engine.estimation.neighbours import add_remove_pairs, substitute_pairs
@@ -65,7 +63,7 @@ from audit.engine.estimation.power import POWER_MARGIN, conclusive_n, power_stat
 from audit.gate.outputs import EstimatorRelease
 from audit.results.report import Report
 from audit.gate.scale import confirm_samples, scale_pairs
-from audit.gate.search import candidate_pairs, data_key, search_and_confirm
+from audit.gate.search import BOUND, candidate_pairs, data_key, search_and_confirm
 from audit.gate.channels import CHANNELS_SHARE, read_channels
 from audit.gate.determinism import join_verdict
 from audit.gate.diagnosis import diagnose
@@ -155,45 +153,6 @@ def _is_estimator(obj, params) -> bool:
         return False
 
 
-def _domain(subject: Subject):
-    """Public bounds and classes: the subject's own, else those of the dataset named by ``data``."""
-    X, y, bounds, classes = load_dataset(subject.data or "builtin:blobs")
-    notes = []
-    if subject.bounds is not None:
-        bounds = [tuple(map(float, b)) for b in subject.bounds]
-        if any(len(b) != 2 or not b[0] < b[1] for b in bounds):
-            raise CheckError(f"--bounds must be [[low, high], ...] with low < high, got {subject.bounds!r}")
-    elif subject.data and subject.data.endswith(".csv"):
-        notes.append("bounds taken from the CSV's own min/max (give the public ones with --bounds)")
-    if subject.classes is not None:
-        classes = list(subject.classes)
-        if not classes:
-            raise CheckError("--classes must name at least one class")
-    elif subject.data and subject.data.endswith(".csv"):
-        notes.append("classes taken from the CSV's labels (give the public ones with --classes)")
-    given = [what for what, v in (("--bounds", subject.bounds), ("--classes", subject.classes)) if v is None]
-    if given and not (subject.data and subject.data.endswith(".csv")):
-        notes.append(f"domain: bounds {[list(b) for b in bounds]}, classes {list(classes)}, from the dataset "
-                     f"{subject.data or 'builtin:blobs'} (the claim is audited on this public domain; give your "
-                     f"own with {' and '.join(given)})")
-        progress.step(notes[-1])
-    lo, hi = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
-    if subject.bounds is not None and X.shape[1] == len(bounds) and len(X):
-        values = np.asarray(X, dtype=float)
-        outside = int(np.any((values < lo) | (values > hi), axis=1).sum())
-        if outside:  # the reference learners warn about such records; the gate says so in the console and report
-            notes.append(f"WARNING: {outside} of {len(X)} records of the dataset {subject.data or 'builtin:blobs'} lie "
-                         f"outside --bounds {bounds}: the declared public domain excludes the data, so the pairs "
-                         "built from its records are outside the claim's domain (give the public bounds of your data)")
-            progress.step(notes[-1])
-    if X.shape[1] != len(bounds) or not set(np.asarray(y).tolist()) <= set(classes):
-        # the dataset does not fit the public domain: a public base dataset drawn inside it instead
-        rng = np.random.default_rng(20261123)
-        X = lo + rng.random((BUILTIN_ROWS, len(bounds))) * (hi - lo)
-        y = np.array([classes[k % len(classes)] for k in range(BUILTIN_ROWS)])
-    return X, y, bounds, classes, notes
-
-
 def build(subject: Subject):
     """``(mechanism, pairs, kind)`` for a subject: the pairs the plain (search-free) audit would use."""
     plan = plan_subject(subject)
@@ -209,7 +168,7 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS, not_exempt=()) -> d
     obj = resolve(subject.target)
     notes = []
     if _is_estimator(obj, subject.params):
-        X, y, bounds, classes, notes = _domain(subject)
+        X, y, bounds, classes, notes = domain(subject)
         try:
             obj(**subject.params)
         except TypeError as exc:

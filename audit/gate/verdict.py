@@ -6,20 +6,11 @@ import re
 
 from audit.gate.inputs import params_text
 
-__all__ = ["ALPHA", "BOUND", "AFTER_FINDING", "certain_finding", "decided_row", "float_verdict", "state_verdict",
+__all__ = ["ALPHA", "AFTER_FINDING", "certain_finding", "decided_row", "float_verdict", "state_verdict",
            "subject_error_row"]
 
 #: the gate's level per claim (shared by its audited pairs and both directions)
 ALPHA = 0.05
-#: how the gate's sampled confirmations turn an event's counts into a lower bound
-#: (:data:`audit.engine.estimation.estimate.BOUNDS`). Clopper-Pearson (``"cp"``, alpha / 2 on each count) stays: the
-#: joint bound (one exact test at the whole alpha) was measured in the gate (quick, seeds 0-2) on two correct
-#: subjects whose loss equals their claim. It stopped no earlier on balance (the lattice classifier conclusive at
-#: 2,500 / violation / 5,000 outputs per input, against 2,500 / 7,500 / 2,500; the 1 ms estimator 45 / 58 / 125
-#: CPU-s against 42 / 57 / 38), and it refuted the lattice classifier on seed 1: a valid false alarm (its rate at a
-#: look is that look's alpha, where Clopper-Pearson's is 30 to 100 times lower), which a gate run on every commit
-#: would raise over a repository's history until the full audit's evidence is combined across runs
-BOUND = "cp"
 
 #: what ``audit check`` does once a one-fit probe has decided the claim (``--after-finding``): ``"stop"`` (the
 #: verdict is final, the sampled stages are skipped) or ``"sample"`` (run them too, to measure the other leaks)
