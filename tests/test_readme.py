@@ -172,3 +172,12 @@ def test_readme_times_are_the_benchmarks_measurements():
         measured = numbers[cid]["wall_s"]
         assert numbers[cid]["exit"] in (0, 1), (cid, numbers[cid])
         assert abs(seconds - measured) <= 0.25 * measured, f"{cid}: README says {value} {unit}, measured {measured} s"
+
+
+def test_the_check_guides_first_estimator_is_the_shipped_example():
+    """The guide's first estimator is ``examples/mine.py`` as shipped, so its command (run above from
+    ``examples/``) audits what the page shows."""
+    page = TEXTS["docs/guides/check.md"]
+    block = re.search(r"Save it as `mine.py`:\n\n```python\n(.*?)```", page, flags=re.S).group(1)
+    assert block == (ROOT / "examples" / "mine.py").read_text()
+    assert "python -m audit check mine:NoisyMajority --epsilon 1 --bounds '[[0, 1], [0, 1]]' --classes 0,1" in RUNNABLE
