@@ -137,18 +137,30 @@ def _read_back(path: str):
 
 
 def _held_open() -> dict:
-    """The regular files this process holds open, path -> size (``/proc/self/fd``; empty where there is none)."""
-    held = {}
+    """The regular files this process holds open for writing, path -> size (``/proc/self/fd``; empty where there
+    is none). The standard streams are left out, and any file one of them is (a console log the process's output
+    is redirected to: other processes write there too, and what the fit prints is read as printed text)."""
+    held, streams = {}, set()
+    for fd in (0, 1, 2):
+        try:
+            st = os.fstat(fd)
+            streams.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
     try:
         fds = os.listdir("/proc/self/fd")
     except OSError:
         return held
     for fd in fds:
         try:
-            path, st = os.readlink(f"/proc/self/fd/{fd}"), os.fstat(int(fd))
-        except (OSError, ValueError):
+            n = int(fd)
+            path, st = os.readlink(f"/proc/self/fd/{fd}"), os.fstat(n)
+            with open(f"/proc/self/fdinfo/{fd}") as info:
+                flags = int(next(line for line in info if line.startswith("flags:")).split()[1], 8)
+        except (OSError, ValueError, StopIteration):
             continue
-        if stat.S_ISREG(st.st_mode) and path.startswith("/") and "__pycache__" not in path:
+        if n > 2 and stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in streams and path.startswith("/") \
+                and flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND) and "__pycache__" not in path:
             held[path] = max(held.get(path, 0), st.st_size)
     return held
 
