@@ -10,7 +10,7 @@ functions, the objects that bytes starting with a pickle header unpickle to, wha
 to (``#gzip``, ``#zlib``, ``#bz2``, ``#xz``: a checkpoint kept compressed), an exception's arguments, cause,
 context and traceback, down to the locals of the frames it passed through (``.__traceback__.tb_frame.f_locals``:
 an error kept "to explain later" keeps the fit's variables alive), the frame of a generator or coroutine kept
-live (``.gi_frame.f_locals``: a suspended minibatch stream holds the data), a deque's ``maxlen``, the
+live (``.gi_frame.f_locals``, ``.cr_frame``, ``.ag_frame``: a suspended minibatch stream holds the data), a deque's ``maxlen``, the
 attributes of container and array subclasses (a masked array's mask), the entries of weak dictionaries and weak
 sets (a key's ``repr`` in the path, addresses masked), a weak reference's live target (``()``), a context
 variable's value in the current context (``.get()``), and, for an object that shows nothing
@@ -274,8 +274,7 @@ def children(obj):
     if isinstance(obj, types.FrameType):
         return [(".f_locals", dict(obj.f_locals))]
     if isinstance(obj, _SUSPENDED):  # a generator or coroutine kept live: its frame's locals (the data it iterates)
-        frame = next((f for f in (getattr(obj, k, None) for k in ("gi_frame", "cr_frame", "ag_frame")) if f), None)
-        return [(".gi_frame", frame)] if frame is not None else []
+        return [(f".{k}", f) for k in ("gi_frame", "cr_frame", "ag_frame") if (f := getattr(obj, k, None)) is not None]
     if isinstance(obj, logging.Logger):  # its own level, handlers and filters; not the process's other loggers
         return [(f".{k}", v) for k, v in vars(obj).items() if k not in ("parent", "manager")]
     if isinstance(obj, functools.partial):
