@@ -118,8 +118,8 @@ def _before_the_fit(fresh, inputs, base: bytes, still: list) -> str:
     for p in still:
         if not any(_kept(k, [p]) for k in across):
             return f"{p}: no source of OS entropy moves it (a seed given, or the data)"
-    bound = {k for k in across if not _kept(k, still)
-             for run in runs if any(k in differing(run[0], r) for r in run[1:])}
+    between = set().union(*(differing(run[0], r) for run in runs for r in run[1:]))  # inputs told apart, per process
+    bound = {k for k in across & between if not _kept(k, still)}
     if bound:
         return (f"randomness drawn before the fit moved it and {sorted(bound)[0]}, which differs between the inputs: "
                 "the release depends on it")
