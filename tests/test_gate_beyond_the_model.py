@@ -8,6 +8,8 @@ adversary). Each leak below exits 1 through ``python -m audit check``; each cont
 * Within reach (``tests/subjects/leaks_in_reach.py``): a view's base array, an exception's frames, a callable
   metrics object, a log record's extra fields, xz and bz2 bytes, a report moved into place, the lines appended to
   a trail the module opened at import, a generator kept live (its frame's locals).
+* Served by objects in reach (``tests/subjects/served_in_reach.py``): a running ``hashlib`` object, a per-fit
+  memo's ``cache_info()``, a helper's ``table()``, read by calling their methods in a forked sandbox.
 * Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
   decorator's closure (its newest entry, ``[#-1]``), the digit runs of a written file's name, an array's dtype
   and an ``lru_cache`` memo's keys (found across fresh processes, where each process fitted one dataset) are
@@ -126,7 +128,18 @@ def test_a_count_within_reach_of_the_model_is_found(name, path, tmp_path):
     assert path in row["detail"], row["detail"][:2000]
 
 
-@pytest.mark.parametrize("target", ["subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
+@pytest.mark.parametrize("name,path", [("RunningDigest", "served model._lineage.hexdigest()"),
+                                       ("MemoPerFit", "served model._weight.cache_info()"),
+                                       ("HelperSummary", "served model._summary.table()['counts']")])
+def test_what_an_object_in_reach_serves_is_found(name, path, tmp_path):
+    """A method of an object beside the model (a running digest, a memo's counts, a helper's table) serves an
+    exact function of the data: every method taking no argument is called, in a forked sandbox."""
+    code, row = _check(f"subjects.served_in_reach:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "determinism", row["detail"][:800]
+    assert path in row["detail"], row["detail"][:2000]
+
+
+@pytest.mark.parametrize("target", ["subjects.served_in_reach:TidyServed", "subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.seeds_in_parts:MetaBeside", "subjects.seeds_in_parts:Uuid1Beside",
                                     "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig",

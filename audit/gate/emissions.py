@@ -45,6 +45,11 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 
+try:  # POSIX: a descriptor's status flags (no /proc, and so no held files, elsewhere)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
 __all__ = ["Emitted", "captured", "kept_environment", "FILE_BYTES"]
 
 #: bytes of a written file read back (a larger file is read in part; its size is read whole)
@@ -139,7 +144,11 @@ def _read_back(path: str):
 def _held_open() -> dict:
     """The regular files this process holds open for writing, path -> size (``/proc/self/fd``; empty where there
     is none). The standard streams are left out, and any file one of them is (a console log the process's output
-    is redirected to: other processes write there too, and what the fit prints is read as printed text)."""
+    is redirected to: other processes write there too, and what the fit prints is read as printed text).
+
+    Called around every fit, so it asks the kernel the cheap questions first: ``fstat`` (a regular file?) and the
+    descriptor's status flags (``fcntl F_GETFL``: open for writing?); only a descriptor that passes both has its
+    path read."""
     held, streams = {}, set()
     for fd in (0, 1, 2):
         try:
@@ -148,19 +157,22 @@ def _held_open() -> dict:
         except OSError:
             pass
     try:
-        fds = os.listdir("/proc/self/fd")
+        fds = os.listdir("/proc/self/fd") if fcntl is not None else []
     except OSError:
         return held
     for fd in fds:
         try:
             n = int(fd)
-            path, st = os.readlink(f"/proc/self/fd/{fd}"), os.fstat(n)
-            with open(f"/proc/self/fdinfo/{fd}") as info:
-                flags = int(next(line for line in info if line.startswith("flags:")).split()[1], 8)
-        except (OSError, ValueError, StopIteration):
+            if n <= 2:
+                continue
+            st = os.fstat(n)
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in streams \
+                    or not fcntl.fcntl(n, fcntl.F_GETFL) & (os.O_WRONLY | os.O_RDWR | os.O_APPEND):
+                continue
+            path = os.readlink(f"/proc/self/fd/{fd}")
+        except (OSError, ValueError):
             continue
-        if n > 2 and stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in streams and path.startswith("/") \
-                and flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND) and "__pycache__" not in path:
+        if path.startswith("/") and "__pycache__" not in path:
             held[path] = max(held.get(path, 0), st.st_size)
     return held
 
@@ -178,6 +190,26 @@ def _appended(path: str, size: int):
         return None
 
 
+def _environ() -> dict:
+    """A copy of ``os.environ``, taken around every fit: its encoded mapping where there is one (copied without
+    decoding every variable), else the mapping itself."""
+    data = getattr(os.environ, "_data", None)
+    return dict(data) if isinstance(data, dict) else dict(os.environ)
+
+
+def _text(value):
+    return os.fsdecode(value) if isinstance(value, bytes) else value
+
+
+def _changed(before: dict, now: dict) -> dict:
+    """The variables set or changed (name -> new value) and removed (name -> None) between two :func:`_environ`
+    copies, in name order, decoded as ``os.environ`` shows them."""
+    if before == now:
+        return {}
+    keys = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    return {_text(k): None if k not in now else _text(now[k]) for k in keys}
+
+
 @contextlib.contextmanager
 def captured():
     """Run the block and collect what it emits (module docstring) into the :class:`Emitted` it yields; the
@@ -186,7 +218,7 @@ def captured():
     out = Emitted()
     root, records, paths = logging.getLogger(), [], set()
     level, call_handlers = root.level, logging.Logger.callHandlers
-    environ = dict(os.environ)
+    environ = _environ()
     stdout, stderr = io.StringIO(), io.StringIO()
 
     def call(logger, record):  # every logger's records, before its handlers (and the hierarchy's) see them
@@ -233,21 +265,19 @@ def captured():
                 got = _appended(path, size)
                 if got is not None:
                     out.files[f"{path} (appended)"] = got
-        now = dict(os.environ)
-        out.environ = {k: now.get(k) for k in sorted(set(environ) | set(now)) if environ.get(k) != now.get(k)}
+        out.environ = _changed(environ, _environ())
 
 
 @contextlib.contextmanager
 def kept_environment():
     """Run the block and put back every variable of ``os.environ`` it set, changed or removed."""
-    before = dict(os.environ)
+    before = _environ()
     try:
         yield
     finally:
-        now = dict(os.environ)
-        for key in set(before) | set(now):
-            if before.get(key) != now.get(key):
-                if key in before:
-                    os.environ[key] = before[key]
-                else:
-                    del os.environ[key]
+        for key in _changed(before, _environ()):
+            old = os.environ.encodekey(key) if hasattr(os.environ, "encodekey") else key
+            if old in before:
+                os.environ[key] = _text(before[old])
+            else:
+                del os.environ[key]

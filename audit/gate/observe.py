@@ -26,6 +26,9 @@ observable into one canonical value per path:
   cache of the last fit; a weak dictionary's entry for the model as ``[model]``, a context variable's value in
   the current context as ``.get()``), ``fit()`` (what ``fit``
   returned, when not the model itself) and ``_repr_html_()``.
+* ``served PATH.NAME()``: what every public method taking no argument returns, of each object the model's graph
+  and its package's globals hold (a running digest, a memo's ``cache_info()``, a helper's ``table()``), called in
+  a forked sandbox (:mod:`audit.gate.served`).
 
 Memory addresses (``0x7f...``) are masked in every string, so a default ``repr`` does not differ between fits
 for that reason alone, and so is an integer that is an address of the process (a registry keyed by ``id(self)``:
@@ -64,6 +67,7 @@ from audit.gate.emissions import captured, kept_environment
 from audit.gate.outcome import outcome_text
 from audit.gate.parts import (MAX_DEPTH, PART_NODES, decoded, float_parts, number_parts, pandas_parts,
                               position_parts, positions)
+from audit.gate import served
 from audit.gate.state.walk import long_plain_data, walk
 
 __all__ = ["observe_fit", "observe_model", "canonical", "source_of", "METHODS", "MAX_NODES", "ABSENT"]
@@ -327,15 +331,18 @@ def source_of(path: str) -> str:
     return m.group() if m else path
 
 
-def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None, records=None) -> Observation:
+def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None, records=None,
+                  serve: bool = True) -> Observation:
     """Every observable of the fitted ``est`` (module docstring), without the fit's own emissions; ``want``: the
     sources to read (:func:`source_of`; None: all); ``records``: the pair's records the methods are also asked
-    about (:class:`audit.gate.behaviour.Queries`, :func:`audit.gate.behaviour.query_points`)."""
+    about (:class:`audit.gate.behaviour.Queries`, :func:`audit.gate.behaviour.query_points`); ``serve``: whether
+    the objects in reach are asked what they serve (:mod:`audit.gate.served`, one forked process per
+    observation; the switch scan, which reads structure, does not ask)."""
     if want is not None and _EMITTED & set(want):
         want = None
 
     def wanted(source):
-        return want is None or source in want
+        return (want is None or source in want) and (serve or source != "served")
 
     obs = Observation()
     refresh_addresses()
@@ -356,11 +363,29 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
         if wanted("str"):
             _call(obs, "str()", lambda: str(est), max_nodes=max_nodes)
     known: dict = {}  # the model's own objects, by id: what a method returns of them reads as a reference
-    if wanted("model"):
-        _walk_into(obs, est, "model", max_nodes, known=known, collect=True)
-    _around(obs, est, max_nodes, wanted)
+    reach: dict = {}  # objects beside the model (module globals), by id: what their methods serve is read too
+    if wanted("model") or wanted("served"):
+        _walk_into(obs if wanted("model") else Observation(), est, "model", max_nodes, known=known, collect=True)
+    _around(obs, est, max_nodes, lambda s: wanted(s) or wanted("served") and s == "module", reach)
     _behaviour(obs, est, grid, records, max_nodes, wanted, classes, known)
+    if wanted("served"):
+        targets = [(path, node) for node, path in list(known.values()) + list(reach.values())
+                   if node is not est and served.eligible(node)]
+        got, complete = served.read(targets, _observed)
+        for path, value in got.items():
+            obs.setdefault(path, value)
+        obs.truncated = obs.truncated or not complete
     return obs
+
+
+def _observed(path: str, value) -> Observation:
+    """``value`` as observations below ``path`` (what a served method returned, read in the sandbox)."""
+    out = Observation()
+    if canonical(value) is not None:
+        _set(out, path, value)
+    else:
+        _walk_into(out, value, path, PART_NODES)
+    return out
 
 
 def _behaviour(obs: Observation, est, grid, records, max_nodes: int, wanted, classes=None, known=None) -> None:
@@ -440,13 +465,14 @@ def _code_names(obj) -> set:
     return names
 
 
-def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -> None:
+def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True, reach: dict | None = None) -> None:
     """What the fit may leave beside the object: properties (public, computed on access), attributes set on
     the class and on its base classes (``class M.Base.NAME``: a registry every subclass posts to; the libraries'
     own bases apart), the globals of the module that defines it and of the other imported modules of its package
     (a cache of the last fit, a metrics sink called like a function), and the attributes of the classes those
     modules define (``module M.Store.NAME``). Modules, classes, functions, methods and dunder names are not
-    read."""
+    read. ``reach``: filled with the objects these walks pass and the memos they find (``id -> (node, path)``),
+    whose methods :mod:`audit.gate.served` calls."""
     cls = type(est)
     for name, attr in inspect.getmembers(cls, lambda a: isinstance(a, property)):
         if not name.startswith("__") and wanted("model"):
@@ -463,6 +489,8 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
             continue
         for name, value in list(namespace.items()):
             if callable(value) and hasattr(value, "cache_info") and hasattr(value, "__wrapped__"):
+                if reach is not None:
+                    reach.setdefault(id(value), (value, f"{where}.{name}"))
                 memo = _memo(value)  # functools.lru_cache / cache: what it was asked, what it answered
                 if memo:
                     _walk_into(obs, memo, f"{where}.{name}.cache", max_nodes // 4, newest=True)
@@ -476,7 +504,8 @@ def _around(obs: Observation, est, max_nodes: int, wanted=lambda source: True) -
                                                            classmethod, __future__._Feature, np.ufunc)) or \
                     inspect.isroutine(value):
                 continue  # code is not read; a callable object's state is (a metrics sink called like a function)
-            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True)
+            _walk_into(obs, model_view(value, est), f"{where}.{name}", max_nodes // 4, newest=True, known=reach,
+                       collect=reach is not None)
 
 
 #: the classes of the language itself, whose attributes no fit changes
@@ -515,18 +544,19 @@ def _closure_state(fn) -> dict:
 
 
 def observe_fit(make_estimator, data, grid, classes=None, max_nodes: int = MAX_NODES, want=None,
-                records=None) -> Observation:
+                records=None, serve: bool = True) -> Observation:
     """Build a fresh estimator with ``make_estimator()``, fit it on ``data = (X, y)`` as it ships, and observe
     everything (module docstring), or the sources in ``want`` (:func:`source_of`) and the fit's own emissions
     (``fit warning[i]``, ``fit log[i]``, ``fit stdout``, ``fit stderr``). An exception in ``fit`` is the
     observation ``fit raised``; ``SystemExit`` and ``KeyboardInterrupt`` propagate. ``records``: the points shaped
     like ``X`` that the methods are asked about beside ``grid`` (:class:`audit.gate.behaviour.Queries`: the pair's
-    own records)."""
+    own records); ``serve``: as :func:`observe_model`'s."""
     with kept_environment():  # every fit starts from the same environment variables
-        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want, records)
+        return _observe_fit(make_estimator, data, grid, classes, max_nodes, want, records, serve)
 
 
-def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, records=None) -> Observation:
+def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, records=None,
+                 serve: bool = True) -> Observation:
     X, y = data
     emitted = Observation()
     est = returned = raised = None
@@ -544,7 +574,7 @@ def _observe_fit(make_estimator, data, grid, classes, max_nodes: int, want, reco
     if est is not None:
         if returned is not est and returned is not None:  # fit returned something else than the model
             _walk_into(obs, returned, "fit()", max_nodes)
-        after = observe_model(est, grid, classes, max_nodes, want, records)
+        after = observe_model(est, grid, classes, max_nodes, want, records, serve)
         if sizes is not None:
             for module, name, value in added_globals(sizes):  # set by a fit on another package's module
                 _walk_into(after, model_view(value, est), f"module {module}.{name}", max_nodes // 4)

@@ -14,7 +14,8 @@ only where the sampled law moves most from 1,000 records on.
    class's count cross every value), :data:`GRID_FITS` fits at every size ``1 .. 32`` and then at sizes
    growing by :data:`FACTOR` up to the scale family's largest (16,000 records at quick).
 2. **Signature.** Each fit is observed like the determinism probe's (:func:`audit.gate.observe.observe_fit`),
-   and every observed path gives three *components* per size (:func:`signature`): its structure (present or
+   except what objects in reach serve through their methods (a forked process per fit; the determinism probe
+   reads it), and every observed path gives three *components* per size (:func:`signature`): its structure (present or
    absent, its type, an array's dtype and shape: one value when all fits agree, else ``"mixed"``), whether its
    value was the same on every fit (``fixed``), and that value when it was (strings with their digits masked,
    so a message that names the count does not change with it). The noisy values themselves never enter.
@@ -264,7 +265,7 @@ class _Scanner:
         if len(have) < k:
             data = pattern_data(PATTERN, n, self.bounds, self.classes)
             while len(have) < k:
-                have.append(observe_fit(self.make, data, self.grid, self.classes))
+                have.append(observe_fit(self.make, data, self.grid, self.classes, serve=False))
                 self.records += n
                 self.made += 1
         return have
