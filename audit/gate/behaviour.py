@@ -55,7 +55,7 @@ MAX_ADDED = 64
 #: ``(module, name)`` of the globals a fit was seen to add to a module (read on every later observation)
 _ADDED: dict = {}
 #: the imported modules, recomputed when ``sys.modules`` changes size
-_MODULES: dict = {"count": -1, "list": []}
+_MODULES: dict = {"count": -1, "list": [], "dicts": []}
 #: methods that fit or configure: never called
 _NEVER = frozenset({"fit", "partial_fit", "get_metadata_routing"})
 _NEVER_PREFIXES = ("fit_", "set_", "partial_")
@@ -103,7 +103,23 @@ def public_methods(est, skip=(), limit: int = MAX_CALLS) -> list[tuple[str, int]
     list of (str, int)
         The name and the required positional arguments (0: ``name()``; 1: ``name(X)``).
     """
-    skip, found = set(skip), []
+    key = (type(est), len(vars(type(est))), frozenset(skip), limit)  # a class a fit adds a method to: listed again
+    found = _PUBLIC.get(key)
+    if found is None or set(getattr(est, "__dict__", ())) & {name for name, _ in found}:
+        found = _public_methods(est, set(skip), limit)
+        if len(_PUBLIC) > 256:
+            _PUBLIC.clear()
+        _PUBLIC[key] = found
+    return list(found)
+
+
+#: the public methods by (class, its namespace's size, names skipped, limit): a class's methods and their
+#: signatures, listed once (again for an instance whose own attributes shadow one of them)
+_PUBLIC: dict = {}
+
+
+def _public_methods(est, skip: set, limit: int) -> list:
+    found = []
     for name in sorted(dir(type(est))):
         if name.startswith("_") or name in skip or name in _NEVER or name.startswith(_NEVER_PREFIXES):
             continue
@@ -242,19 +258,20 @@ def model_view(value, est):
     return value
 
 
-def _modules() -> list:
-    """The imported modules (recomputed only when ``sys.modules`` changed size)."""
+def _modules() -> tuple:
+    """The imported modules and their namespaces (recomputed only when ``sys.modules`` changed size)."""
     if _MODULES["count"] != len(sys.modules):
         _MODULES["count"] = len(sys.modules)
         _MODULES["list"] = [m for m in sys.modules.copy().values() if type(m) is types.ModuleType]
-    return _MODULES["list"]
+        _MODULES["dicts"] = [vars(m) for m in _MODULES["list"]]
+    return _MODULES["list"], _MODULES["dicts"]
 
 
 def module_sizes() -> tuple:
-    """``(modules, sizes)``: the imported modules and the number of globals of each (counted in C: tens of
-    microseconds for a thousand modules)."""
-    modules = _modules()
-    return modules, list(map(len, map(vars, modules)))
+    """``(modules, sizes)``: the imported modules and the number of globals of each (counted in C over the
+    namespaces kept from the last listing: tens of microseconds for a thousand modules)."""
+    modules, namespaces = _modules()
+    return modules, list(map(len, namespaces))
 
 
 def readable(name: str, value) -> bool:
@@ -267,7 +284,8 @@ def added_globals(before: tuple) -> list:
     (:func:`module_sizes`; the newest names of a namespace that grew: dict order is insertion order), and of
     those seen by earlier fits, in the order first seen; modules, classes, functions and dunder names left out."""
     modules, sizes = before
-    now = list(map(len, map(vars, modules)))
+    listed, namespaces = _modules()
+    now = list(map(len, namespaces)) if listed is modules else list(map(len, map(vars, modules)))
     if now != sizes:
         for module, old, new in zip(modules, sizes, now):
             if new > old and len(_ADDED) < MAX_ADDED:

@@ -159,8 +159,6 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0, fresh=None) ->
         first, n_sources = _fit(make_estimator, D0, base)
         unstable = set().union(*(differing(first, _fit(make_estimator, D0, base)[0]) for _ in range(2)))
         other = _fit(make_estimator, D1, base)[0]
-        beside = _others(D0, D1)
-        thirds = [_fit(make_estimator, D, base)[0] for D in beside]
     except Exception as exc:  # noqa: BLE001 - outside code
         return {}, f"a fit under fed entropy raised {type(exc).__name__}"
     # kept randomness that changes with no change of the fit's entropy was drawn before the fit (a pool a module
@@ -169,6 +167,11 @@ def idle_generators(make_estimator, D0, D1, paths, seed: int = 0, fresh=None) ->
     unstable = unstable - volatile
     if any(_kept(k, paths) for k in differing(first, other) - unstable - volatile):
         return {}, "it differs between D and D' under the same entropy"
+    beside = _others(D0, D1)  # fitted only once the pair has not decided (a kept noise generator decides there)
+    try:
+        thirds = [_fit(make_estimator, D, base)[0] for D in beside]
+    except Exception as exc:  # noqa: BLE001 - outside code
+        return {}, f"a fit under fed entropy raised {type(exc).__name__}"
     if n_sources > MAX_SOURCES:
         return {}, f"the fit drew from {n_sources} sources of entropy (at most {MAX_SOURCES} are tested)"
     moved_by_some = set()
