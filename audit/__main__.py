@@ -91,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--bounds", default=None,
                      help='public bounds per feature, JSON: [[0, 1], [0, 1]] (default: the dataset\'s)')
     chk.add_argument("--classes", default=None, help="public class labels, JSON list or comma-separated")
-    chk.add_argument("--n-samples", type=int, default=None,
-                     help="outputs per input for each audited pair (default: the budget's)")
+    chk.add_argument("--n-samples", "--samples", dest="n_samples", type=int, default=None,
+                     help="outputs per input for each audited pair (default: the budget's); --samples, as "
+                          "compare spells it, is the same option")
     chk.add_argument("--release", default="auto",
                      help="estimators: auto (everything published: release() if any, predict and predict_proba "
                           "on a grid over the domain, the fitted structure when recognised, and every number the "
@@ -195,9 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--alpha", type=float, default=None,
                      help="false-alarm rate of the comparison: an identical candidate is called different with "
                           "probability at most alpha (default 0.01)")
-    cmp.add_argument("--samples", type=int, default=None,
+    cmp.add_argument("--samples", "--n-samples", dest="samples", type=int, default=None,
                      help="draws per side and input (default: the budget's; learners 8,000 at quick); "
-                          "with --noise off, the number of generated datasets (default 200)")
+                          "with --noise off, the number of generated datasets (default 200); --n-samples, as "
+                          "check spells it, is the same option")
     _common(cmp, "quick")
     dat = sub.add_parser("data", help="list or fetch the public benchmark files the reproductions read")
     dsub = dat.add_subparsers(dest="data_command", required=True, metavar="ACTION",

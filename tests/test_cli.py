@@ -63,3 +63,15 @@ def test_report_with_a_mismatch_exits_nonzero_and_is_atomic(tmp_path):
 def test_module_entry_point(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "audit", "list"], capture_output=True, text=True)
     assert proc.returncode == 0 and "mechanisms" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["check", "compare"])
+def test_check_and_compare_take_the_sample_count_under_either_spelling(command):
+    """A newcomer who learnt ``--n-samples`` on check and ``--samples`` on compare may write either on both."""
+    from audit.__main__ import build_parser
+
+    dest = "n_samples" if command == "check" else "samples"
+    parse = build_parser().parse_args
+    base = [command, "m:C"] + (["--reference", "privatree"] if command == "compare" else [])
+    assert getattr(parse(base + ["--n-samples", "300"]), dest) == 300
+    assert getattr(parse(base + ["--samples", "300"]), dest) == 300

@@ -91,3 +91,12 @@ def test_bad_door_arguments_are_named():
         assert_private(Laplace(1.0), [(0.0, 1.0)], strict_power="yes")
     assert str(EstimatorFactory(partial(LatticeCounts, epsilon=1.0))) == \
         "subjects.lattice_counts:LatticeCounts(epsilon=1.0)"
+
+
+def test_the_failure_reads_a_verdict_line_then_one_clause_of_evidence_a_line():
+    """A newcomer's pytest shows the message as it is: the verdict first, the evidence clause by clause below."""
+    with pytest.raises(AssertionError) as info:
+        assert_private(Laplace(2.0), [(0.0, 1.0)], epsilon=1.0, n_samples=20_000, seed=0)
+    first, *rest = str(info.value).splitlines()
+    assert first.startswith("privacy claim (1, 0)-DP") and "is violated" in first and first.endswith(".")
+    assert rest[0] == "Evidence:" and len(rest) >= 3 and all(line.startswith("  - ") for line in rest[1:])

@@ -221,11 +221,11 @@ def gate_assert(mechanism, pairs, epsilon: float = 1.0, delta: float = 0.0, *, n
                 if result.row.get("finished") is False else
                 "not shown: an inconclusive pass (strict_power=True)")
         decided = f" through {', '.join(result.decided_by)}" if result.decided_by else ""
-        raise AssertionError(
+        evidence = "\n".join(f"  - {part}" for part in str(result.detail).split("; ") if part.strip())
+        raise AssertionError(  # the verdict on its first line, then the evidence one clause a line (pytest shows it)
             f"privacy claim ({epsilon:g}, {delta:g})-DP under {neighbouring} is {what}{decided}: epsilon_lower = "
             f"{result.epsilon_lower:.4g} {'>' if result.violation else '<='} {epsilon:g} at confidence "
-            f"{1 - result.row['alpha'] if result.kind == 'mechanism' else 1 - ALPHA:g}. "
-            f"Evidence: {result.detail}")
+            f"{1 - result.row['alpha'] if result.kind == 'mechanism' else 1 - ALPHA:g}.\nEvidence:\n{evidence}")
     return result
 
 
