@@ -8,6 +8,8 @@ adversary). Each leak below exits 1 through ``python -m audit check``; each cont
 * Within reach (``tests/subjects/leaks_in_reach.py``): a view's base array, an exception's frames, a callable
   metrics object, a log record's extra fields, xz and bz2 bytes, a report moved into place, the lines appended to
   a trail the module opened at import, a generator kept live (its frame's locals).
+* Seeds derived from a kept text (``tests/subjects/seeds_derived.py``): CRC-32, SHA-256 or Python's ``hash()``
+  of a scratch file's name, a run tag or a printed label, traced from the seeds the fit hands its generators.
 * Served by objects in reach (``tests/subjects/served_in_reach.py``): a running ``hashlib`` object, a per-fit
   memo's ``cache_info()``, a helper's ``table()``, read by calling their methods in a forked sandbox.
 * Beside the model (``tests/subjects/leaks_beside_the_model.py``): the thread's name, an exit handler's output, a
@@ -128,6 +130,18 @@ def test_a_count_within_reach_of_the_model_is_found(name, path, tmp_path):
     assert path in row["detail"], row["detail"][:2000]
 
 
+@pytest.mark.parametrize("name,path", [("ScratchNameSeed", "model.scratch_#crc32"),
+                                       ("RunTagSeed", "model.run_tag_#"),
+                                       ("HashedLabelSeed", "emitted['stdout']#word[1]#hash")])
+def test_a_seed_derived_from_a_kept_text_is_traced_and_replayed(name, path, tmp_path):
+    """The fit hands a generator a digest of a text it keeps or prints (CRC-32 of a scratch file's name, SHA-256 of
+    a run tag, Python's hash of a printed label): every seed the fit hands over is traced back through the
+    standard digests, and replayed (exact: the replay reproduces the model every time)."""
+    code, row = _check(f"subjects.seeds_derived:{name}", tmp_path)
+    assert code == 1 and row["decided_by"][0] == "kept state", row["detail"][:800]
+    assert path in row["detail"], row["detail"][:2000]
+
+
 @pytest.mark.parametrize("name,path", [("RunningDigest", "served model._lineage.hexdigest()"),
                                        ("MemoPerFit", "served model._weight.cache_info()"),
                                        ("HelperSummary", "served model._summary.table()['counts']")])
@@ -139,7 +153,7 @@ def test_what_an_object_in_reach_serves_is_found(name, path, tmp_path):
     assert path in row["detail"], row["detail"][:2000]
 
 
-@pytest.mark.parametrize("target", ["subjects.served_in_reach:TidyServed", "subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
+@pytest.mark.parametrize("target", ["subjects.seeds_derived:TieBreakFromName", "subjects.served_in_reach:TidyServed", "subjects.leaks_in_reach:TidyReach", "subjects.seeds_in_sight:RunIdBeside", "subjects.seeds_in_sight:MajorityBitBeside",
                                     "subjects.seeds_in_sight:TokenBeside", "subjects.seeds_in_sight:DrawnIdBeside",
                                     "subjects.seeds_in_parts:MetaBeside", "subjects.seeds_in_parts:Uuid1Beside",
                                     "subjects.leaks_beside_the_model:TidyCounts", "subjects.seeds_in_sight:SaltedConfig",

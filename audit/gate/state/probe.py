@@ -57,7 +57,9 @@ from audit.gate.emissions import captured
 from audit.gate.state import replay as rp
 from audit.gate.state import entropy as en
 from audit.gate.state.fingerprint import beside, served
+from audit.gate.state.derived import traced
 from audit.gate.state.idle import idle_generators
+from audit.gate.state.reseed import recorded
 from audit.gate.state.words import identified_words, inside as _inside, replay_words, unseeded_words
 from audit.gate.state.walk import MAX_NODES, long_plain_data, long_seed, recognise, walk
 
@@ -276,13 +278,17 @@ def _fit(make_estimator, D, seed):
     """``(fitted estimator, the integers its fit emitted, what it left beside the model)``: a seed printed or
     logged by the fit, or kept in a global of the model's module, is a candidate as much as one the model keeps
     (:func:`audit.gate.state.replay.emitted_integers`, :func:`audit.gate.state.fingerprint.beside`: read at once,
-    before another fit overwrites it)."""
+    before another fit overwrites it), and so is a seed the fit handed a generator that a digest of a text it
+    keeps or emitted equals (:func:`audit.gate.state.derived.traced`)."""
     est = make_estimator()
     if seed is not None:
         rp.with_seed(est, seed)
-    with captured() as emitted:
+    with captured() as emitted, recorded() as seeds:
         est.fit(*D)
-    return est, rp.emitted_integers(emitted), beside(est)
+    # a seed the fit derived from a text it keeps or emitted (a scratch file's name through CRC-32): a candidate
+    # under the text's path and the derivation (audit.gate.state.derived)
+    derived = traced([s for s in seeds if s != seed], est, emitted)
+    return est, {**rp.emitted_integers(emitted), **derived}, beside(est)
 
 
 def _fingerprint(fitted) -> rp.Leaves:

@@ -15,10 +15,11 @@ import numpy as np
 
 from audit.gate.state.bindings import rebound
 
-__all__ = ["reseeded"]
+__all__ = ["reseeded", "recorded"]
 
 _SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
 _ANY = {}  # "new" (and "keep"): while an any-seed replay runs, every integer seed but "keep" becomes "new"
+_SEEN = None  # while :func:`recorded` runs: the integer seeds handed to the constructors, in order
 
 
 def _words(value: int, n: int, order: str) -> np.ndarray:
@@ -31,6 +32,8 @@ def _words(value: int, n: int, order: str) -> np.ndarray:
 
 
 def _swap(seed):
+    if _SEEN is not None and isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        _SEEN.append(int(seed))
     try:
         if _ANY and isinstance(seed, (list, tuple, np.ndarray)) and len(seed) and \
                 all(isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in np.asarray(seed).ravel()):
@@ -64,17 +67,33 @@ class _ReseededSeedSequence(np.random.SeedSequence):
 
 
 @contextmanager
-def reseeded(old: int | None, new: int, keep: int | None = None, order: str = "be"):
+def recorded():
+    """Within the block, the integer seeds handed to ``default_rng``, ``RandomState``, ``random.Random`` and
+    ``SeedSequence`` (under any name bound before the block) are appended, unchanged, to the list it yields."""
+    global _SEEN
+    seen = []
+    _SEEN = seen
+    try:
+        with reseeded(None, 0, replace=False):
+            yield seen
+    finally:
+        _SEEN = None
+
+
+@contextmanager
+def reseeded(old: int | None, new: int, keep: int | None = None, order: str = "be", replace: bool = True):
     """Within the block, ``default_rng``, ``RandomState``, ``random.Random`` and ``SeedSequence`` seeded with ``old``
     are seeded with ``new`` (module attributes are patched and restored); ``old=None`` swaps every integer seed
     but ``keep``, every seed given as words (``default_rng(SeedSequence().generate_state(4))``: ``new`` as words in
     ``order``, :func:`_words`), and the entropy of ``SeedSequence()`` (a seed the fit makes from OS entropy, never
-    the same twice, is replaced whatever it is)."""
+    the same twice, is replaced whatever it is). ``replace=False``: nothing is swapped (:func:`recorded`)."""
     saved = np.random.default_rng, np.random.RandomState, random.Random, np.random.SeedSequence
     original_rng = saved[0]
     _SUBSTITUTE.clear()
     _ANY.clear()
-    if old is None:
+    if not replace:
+        pass
+    elif old is None:
         _ANY.update(new=int(new), keep=None if keep is None else int(keep), order=order)
     else:
         _SUBSTITUTE[int(old)] = int(new)
