@@ -7,8 +7,9 @@ by the fit, hashed to an integer (``zlib.crc32(name.encode())``, ``int(hashlib.s
 the noise. The digest hides the spelling, so no reading of the text's integers finds it
 (:mod:`audit.gate.state.spelling`).
 
-:func:`traced` runs the other way round. The probe's fits record the seeds they hand to ``default_rng``,
-``RandomState``, ``random.Random`` and ``SeedSequence`` (:func:`audit.gate.state.reseed.recorded`). Each text and
+:func:`traced` runs the other way round. The probe's fits record the seeds they hand to ``default_rng`` and
+``random.Random`` (:func:`audit.gate.state.reseed.recorded`; a seed handed to ``RandomState`` or ``SeedSequence``
+directly is not recorded: they are C types, and replacing them would change what ``isinstance`` says in the fit). Each text and
 bytes value the fitted model holds, and each text the fit printed, logged or named as a file, with each word of it
 (``#word[i]``: a label inside a printed line; ``#name``: a file's name inside its path), is put through the
 standard derivations (:func:`derivations`): CRC-32 and Adler-32; MD5, SHA-1, SHA-256, SHA-512 and BLAKE2b, read

@@ -19,7 +19,6 @@ __all__ = ["reseeded", "recorded"]
 
 _SUBSTITUTE = {}  # seed -> seed, while a reseed replay runs
 _ANY = {}  # "new" (and "keep"): while an any-seed replay runs, every integer seed but "keep" becomes "new"
-_SEEN = None  # while :func:`recorded` runs: the integer seeds handed to the constructors, in order
 
 
 def _words(value: int, n: int, order: str) -> np.ndarray:
@@ -32,8 +31,6 @@ def _words(value: int, n: int, order: str) -> np.ndarray:
 
 
 def _swap(seed):
-    if _SEEN is not None and isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        _SEEN.append(int(seed))
     try:
         if _ANY and isinstance(seed, (list, tuple, np.ndarray)) and len(seed) and \
                 all(isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in np.asarray(seed).ravel()):
@@ -68,32 +65,45 @@ class _ReseededSeedSequence(np.random.SeedSequence):
 
 @contextmanager
 def recorded():
-    """Within the block, the integer seeds handed to ``default_rng``, ``RandomState``, ``random.Random`` and
-    ``SeedSequence`` (under any name bound before the block) are appended, unchanged, to the list it yields."""
-    global _SEEN
+    """Within the block, the integer seeds handed to ``numpy.random.default_rng`` (under any name bound before the
+    block) and to ``random.Random`` (``Random(seed)``, ``.seed(seed)`` on an instance made before or in the block)
+    are appended, unchanged, to the list it yields. Only a function and a method are wrapped: no class is replaced, so
+    ``isinstance`` checks in the fit (scikit-learn's ``check_random_state``) see what they always see; the seeds
+    of ``RandomState``, ``SeedSequence`` and bit generators built directly (C types), and of the ``random``
+    module's own ``seed`` (bound at import), are not recorded."""
     seen = []
-    _SEEN = seen
+    original_rng, original_seed = np.random.default_rng, random.Random.seed
+
+    def default_rng(seed=None):
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seen.append(int(seed))
+        return original_rng(seed)
+
+    def seed(self, a=None, version=2):
+        if isinstance(a, int) and not isinstance(a, bool):
+            seen.append(int(a))
+        return original_seed(self, a, version)
+
+    np.random.default_rng, random.Random.seed = default_rng, seed
     try:
-        with reseeded(None, 0, replace=False):
+        with rebound({original_rng: default_rng}):
             yield seen
     finally:
-        _SEEN = None
+        np.random.default_rng, random.Random.seed = original_rng, original_seed
 
 
 @contextmanager
-def reseeded(old: int | None, new: int, keep: int | None = None, order: str = "be", replace: bool = True):
+def reseeded(old: int | None, new: int, keep: int | None = None, order: str = "be"):
     """Within the block, ``default_rng``, ``RandomState``, ``random.Random`` and ``SeedSequence`` seeded with ``old``
     are seeded with ``new`` (module attributes are patched and restored); ``old=None`` swaps every integer seed
     but ``keep``, every seed given as words (``default_rng(SeedSequence().generate_state(4))``: ``new`` as words in
     ``order``, :func:`_words`), and the entropy of ``SeedSequence()`` (a seed the fit makes from OS entropy, never
-    the same twice, is replaced whatever it is). ``replace=False``: nothing is swapped (:func:`recorded`)."""
+    the same twice, is replaced whatever it is)."""
     saved = np.random.default_rng, np.random.RandomState, random.Random, np.random.SeedSequence
     original_rng = saved[0]
     _SUBSTITUTE.clear()
     _ANY.clear()
-    if not replace:
-        pass
-    elif old is None:
+    if old is None:
         _ANY.update(new=int(new), keep=None if keep is None else int(keep), order=order)
     else:
         _SUBSTITUTE[int(old)] = int(new)
