@@ -31,13 +31,17 @@ Which objects: those :func:`eligible` accepts among the nodes a walk of the mode
 passes, in walk order, at most :data:`MAX_OBJECTS`, at most :data:`MAX_METHODS` methods each, in name order.
 Values read elsewhere are left out: leaves, containers, arrays and pandas objects (their methods compute from
 what is already read), generators (the state probe reads kept randomness), modules, classes, code, and the
-objects of the concurrency and I/O modules (a thread, a lock, a queue, a pool, a socket: their methods wait or
-act, they do not compute). Where ``os.fork`` does not exist (Windows) nothing is read, and the observation says so.
+objects of the concurrency, I/O and logging modules and their subclasses elsewhere (a thread, a lock, a queue, a
+pool, a socket, a file, a log handler or formatter, a context manager: their methods wait or act, they do not
+compute). Where ``os.fork`` does not exist (Windows) nothing is read, and the observation says so.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
+import io
+import logging
 import os
 import pickle
 import random
@@ -45,6 +49,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 import types
 
@@ -52,8 +57,8 @@ import numpy as np
 
 from audit.gate.outcome import outcome_text
 
-__all__ = ["eligible", "methods", "read", "MAX_OBJECTS", "MAX_METHODS", "MAX_CALLS", "CPU_SECONDS", "WALL_SECONDS",
-           "PREFIX"]
+__all__ = ["eligible", "methods", "read", "MAX_OBJECTS", "MAX_METHODS", "MAX_CALLS", "MAX_SANDBOXES", "CPU_SECONDS",
+           "WALL_SECONDS", "PREFIX"]
 
 #: objects whose methods are called per observation, at most (in walk order)
 MAX_OBJECTS = 24
@@ -61,6 +66,8 @@ MAX_OBJECTS = 24
 MAX_METHODS = 16
 #: calls per observation, at most
 MAX_CALLS = 32
+#: forked sandboxes per observation, at most (a fork costs about 5-15 ms): the last runs every call left
+MAX_SANDBOXES = 4
 #: CPU seconds each call may use in the sandbox
 CPU_SECONDS = 2.0
 #: seconds the gate waits for the sandbox as a whole (a call that blocks without using CPU)
@@ -72,6 +79,9 @@ PREFIX = "served "
 _ACTING = ("threading", "_thread", "queue", "_queue", "multiprocessing", "concurrent", "asyncio", "socket",
            "_socket", "ssl", "_ssl", "selectors", "select", "subprocess", "signal", "io", "_io", "logging", "tempfile",
            "weakref", "_weakref", "_weakrefset", "sqlite3", "mmap", "ctypes", "_ctypes")
+#: the acting classes' subclasses defined elsewhere (a test runner's log handler, a file-like object, a thread)
+_ACTING_TYPES = (logging.Filterer, logging.Formatter, logging.LoggerAdapter, io.IOBase, threading.Thread,
+                 contextlib.AbstractContextManager)
 #: modules of leaves and containers (builtins, deques, arrays, numpy and pandas objects): read by the walk
 _CONTAINERS = ("builtins", "collections", "array", "numpy", "pandas")
 #: leaves, containers and values whose methods compute from what the walk already reads
@@ -102,7 +112,7 @@ def eligible(node) -> bool:
     if isinstance(node, _READ_ELSEWHERE) or callable(getattr(node, "__func__", None)):
         return False
     top = (type(node).__module__ or "").split(".", 1)[0]
-    return top not in _ACTING and top not in _CONTAINERS
+    return top not in _ACTING and top not in _CONTAINERS and not isinstance(node, _ACTING_TYPES)
 
 
 def _arity_zero(fn) -> bool:
@@ -174,9 +184,10 @@ def _call(index: int, where: str, obj, name: str, observe, fd: int) -> bool:  # 
     return query
 
 
-def _child(calls: list, start: int, observe, fd: int) -> None:  # pragma: no cover - runs in the forked child
+def _child(calls: list, start: int, observe, fd: int, last: bool) -> None:  # pragma: no cover - the child
     """The sandbox: cut off from the world (module docstring), then ``calls[start:]`` in order, until one
-    returns None or raises: the calls after it run in a fresh sandbox (:func:`read`)."""
+    returns None or raises: the calls after it run in a fresh sandbox (:func:`read`); in the ``last`` sandbox an
+    observation may have (:data:`MAX_SANDBOXES`), all of them."""
     gc.disable()  # a collection would touch every object of the process, copying each page it lies on
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
@@ -193,7 +204,7 @@ def _child(calls: list, start: int, observe, fd: int) -> None:  # pragma: no cov
     signal.signal(signal.SIGPROF, _on_cpu_limit)
     for i in range(start, len(calls)):
         where, obj, name = calls[i]
-        if not _call(i, where, obj, name, observe, fd):
+        if not _call(i, where, obj, name, observe, fd) and not last:
             break
 
 
@@ -205,8 +216,9 @@ def read(targets: list, observe) -> tuple[dict, bool]:
 
     The calls run in name order, each on the object as the fit left it: a sandbox runs them until one returns
     None or raises (a command, such as ``cache_clear()``, or a failure: either may have changed the object),
-    and the next call starts a fresh sandbox. A call that returns a value and also changes the object (a
-    ``pop()``) is seen by the calls after it."""
+    and the next call starts a fresh sandbox, up to :data:`MAX_SANDBOXES` per observation (the last runs every
+    call left, in order). A call that returns a value and also changes the object (a ``pop()``) is seen by the calls
+    after it."""
     targets = [(p, o, m) for p, o in targets for m in [methods(o)] if m][:MAX_OBJECTS]
     calls = [(f"{PREFIX}{path}.{name}()", obj, name) for path, obj, names in targets for name in names][:MAX_CALLS]
     if not calls:
@@ -215,13 +227,15 @@ def read(targets: list, observe) -> tuple[dict, bool]:
         return {}, False
     got, start, complete = {}, 0, True
     deadline = time.monotonic() + WALL_SECONDS
+    sandboxes = 0
     while start < len(calls) and complete:
-        last, complete = _sandbox(calls, start, observe, got, deadline)
+        sandboxes += 1
+        last, complete = _sandbox(calls, start, observe, got, deadline, sandboxes >= MAX_SANDBOXES)
         start = max(start, last) + 1
     return got, complete
 
 
-def _sandbox(calls: list, start: int, observe, got: dict, deadline: float) -> tuple[int, bool]:
+def _sandbox(calls: list, start: int, observe, got: dict, deadline: float, final: bool) -> tuple[int, bool]:
     """Run ``calls[start:]`` in one forked sandbox, adding what it sends to ``got``; ``(the index of the last
     call it reported, whether it ended before the deadline)``."""
     r, w = os.pipe()
@@ -233,7 +247,7 @@ def _sandbox(calls: list, start: int, observe, got: dict, deadline: float) -> tu
     if pid == 0:  # pragma: no cover - the child
         try:
             os.close(r)
-            _child(calls, start, observe, w)
+            _child(calls, start, observe, w, final)
         finally:
             os._exit(0)
     os.close(w)

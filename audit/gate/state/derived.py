@@ -9,7 +9,8 @@ the noise. The digest hides the spelling, so no reading of the text's integers f
 
 :func:`traced` runs the other way round. The probe's fits record the seeds they hand to ``default_rng`` and
 ``random.Random`` (:func:`audit.gate.state.reseed.recorded`; a seed handed to ``RandomState`` or ``SeedSequence``
-directly is not recorded: they are C types, and replacing them would change what ``isinstance`` says in the fit). Each text and
+directly is not recorded: they are C types, and replacing them would change what ``isinstance`` says in the fit).
+Each text and
 bytes value the fitted model holds, and each text the fit printed, logged or named as a file, with each word of it
 (``#word[i]``: a label inside a printed line; ``#name``: a file's name inside its path), is put through the
 standard derivations (:func:`derivations`): CRC-32 and Adler-32; MD5, SHA-1, SHA-256, SHA-512 and BLAKE2b, read
@@ -93,7 +94,8 @@ def _texts(model, emitted) -> list:
             if getattr(emitted, name, ""):
                 found.append((f"emitted['{name}']", getattr(emitted, name)))
         found += [(f"emitted['logs'][{i}]", text) for i, text in enumerate(getattr(emitted, "logs", [])[:64])]
-        found += [(f"emitted['file names'][{i}]", path) for i, path in enumerate(sorted(getattr(emitted, "files", {}))[:64])]
+        names = sorted(getattr(emitted, "files", {}))[:64]
+        found += [(f"emitted['file names'][{i}]", path) for i, path in enumerate(names)]
     return [part for path, text in found for part in _words(path, text)]
 
 
