@@ -7,7 +7,7 @@ its module's globals, and the patch would not reach it. :func:`rebound` patches 
 an imported module (NumPy's and the gate's own apart) that *is* one of the originals, found by identity, is set
 to its replacement for the block and restored after it.
 
-The scan of the modules' globals is cached while ``sys.modules`` keeps its size.
+The scan of the modules' globals is cached, per set of originals, while ``sys.modules`` keeps its size.
 """
 from __future__ import annotations
 
@@ -19,14 +19,16 @@ __all__ = ["rebound", "sites"]
 
 #: modules whose globals are never rebound: the library patched itself and the gate
 _SKIP = ("numpy", "audit.gate", "random", "secrets", "os", "uuid")
-_CACHE: dict = {"key": None, "sites": []}
+#: (number of modules, ids of the originals) -> sites: one entry per set of originals (the seeds' recorder and
+#: the replays patch different sets, fit after fit), all dropped when the modules change
+_CACHE: dict = {}
 
 
 def sites(originals) -> list:
     """``(module, name, original)`` for every global of an imported module that is one of ``originals``."""
     ids = {id(o): o for o in originals}
     key = (len(sys.modules), frozenset(ids))
-    if _CACHE["key"] != key:
+    if key not in _CACHE:
         found = []
         for mod_name, module in list(sys.modules.items()):
             if type(module) is not types.ModuleType or any(mod_name == m or mod_name.startswith(m + ".")
@@ -37,8 +39,10 @@ def sites(originals) -> list:
             except TypeError:
                 continue
             found += [(module, name, value) for name, value in items if id(value) in ids and value is ids[id(value)]]
-        _CACHE.update(key=key, sites=found)
-    return _CACHE["sites"]
+        if len(_CACHE) >= 8 or any(k[0] != key[0] for k in _CACHE):
+            _CACHE.clear()
+        _CACHE[key] = found
+    return _CACHE[key]
 
 
 @contextmanager
