@@ -78,7 +78,8 @@ PREFIX = "served "
 #: modules whose objects wait or act rather than compute (threads, locks, queues, pools, sockets, processes, files)
 _ACTING = ("threading", "_thread", "queue", "_queue", "multiprocessing", "concurrent", "asyncio", "socket",
            "_socket", "ssl", "_ssl", "selectors", "select", "subprocess", "signal", "io", "_io", "logging", "tempfile",
-           "weakref", "_weakref", "_weakrefset", "sqlite3", "mmap", "ctypes", "_ctypes")
+           "weakref", "_weakref", "_weakrefset", "sqlite3", "mmap", "ctypes", "_ctypes",
+           "_pytest", "pytest", "pluggy", "execnet", "xdist")  # the test runner hosting the gate, and its log capture
 #: the acting classes' subclasses defined elsewhere (a test runner's log handler, a file-like object, a thread)
 _ACTING_TYPES = (logging.Filterer, logging.Formatter, logging.LoggerAdapter, io.IOBase, threading.Thread,
                  contextlib.AbstractContextManager)
