@@ -381,10 +381,7 @@ def observe_model(est, grid, classes=None, max_nodes: int = MAX_NODES, want=None
 def _observed(path: str, value) -> Observation:
     """``value`` as observations below ``path`` (what a served method returned, read in the sandbox)."""
     out = Observation()
-    if canonical(value) is not None:
-        _set(out, path, value)
-    else:
-        _walk_into(out, value, path, PART_NODES)
+    _call(out, path, lambda: value, max_nodes=PART_NODES)
     return out
 
 
