@@ -35,6 +35,7 @@ RandomizedResponseWrongP    substitution    RR           2, 2, 2 (worst 2)
 ReportNoisyMax              add/remove      RNM          0.5 (five pairs), 0.4715 (worst 0.5 = epsilon/2)
 ReportNoisyMaxBuggy         add/remove      RNM          4 (five pairs), 3.9999999 (worst 4 = 4 epsilon)
 PermutedSample              add/remove      SAMPLE       inf, inf, 0, 0.4055, inf (worst inf)
+LocalReport                 substitution    REPORT       1, 0.5, 0.5 (worst 1 = epsilon)
 ==========================  ==============  ===========  ======================================================
 
 COUNT pairs: ``([], [])`` vs ``([[1.0]], [1])``; ``([[0.0]], [0])`` vs ``([[0.0], [1.0]], [0, 1])``;
@@ -373,6 +374,12 @@ def _law_loss(p, q):
     return worst
 
 
+def local_report_loss(d, d_prime, epsilon=1.0):
+    """:class:`LocalReport`: the reports are independent, and in each the label's and the bit's log-ratios are
+    independent and attain their bounds."""
+    return sum(epsilon / 2 * abs(y0 - y1) + epsilon / 2 * (x0 != x1) for (x0, y0), (x1, y1) in zip(d, d_prime))
+
+
 ORACLE = {
     "NoisyCountsVectorised": noisy_counts_loss,
     "NoisyCountsLoop": noisy_counts_loss,
@@ -389,6 +396,7 @@ ORACLE = {
     "ReportNoisyMax": report_noisy_max_loss,
     "ReportNoisyMaxBuggy": report_noisy_max_buggy_loss,
     "PermutedSample": permuted_sample_loss,
+    "LocalReport": local_report_loss,
 }
 
 LAWS = {
@@ -429,6 +437,8 @@ RNM_PAIRS = [((), (1,)), ((0,), (0, 1)), ((0, 0), (0, 0, 1)), ((0, 1), (0, 1, 2)
              ((0, 0), (0, 0, 0))]
 SAMPLE_PAIRS = [((), (0,)), ((0,), (0, 1)), ((0,), (0, 0)), ((0, 1), (0, 1, 1)), ((1, 1), (1, 1, 0))]
 
+REPORT_PAIRS = [(((0, 0),), ((1, 1),)), (((0, 0),), ((0, 1),)), (((0, 1),), ((1, 1),))]
+
 PAIRS = {
     "NoisyCountsVectorised": COUNT_PAIRS,
     "NoisyCountsLoop": COUNT_PAIRS,
@@ -445,7 +455,8 @@ PAIRS = {
     "ReportNoisyMax": RNM_PAIRS,
     "ReportNoisyMaxBuggy": RNM_PAIRS,
     "PermutedSample": SAMPLE_PAIRS,
+    "LocalReport": REPORT_PAIRS,
 }
 
 RELATION = {name: "substitution" if name in ("NoisyMajorityRR", "RandomizedResponse", "RandomizedResponseChoice",
-                                             "RandomizedResponseWrongP") else "add/remove" for name in ORACLE}
+                                             "RandomizedResponseWrongP", "LocalReport") else "add/remove" for name in ORACLE}

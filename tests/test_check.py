@@ -130,6 +130,8 @@ def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, messag
     (["check", "no_such_module:Thing", "--epsilon", "1"], "run from the directory that holds the module"),
     (["check", "mine.py:Thing", "--epsilon", "1"], "for mine.py write mine:Thing"),
     (["check", "subjects.noise:Nope", "--epsilon", "1"], "has no attribute 'Nope'"),
+    (["check", "./no_dir/mine.py:Thing", "--epsilon", "1"], "for mine.py write mine:Thing"),
+    (["check", "subjects.noise:MyLaplce", "--epsilon", "1"], "did you mean 'MyLaplace'"),
     (["check", "subjects.noise:MyLaplace", "--epsilon", "1"], "MyLaplace(**{}) failed"),
     (["check", "subjects.noise:fails_to_build", "--epsilon", "1", "--params", '{"epsilon": 1}'],
      "RuntimeError: cannot build"),
@@ -142,6 +144,21 @@ def test_claims_file_errors_name_the_line_and_key(tmp_path, capsys, body, messag
 def test_check_usage_errors_say_which_and_where(tmp_path, capsys, args, message):
     assert main(args + ["--out", str(tmp_path), "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_public_facts_the_estimator_was_given_that_differ_from_the_audited_domain_are_warned_of():
+    """``--classes 2,3`` for an estimator built with ``classes=(0, 1)``: the gate feeds labels the estimator ignores
+    and would pass any learner, so the console and the report say so."""
+    from audit.gate.inputs import disagreeing_facts
+    from subjects.noisy_counts import NoisyCounts
+
+    est = NoisyCounts(classes=(0, 1))
+    assert disagreeing_facts(est, [(0.0, 1.0)], [1, 0]) == []
+    (note,) = disagreeing_facts(est, [(0.0, 1.0)], [2, 3])
+    assert note.startswith("WARNING: the estimator's own classes=[0, 1] differ from the audited classes [2, 3]")
+    est.bounds = [(0, 2)]
+    assert "own bounds=[[0.0, 2.0]] differ" in disagreeing_facts(est, [(0.0, 1.0)], [0, 1])[0]
+    assert disagreeing_facts(est, [(0.0, 2.0)], [0, 1]) == []
 
 
 def test_a_subject_that_rejects_the_data_is_reported(tmp_path, capsys):

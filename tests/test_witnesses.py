@@ -165,6 +165,21 @@ def test_the_fingerprint_changes_with_a_source_file_and_with_the_parameters(tmp_
     assert fingerprint(subject)["digest"] != first["digest"]
 
 
+def test_the_fingerprint_changes_with_the_auditors_own_code(tmp_path, monkeypatch):
+    """A gate that learnt a new channel judges an unchanged subject afresh: a stored pass from an older gate is not
+    kept (a subject keeping a twister's outputs passed the gate before it read them, and kept passing)."""
+    import audit.gate.witnesses as W
+    from audit.gate.run import Subject
+
+    (tmp_path / "fp_subject2.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    subject = Subject("s", "fp_subject2:X", 1.0)
+    first = fingerprint(subject)
+    assert first["auditor"] == W.auditor_digest() and len(first["auditor"]) == 16
+    monkeypatch.setattr(W, "auditor_digest", lambda: "0" * 16)  # the auditor's sources changed
+    assert fingerprint(subject)["digest"] != first["digest"]
+
+
 # --------------------------------------------------------------------------------------- check with a store, end to end
 
 SOURCE = '''

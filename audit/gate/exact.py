@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from audit.engine.runs import progress
 from audit.engine.exact_code.explore import explore
 from audit.engine.exact_code.intercept import TracingGenerator, intercepted
 from audit.engine.exact_code.loss import ROUNDING_SLACK, pair_loss
@@ -193,7 +194,11 @@ def exact_check(target, epsilon: float, relation: str = "add-remove", *, bounds=
     lo, hi, delta = 0.0, 0.0, 0.0
     worst_lo = worst_hi = release = ""
     reasons = []
-    for d0, d1 in pair_list:
+    every, wall = max(1, len(pair_list) // 10), time.perf_counter()
+    for i, (d0, d1) in enumerate(pair_list):
+        if i and i % every == 0 and len(pair_list) >= 100:
+            progress.step(f"exact: {i:,} of {len(pair_list):,} neighbouring pairs, {len(explored):,} datasets explored",
+                          done=i, total=len(pair_list), since=wall)
         for d in (d0, d1):
             key = repr(d)
             if key not in explored:

@@ -3,6 +3,7 @@ datasets and pairs (the parsing behind the command line and the claims file; :mo
 from __future__ import annotations
 
 import ast
+import difflib
 import importlib
 import json
 import os
@@ -14,7 +15,7 @@ import numpy as np
 from audit.engine.estimation.neighbours import NeighbourPair, query_pairs
 from audit.engine.runs import progress
 
-__all__ = ["CheckError", "resolve", "load_dataset", "domain", "mechanism_pairs", "parse_params", "params_text",
+__all__ = ["disagreeing_facts", "CheckError", "resolve", "load_dataset", "domain", "mechanism_pairs", "parse_params", "params_text",
            "parse_bounds", "parse_classes", "parse_release", "user_pairs", "BUILTIN_ROWS"]
 
 
@@ -37,19 +38,27 @@ def resolve(target):
         module = importlib.import_module(module_name)
     except Exception as exc:
         hint = ""
-        if isinstance(exc, ModuleNotFoundError) and exc.name and module_name.startswith(exc.name):
-            if module_name.endswith(".py") or os.sep in module_name:
-                stem = os.path.basename(module_name.removesuffix(".py"))
+        if module_name.endswith(".py") or "/" in module_name or os.sep in module_name or module_name.startswith("."):
+            path = module_name.removesuffix(".py")
+            while path.startswith("./"):
+                path = path[2:]
+            stem = os.path.basename(path)
+            if not os.path.isabs(path) and not path.startswith(".") and os.path.exists(path + ".py"):
+                dotted = path.replace(os.sep, ".").replace("/", ".")
+                hint = (f" (MODULE is a module name, not a file: from this directory write {dotted}:{attr})")
+            else:
                 hint = (f" (MODULE is a module name, not a file: for {stem}.py write {stem}:{attr} and run from the "
                         f"directory that holds {stem}.py, or add that directory to PYTHONPATH)")
-            else:
-                hint = " (run from the directory that holds the module, or add that directory to PYTHONPATH)"
+        elif isinstance(exc, ModuleNotFoundError) and exc.name and module_name.startswith(exc.name):
+            hint = " (run from the directory that holds the module, or add that directory to PYTHONPATH)"
         raise CheckError(f"cannot import module {module_name!r} of {target!r}: {type(exc).__name__}: {exc}{hint}") \
             from exc
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise CheckError(f"module {module_name!r} has no attribute {attr!r}")
+            close = difflib.get_close_matches(part, [n for n in dir(obj) if not n.startswith("_")], n=3)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise CheckError(f"module {module_name!r} has no attribute {attr!r}{hint}")
         obj = getattr(obj, part)
     if not callable(obj):
         raise CheckError(f"{target!r} is not callable")
@@ -84,6 +93,36 @@ def load_dataset(spec: str):
     y = frame.iloc[:, -1].to_numpy()
     bounds = [(float(lo), float(hi)) for lo, hi in zip(X.min(0), X.max(0))]
     return X, y, bounds, sorted(set(y.tolist()))
+
+
+def disagreeing_facts(estimator, bounds, classes) -> list:
+    """Warnings for public facts the estimator was given (its ``classes`` or ``bounds`` parameter, stored untouched
+    as scikit-learn's convention has it) that differ from the domain the gate audits: labels the estimator does not
+    know, or features outside its bounds, are records it may ignore, so the audit would say nothing of its
+    privacy on its own domain (``--classes 2,3`` for an estimator built with ``classes=(0, 1)`` passes any
+    learner)."""
+    out = []
+    own = getattr(estimator, "classes", None)
+    if isinstance(own, (list, tuple, np.ndarray)) and len(own):
+        try:
+            differ = set(np.asarray(own).tolist()) != set(classes)
+        except TypeError:
+            differ = False
+        if differ:
+            out.append(f"WARNING: the estimator's own classes={list(np.asarray(own).tolist())!r} differ from the "
+                       f"audited classes {list(classes)!r}: the gate feeds labels the estimator may ignore, so the "
+                       "verdict speaks of those labels, not of the estimator's; give --classes its own classes, or "
+                       "pass the audited ones to it with --params")
+    own = getattr(estimator, "bounds", None)
+    try:
+        own = None if own is None else [tuple(float(v) for v in b) for b in own]
+    except (TypeError, ValueError):
+        own = None
+    if own and all(len(b) == 2 for b in own) and own != [tuple(map(float, b)) for b in bounds]:
+        out.append(f"WARNING: the estimator's own bounds={[list(b) for b in own]!r} differ from the audited bounds "
+                   f"{[list(b) for b in bounds]!r}: records the gate builds may lie outside what the estimator "
+                   "expects; give --bounds its own bounds, or pass the audited ones to it with --params")
+    return out
 
 
 def domain(subject):

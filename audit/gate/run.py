@@ -44,7 +44,8 @@ from audit.engine.estimation.estimate import Claim, audit_pairs
 from audit.engine.estimation.events import coordinates, float_probe
 from audit.engine.estimation.sequential import LOOKS, SPEND, sequential_audit
 from audit.gate.inputs import (BUILTIN_ROWS, CheckError, domain, load_dataset, mechanism_pairs, params_text,
-                                parse_bounds, parse_classes, parse_params, parse_release, resolve)
+                                parse_bounds, parse_classes, parse_params, parse_release, resolve,
+                                disagreeing_facts)
 from audit.gate.inputs import user_pairs as _user_pairs
 from audit.gate.refusals import (EXEMPT_DEFAULT, EXEMPT_FIRST, EXEMPT_FITS, evidence_of, exceptions_mode,
                                   exempt_list)
@@ -170,9 +171,12 @@ def plan_subject(subject: Subject, draws: int = EXEMPT_FITS, not_exempt=()) -> d
     if _is_estimator(obj, subject.params):
         X, y, bounds, classes, notes = domain(subject)
         try:
-            obj(**subject.params)
+            made = obj(**subject.params)
         except TypeError as exc:
             raise CheckError(f"{subject.target}(**params) failed: {exc}") from exc
+        for note in disagreeing_facts(made, bounds, classes):
+            notes.append(note)
+            progress.step(note)
         mode = exceptions_mode(subject.exceptions)
         mech = EstimatorRelease(obj, subject.params, bounds=bounds, classes=classes, release=subject.release,
                                 exceptions=mode != "off")

@@ -36,6 +36,7 @@ its report; it adds the ``witnesses`` field to the claim's row.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -191,10 +192,22 @@ def _imported(files) -> set[str]:
     return names
 
 
+@functools.lru_cache(maxsize=1)
+def auditor_digest() -> str:
+    """A digest of the auditor's own source (every ``.py`` file of the ``audit`` package): a gate that learnt to
+    read a new channel judges an unchanged subject afresh, instead of keeping the verdict an older gate gave."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def fingerprint(subject) -> dict:
-    """The fingerprint of what a full audit audits: ``{"digest", "files", "libraries", "params"}``. A change to
-    any source file of the subject's top-level package, to its parameters, or to the version of a library those
-    files import (or of Python) changes the digest."""
+    """The fingerprint of what a full audit audits: ``{"digest", "files", "libraries", "params", "auditor"}``. A
+    change to any source file of the subject's top-level package, to its parameters, to the version of a library
+    those files import (or of Python), or to the auditor's own code (:func:`auditor_digest`) changes the
+    digest."""
     files = _source_files(subject.target)
     sources = []  # the contents' hashes: moving a checkout elsewhere changes nothing
     for path in files:
@@ -211,8 +224,9 @@ def fingerprint(subject) -> dict:
             except importlib.metadata.PackageNotFoundError:
                 continue
     params = json.dumps(subject.params, sort_keys=True, default=repr)
-    digest = hashlib.sha256(json.dumps([sorted(sources), libraries, params]).encode()).hexdigest()[:16]
-    return {"digest": digest, "files": len(sources), "libraries": libraries, "params": params}
+    auditor = auditor_digest()
+    digest = hashlib.sha256(json.dumps([sorted(sources), libraries, params, auditor]).encode()).hexdigest()[:16]
+    return {"digest": digest, "files": len(sources), "libraries": libraries, "params": params, "auditor": auditor}
 
 
 def _target_text(target) -> str:

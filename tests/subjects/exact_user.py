@@ -381,6 +381,28 @@ class ReportNoisyMaxBuggy(ReportNoisyMax):
         return 1.0 - np.exp(-4.0 * self.epsilon)
 
 
+class LocalReport:
+    """Each user's local report of a record ``(x, y)`` (``x`` a bit, ``y`` a label in {0, 1}): the label plus
+    two-sided geometric noise at rate ``epsilon / 2``, and the bit through randomized response at ``epsilon / 2``,
+    drawn as ``rng.random() < p_keep`` (the shape of LPDT's local randomiser, Ma, Zhang, Cai and Yang 2023,
+    mechanisms (3) and (4)).
+
+    Neighbours: substitution of the user's record. Claim: ``epsilon``.
+
+    Exact loss: ``epsilon / 2 |y - y'| + epsilon / 2 [x != x']``, at most ``epsilon``. The same release comes from
+    keeping the bit on one input and flipping it on the other, so its paths pair by release, not by decision.
+    """
+
+    def __init__(self, epsilon=1.0):
+        self.epsilon = epsilon
+        self.p_keep = np.exp(epsilon / 2) / (1.0 + np.exp(epsilon / 2))
+
+    def __call__(self, data, rng):
+        p = 1.0 - np.exp(-self.epsilon / 2)
+        return tuple((y + rng.geometric(p) - rng.geometric(p), x if rng.random() < self.p_keep else 1 - x)
+                     for x, y in data)
+
+
 class PermutedSample:
     """Releases one record of ``data`` picked by a random permutation: ``rng.permutation(data)[0]``.
 

@@ -20,7 +20,10 @@ law is a product and the factors' lower ends add (:func:`_product_lower`), witho
   constraints and gives the same release. Hence, for every release ``r``,
   ``P(r | D) <= e^h P(r | D')`` with ``h`` the finite decisions' log-ratio plus ``sum_v L_v(s_v)``
   (:func:`~audit.engine.exact_code.laws.shift_loss`), and the upper end is the worst ``h`` over paths and both
-  directions. A pair that cannot be matched leaves the upper end infinite, and the pair undecided.
+  directions. When the decisions do not pair the paths (randomized response keeps a bit on one input where it
+  flips it on the other, for the same release), the paths are paired by the concrete part of their release
+  instead (:func:`_release_coupling`). A pair that cannot be matched either way leaves the upper end infinite,
+  and the pair undecided.
 
 When the code converted a noisy value to a number (a *decided value*), the paths beyond the windows were not
 run: the coupling then holds for all but the missing mass ``delta`` (and the paths near the windows' edges
@@ -243,7 +246,17 @@ def _lower_release(law0, law1):
 
 
 def _coupling(ex0: Explored, ex1: Explored):
-    """``(upper end, uncovered mass, why it failed)`` of the coupling argument (module docstring)."""
+    """``(upper end, uncovered mass, why it failed)`` of the coupling argument (module docstring): the paths
+    paired by their decisions, else by their releases (:func:`_release_coupling`)."""
+    hi, left, why = _decision_coupling(ex0, ex1)
+    if hi == math.inf:
+        alt = _release_coupling(ex0, ex1)
+        if alt is not None:
+            return alt, 0.0, ""
+    return hi, left, why
+
+
+def _decision_coupling(ex0: Explored, ex1: Explored):
     if any(p.box for p in ex0.paths + ex1.paths):
         return _box_coupling(ex0, ex1)
     by0 = {p.labels: p for p in ex0.paths}
@@ -267,6 +280,36 @@ def _coupling(ex0: Explored, ex1: Explored):
         hi = max(hi, h)
     concretised = ex0.concretised or ex1.concretised
     return hi, (max(left) if concretised else 0.0), ""
+
+
+def _release_coupling(ex0: Explored, ex1: Explored):
+    """The coupling with the paths paired by the concrete part of their release instead of by their decisions,
+    or ``None`` when it does not apply.
+
+    Randomized response on one input keeps a bit that it flips on the other: the same release comes from
+    different decisions. Any one-to-one pairing of the paths that give a release's concrete part ``c`` bounds it:
+    ``P(c, noisy values in A | D) = sum_p P_p(A) <= max_p e^(h_p) sum_p P_pi(p)(A) = e^(max h) P(c, A | D')``,
+    with ``h_p`` the pair's shift-coupling bound (:func:`_path_coupling`, both directions). So every release's
+    paths must be as many on both inputs (paired in the order of their decisions), and no path may have turned a
+    noisy value into a number (its partner's values beyond the windows were not run), nor keep a uniform draw in
+    its release. Uniform draws decided by comparisons are part of a path's finite probability."""
+    if ex0.concretised or ex1.concretised or any(p.intervals for p in ex0.paths + ex1.paths):
+        return None
+    groups = ({}, {})
+    for side, ex in enumerate((ex0, ex1)):
+        for p in sorted(ex.paths, key=lambda q: repr(q.labels)):
+            if p.finite_prob > 0.0:
+                groups[side].setdefault(p.skeleton, []).append(p)
+    if set(groups[0]) != set(groups[1]) or any(len(groups[0][c]) != len(groups[1][c]) for c in groups[0]):
+        return None
+    hi = 0.0
+    for c, paths0 in groups[0].items():
+        for p0, p1 in zip(paths0, groups[1][c]):
+            h, _ = _path_coupling(p0, p1)
+            if h is None:
+                return None
+            hi = max(hi, h)
+    return hi
 
 
 def _overlap(a: dict, b: dict) -> float:

@@ -16,13 +16,16 @@ the fit and redraws the noise.
   of a bit generator seeded with the fit's known seed ``t`` after the fit's draws: PCG64 and PCG64DXSM
   whose 128-bit increment equals the seeded one and whose state the seeded one reaches within
   :data:`MAX_STEPS` steps; MT19937 whose 624-word key is a block of ``RandomState(t)`` or ``MT19937(t)``;
-  Philox whose two key words equal ``Philox(t)``'s; SFC64 whose four words ``SFC64(t)`` reaches. A match
+  Philox whose two key words equal ``Philox(t)``'s; SFC64 whose four words ``SFC64(t)`` reaches; at least 624
+  *outputs* of ``RandomState(t)``, ``MT19937(t)`` or ``random.Random(t)`` drawn within :data:`MAX_STEPS` draws
+  (salts, a hashing trick's keys: :mod:`audit.gate.state.twister`, which clones the twister from them). A match
   by chance has probability at most about ``2**-64`` (two 64-bit key words), so it raises no false
   alarm; numbers that merely look large never match.
 * :meth:`Match.start` turns another fit's words (same path, same reading) into a generator at that fit's
   start, to be passed as ``random_state`` to a replay: PCG64 stepped back by the measured consumption,
   MT19937 in its first block with the position lowered to the start, Philox with its counter at zero,
-  SFC64 stepped back draw by draw (:func:`sfc64_back`: its step is a bijection). MT19937 beyond its first
+  SFC64 stepped back draw by draw (:func:`sfc64_back`: its step is a bijection), a twister's outputs untempered
+  and stepped back to the fit's first draw (:func:`audit.gate.state.twister.start_state`). MT19937 beyond its first
   block is not stepped back here: such a match is a finding by the kept-generator argument (epsilon
   infinite) without a measured replay.
 """
@@ -31,10 +34,13 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import random
 import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from audit.gate.state import twister
 
 __all__ = ["MAX_TEXT", "MAX_WORDS", "MAX_STEPS", "parse_text", "text_state", "View", "views", "may_hold_words",
            "Match", "identify", "philox_at", "philox_position", "sfc64_back", "sfc64_with",
@@ -209,6 +215,8 @@ class Match:
 
     @property
     def name(self) -> str:
+        if self.layout[:1] == ("outputs",):
+            return f"{self.family} outputs ({self.layout[1]}) as {self.encoding}"
         what = {"PCG64": "state", "PCG64DXSM": "state", "MT19937": "key", "Philox": "key",
                 "SFC64": "state"}[self.family]
         return f"{self.family} {what} as {self.encoding}"
@@ -218,6 +226,12 @@ class Match:
         if self.rewind:
             raise ValueError(self.rewind)
         words = tuple(words)
+        if self.layout[:1] == ("outputs",):  # outputs drawn after k others: the generator stepped back to the start
+            _, order, kind = self.layout
+            outputs = dict(twister.readings(words)).get(order)
+            if outputs is None:
+                raise ValueError(f"the words do not read as {order} outputs")
+            return twister.generator_at(kind, *twister.start_state(outputs, self.k))
         if self.family in _PCG_MULT:
             state, inc = _pcg_pair(words, self.layout)
             bg = getattr(np.random, self.family)()
@@ -323,6 +337,24 @@ def _match_mt(view, t, max_steps):
     return []
 
 
+@functools.lru_cache(maxsize=4)
+def _mt_seeded(t):
+    """``[(kind, key, pos)]``: the twisters a fit seeded with ``t`` may build (``RandomState(t)``, ``MT19937(t)``,
+    ``random.Random(t)``), in their state before the first draw."""
+    made = [("RandomState", np.random.RandomState(t)), ("MT19937", np.random.MT19937(t)), ("Random", random.Random(t))]
+    return [(kind, *twister.state_of(g)) for kind, g in made]
+
+
+def _match_mt_outputs(view, t, max_steps):
+    """The view read as a twister's outputs (:mod:`audit.gate.state.twister`) drawn by one seeded with ``t``."""
+    for order, outputs in twister.readings(view.words):
+        for kind, key, pos in _mt_seeded(t):
+            k = twister.locate(outputs, key, pos, max_steps)
+            if k is not None:
+                return [Match("MT19937", view.encoding, ("outputs", order, kind), k)]
+    return []
+
+
 def _match_philox(view, t):
     key = [int(x) for x in _seeded("Philox", t)["state"]["key"]]
     w = view.words
@@ -356,6 +388,8 @@ def identify(view: View, t: int, max_steps: int = MAX_STEPS) -> list:
         found = _match_sfc(view, t, max_steps)
     if not found and len(view.words) >= 624:
         found = _match_mt(view, t, max_steps)
+    if not found and 2 * len(view.words) >= twister.N:
+        found = _match_mt_outputs(view, t, max_steps)
     return found
 
 

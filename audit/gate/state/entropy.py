@@ -35,6 +35,7 @@ import numpy as np
 
 from audit.gate.state.bindings import rebound
 from audit.gate.state.fingerprint import Leaves, differing, excluded, left_out
+from audit.gate.state.twister import untemper
 
 __all__ = ["fed", "stand_in", "bits_of", "taint", "KeptEntropy", "Taint", "MASKS", "MAX_BYTES", "GENERATOR_WORDS"]
 
@@ -102,20 +103,6 @@ class _Stream:
         return self.replace is not None and self._index[key] == self.replace[0]
 
 
-def _untemper(y: int) -> int:
-    """The Mersenne twister's state word whose tempered output is ``y`` (tempering is invertible)."""
-    y ^= y >> 18
-    y ^= (y << 15) & 0xEFC60000
-    r = y
-    for _ in range(5):
-        r = y ^ ((r << 7) & 0x9D2C5680)
-    y = r & 0xFFFFFFFF
-    r = y
-    for _ in range(3):
-        r = y ^ (r >> 11)
-    return r & 0xFFFFFFFF
-
-
 def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     """A Mersenne twister whose first :data:`GENERATOR_WORDS` 32-bit outputs are the next words of ``stream``
     (its state set to their untempered values), the rest a fixed filler's: the generator an unseeded
@@ -129,7 +116,7 @@ def _fed_mt19937(stream: "_Stream") -> np.random.MT19937:
     else:  # its seed sequence holds the stream's words too: a child it spawns is the stream's
         bg = _MT19937(int.from_bytes(raw, "little"))
         bg.state = {"bit_generator": "MT19937",
-                    "state": {"key": np.array([_untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
+                    "state": {"key": np.array([untemper(w) for w in words + filler], dtype=np.uint32), "pos": 0}}
     stream.built.append(bg)
     return bg
 
