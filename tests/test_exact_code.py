@@ -336,3 +336,24 @@ def test_the_projects_own_exact_noise_is_an_atom_of_its_law(noise_epsilon, verdi
                       params={"noise_epsilon": noise_epsilon})
     assert res.verdict == verdict, res
     assert abs(res.lower - value) <= TOL * value and (verdict != "proved" or res.upper <= 1.0 + TOL), res
+
+
+@pytest.mark.parametrize("params", [
+    dict(epsilon=1.0, bounds=[(0.0, 1.0)], n_bins=4, target_bounds=(0.0, 1.0)),
+    dict(epsilon=1.0, bounds=[(0.0, 1.0)], n_bins=4, target_bounds=(0.0, 1.0), indicator_share=0.3),
+    dict(epsilon=1.0, bounds=[(0.0, 1.0)], n_bins=4, target_bounds=(0.0, 1.0), per_leaf_noise=True),
+])
+def test_lpdts_randomisers_committed_exact_losses_are_reproduced_with_no_law_of_their_own(params):
+    """LPDT's local randomiser (its lattice Laplace label and randomized-response leaf bits) and the authors'
+    per-leaf label noise, traced as ordinary code, against their hand-derived laws (the certificate's
+    ``report_pair_loss``): 1 and 2.5 on the worst pair of ``reports/lpdt/certificate.md``, to 1e-9. The bits are
+    kept on one input where they flip on the other, so the paths pair by release; each path's law is a product."""
+    from audit.engine.exact_law.randomizer_law import randomizer_of, report_pair_loss
+
+    m = randomizer_of(params)
+    for (x0, y0), (x1, y1) in [((0.1, 0.0), (0.3, 1.0)), ((0.1, 0.25), (0.9, 0.25)), ((0.5, 0.375), (0.7, 0.5))]:
+        law = report_pair_loss(params, ([[x0]], [y0]), ([[x1]], [y1]))
+        truth = (law.lower + law.upper) / 2
+        res = pair_exact(lambda d, rng: m.sample(d, rng), ((x0,), y0), ((x1,), y1))
+        assert res.argument == "coupling", res
+        assert abs(res.lower - truth) <= 1e-9 and abs(res.upper - truth) <= 1e-9, (x0, y0, x1, y1, res, truth)

@@ -131,19 +131,29 @@ def _uniform_nodes(skeleton, out=None) -> set:
 
 def _product_lower(ex0: Explored, ex1: Explored):
     """The lower end when every path's law is a product (:func:`_factors`), and the paths of the two inputs pair
-    by their decisions with equal skeletons, no two of which can give the same release (:func:`_may_meet`): a
+    by their decisions with equal skeletons (else by their releases, one path per release on each side), no two of
+    which can give the same release (:func:`_may_meet`): a
     release then comes from one path, its probability is the path's finite part times the mass of the decisions on noise variables the
     release does not keep, times each kept value's own mass, and ``sup_r ln P(r)/Q(r)`` over a path's releases
     is the sum of the factors' suprema (each factor's bounds hold its true mass). ``None`` when the case does not
     apply (the joint law is used)."""
-    by0, by1 = {p.labels: p for p in ex0.paths}, {p.labels: p for p in ex1.paths}
-    if set(by0) != set(by1) or len(ex0.paths) > 64:
+    if len(ex0.paths) > 64 or len(ex1.paths) > 64:
         return None
+    by0, by1 = {p.labels: p for p in ex0.paths}, {p.labels: p for p in ex1.paths}
+    if set(by0) == set(by1) and all(by0[k].skeleton == by1[k].skeleton for k in by0):
+        matched = [(by0[k], by1[k]) for k in by0]
+    else:  # paired by release instead (randomized response: the same bits from other decisions)
+        sk0, sk1 = ({}, {})
+        for ex, sk in ((ex0, sk0), (ex1, sk1)):
+            for p in ex.paths:
+                sk.setdefault(p.skeleton, []).append(p)
+        if set(sk0) != set(sk1) or any(len(v) != 1 for v in (*sk0.values(), *sk1.values())):
+            return None
+        matched = [(sk0[c][0], sk1[c][0]) for c in sk0]
     factors = {}
-    for labels, p0 in by0.items():
-        p1 = by1[labels]
-        factors[labels] = (_factors(p0), _factors(p1))
-        if p0.skeleton != p1.skeleton or None in factors[labels]:
+    for k, (p0, p1) in enumerate(matched):
+        factors[k] = (_factors(p0), _factors(p1))
+        if None in factors[k]:
             return None
     skeletons = [p.skeleton for p in ex0.paths]
     if any(_may_meet(a, b) for i, a in enumerate(skeletons) for b in skeletons[i + 1:]) or \
@@ -156,14 +166,18 @@ def _product_lower(ex0: Explored, ex1: Explored):
                 continue
             total = log_ratio(a[0][0], b[0][1])  # the fixed part: lower on one side over upper on the other
             values = []
-            for (la, _), (_, ub) in zip(a[1], b[1]):
+            for (xa, la, _, _), (xb, _, ub, tail_b) in zip(a[1], b[1]):
                 # a kept value's mass on the path is a sub-probability (the path's decisions on it cut it), so its
                 # supremum may be below 0: it starts at -inf, never at 0
                 top, x_best = -math.inf, None
-                for x, q in la.items():
-                    v = log_ratio(q, ub.get(x, ub.get(None, 0.0)))
-                    if v > top:
-                        top, x_best = v, x
+                if xa.size:
+                    at = np.minimum(np.searchsorted(xb, xa), max(xb.size - 1, 0))
+                    den = np.where((xb.size > 0) & (xb[at] == xa), ub[at], tail_b) if xb.size else \
+                        np.full(xa.size, tail_b)
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        v = np.where(la <= 0, -math.inf, np.where(den <= 0, math.inf, np.log(la) - np.log(den)))
+                    j = int(np.argmax(v))
+                    top, x_best = float(v[j]), float(xa[j])
                 total += top
                 values.append("any" if x_best is None else x_best)
             if total > best:
@@ -187,10 +201,17 @@ def _may_meet(a, b) -> bool:
 
 def _factors(p):
     """A path's law as a product, or ``None``: every decision on noise concerns one variable, every kept form is
-    one variable of its own. Returns ``((fixed_lower, fixed_upper), [(lower_by_value, upper_by_value), ...])``:
-    the finite part times the decided variables' masses (windowed below, plus their tails above), and for each
-    kept form the mass of each of its values on the path (``upper[None]``: the tail, for values not in the
-    window)."""
+    one variable of its own. Returns ``((fixed_lower, fixed_upper), [(values, lower, upper, tail), ...])``: the
+    finite part times the decided variables' masses (windowed below, plus their tails above), and for each kept
+    form its values on the path (sorted) with their masses' bounds, and ``tail`` the bound of a value not in the
+    window. Computed once per path (an input's paths serve every pair it is in)."""
+    cached = p.__dict__.get("_product")
+    if cached is None:
+        cached = p.__dict__["_product"] = (_product_of(p),)
+    return cached[0]
+
+
+def _product_of(p):
     n = len(p.constraints)
     rows, leaf_rows = p.rows[:n], p.rows[n:]
     if any(len(r) != 1 for r in rows + leaf_rows):
@@ -214,13 +235,13 @@ def _factors(p):
     for leaf, v in zip(p.leaves, kept):
         var, coef = p.variables[v], leaf_rows[kept.index(v)][v]
         mask = masks.get(v, np.ones(var.values.size, dtype=bool))
-        lower, upper = {}, {None: var.tail * (1 + 1e-12)}
-        for w, q, ok in zip(var.values, var.pmf, mask):
-            if ok:
-                x = round(float(leaf.const) + float(coef) * float(w), 9)
-                lower[x] = float(q) * (1 - 1e-12)
-                upper[x] = (float(q) + var.tail) * (1 + 1e-12)
-        leaves.append((lower, upper))
+        # one atom: a value in its window has its exact mass, and the tail lies on other values; a sum of atoms
+        # (a convolution on windows) may still gain mass from the tails at any value
+        spill = 0.0 if len(var.laws) == 1 else var.tail
+        x = np.round(float(leaf.const) + float(coef) * var.values.astype(float), 9)[mask]
+        xs, inv = np.unique(x, return_inverse=True)
+        mass = np.bincount(inv.ravel(), weights=np.asarray(var.pmf, dtype=float)[mask], minlength=xs.size)
+        leaves.append((xs, mass * (1 - 1e-12), (mass + spill) * (1 + 1e-12), var.tail * (1 + 1e-12)))
     return (lo, hi), leaves
 
 
