@@ -49,6 +49,17 @@ class NoisyCounts:
         return np.full(len(X), self.classes[int(np.argmax(self.counts_))])
 
 
+class TakesRandomState(NoisyCounts):
+    """:class:`NoisyCounts` with scikit-learn's ``random_state`` parameter (a subclass decides what it seeds)."""
+
+    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
+        super().__init__(epsilon, classes)
+        self.random_state = random_state
+
+    def get_params(self, deep=True):
+        return {**super().get_params(deep), "random_state": self.random_state}
+
+
 class SeededFromTheOS(NoisyCounts):
     """Noise seeded from a ``SEED_BITS``-bit OS seed (``secrets``), handed to :meth:`_keep_seed` first: a subclass
     keeps it somewhere (a leak: whoever reads it replays the noise) or nowhere (correct)."""

@@ -18,7 +18,7 @@ import random
 
 import numpy as np
 
-from subjects.noisy_counts import NoisyCounts, two_sided_geometric
+from subjects.noisy_counts import NoisyCounts, TakesRandomState, two_sided_geometric
 
 
 def _geometric(r, p):
@@ -48,14 +48,7 @@ class FeatureHashKeys(NoisyCounts):
         del self._twister
 
 
-class SeededSalts(NoisyCounts):
-    def __init__(self, epsilon=1.0, classes=(0, 1), random_state=None):
-        super().__init__(epsilon, classes)
-        self.random_state = random_state
-
-    def get_params(self, deep=True):
-        return {**super().get_params(deep), "random_state": self.random_state}
-
+class SeededSalts(TakesRandomState):
     def fit(self, X, y):
         rs = np.random.RandomState(self.random_state)
         y = np.asarray(y)
