@@ -53,11 +53,21 @@ def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
                         "(extra 'distributed'; same seed, same report)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors say what is wrong without the whole usage block first (``--help`` prints it); a missing
+    command prints the list of commands."""
+
+    def error(self, message):
+        if "required: COMMAND" in message:
+            self.print_help(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (every subcommand and option; the docs' command line page is generated from it)."""
     from audit.gate.verdict import AFTER_FINDING
 
-    p = argparse.ArgumentParser(prog="python -m audit", description="Audit differential-privacy claims.")
+    p = _Parser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            help="what to do (python -m audit COMMAND --help for its options)")
@@ -393,6 +403,10 @@ def _check(args) -> int:
                                 args.data, **_check_options(args))]
             budget, seed = args.budget, args.seed
             name = "check-" + re.sub(r"[^A-Za-z0-9_.-]", "_", args.subject.replace(":", "-"))  # module and class
+        from audit.gate.inputs import resolve
+
+        for subject in subjects:  # a subject that cannot be imported is a usage error, before any claim starts
+            resolve(subject.target)
         ckpt_path = Path(args.out) / f".{name}.checkpoint-{budget}-{seed}.json"
         with checkpoint.active(ckpt_path, resume=args.resume) as ckpt:
             report = check_report(subjects, budget, seed, name, witnesses=args.witnesses)

@@ -146,6 +146,20 @@ def test_check_usage_errors_say_which_and_where(tmp_path, capsys, args, message)
     assert message in capsys.readouterr().err
 
 
+def test_usage_errors_come_first_and_short(tmp_path, capsys):
+    """A subject that cannot be imported stops before any claim's progress line; a bad option value prints the
+    error and where the options are listed, not the whole usage block; no command at all lists the commands."""
+    assert main(["check", "subjects.noise:Nope", "--epsilon", "1", "--out", str(tmp_path)]) == 2
+    out = capsys.readouterr()
+    assert "claim 1/1" not in out.out + out.err and "has no attribute 'Nope'" in out.err
+    assert main(["check", "subjects.noise:MyLaplace", "--epsilon", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid float value: 'abc'" in err and "usage:" not in err and "--help lists the options" in err
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "required: COMMAND" in err and "check" in err and "findings" in err
+
+
 def test_public_facts_the_estimator_was_given_that_differ_from_the_audited_domain_are_warned_of():
     """``--classes 2,3`` for an estimator built with ``classes=(0, 1)``: the gate feeds labels the estimator ignores
     and would pass any learner, so the console and the report say so."""
