@@ -23,51 +23,20 @@ import reference
 from audit.results import extras
 from audit.engine.runs import checkpoint, progress
 from audit.engine.estimation import sampling
-from audit.engine.runs.budget import BUDGETS
 from audit.gate import exact_command
 from audit.frontends.fail_closed import EXIT_UNFINISHED
+from audit.frontends.options import Parser, common_options
 from audit.engine.estimation.parts import single_thread
 from audit.results.report import write_report
 from audit.targets import TARGETS, load
 from reference.randomness import seeded_fits
 
 
-def _common(p: argparse.ArgumentParser, default_budget: str) -> None:
-    p.add_argument("--budget", choices=BUDGETS, default=default_budget,
-                   help=f"sample sizes: quick (CI, minutes), standard, full (default: {default_budget})")
-    p.add_argument("--out", default=None,
-                   help="directory of reports (default: reports; `run` writes beside a committed report of a "
-                        "larger budget, in reports/.runs/BUDGET, rather than replace it)")
-    p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives the same report")
-    p.add_argument("--quiet", action="store_true", help="no progress bars or per-row lines: only the closing summary")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="the closing summary as text (default) or as one JSON object on stdout")
-    p.add_argument("--print-report", action="store_true", help="also print the report's Markdown on stdout")
-    p.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run from its saved counts (same seed, same result)")
-    p.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (same seed, same report for any number; default: for run, the cores "
-                        "available, which compute the run's parts side by side; for check and compare, 1)")
-    p.add_argument("--scheduler", default=None,
-                   help="address of a Dask distributed scheduler (tcp://host:8786) that draws the sample blocks "
-                        "(extra 'distributed'; same seed, same report)")
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors say what is wrong without the whole usage block first (``--help`` prints it); a missing
-    command prints the list of commands."""
-
-    def error(self, message):
-        if "required: COMMAND" in message:
-            self.print_help(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n({self.prog} --help lists the options)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (every subcommand and option; the docs' command line page is generated from it)."""
     from audit.gate.verdict import AFTER_FINDING
 
-    p = _Parser(prog="python -m audit", description="Audit differential-privacy claims.")
+    p = Parser(prog="python -m audit", description="Audit differential-privacy claims.")
     p.add_argument("--version", action="version", version=f"dptree-audit {reference.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            help="what to do (python -m audit COMMAND --help for its options)")
@@ -79,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "the README's table (default: text on a terminal, markdown when piped)")
     run = sub.add_parser("run", help="audit one target and write its report")
     run.add_argument("target", help="a name from `python -m audit list`")
-    _common(run, "quick")
+    common_options(run, "quick")
     chk = sub.add_parser("check", help="audit an outside mechanism or estimator, or a claims file")
     chk.add_argument("subject", nargs="?", help="MODULE:CALLABLE (omit with --claims)")
     chk.add_argument("--claims", help="a dp-claims.toml file of several subjects")
@@ -175,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "has decided a violation, stop (default: the verdict is final and the report says the "
                           "sampled stages were skipped) or sample (run the scale family, the neighbour search and the "
                           "floating-point probe too, to measure every other leak)")
-    _common(chk, "quick")
+    common_options(chk, "quick")
     exact_command.add_arguments(chk)
     cmp = sub.add_parser("compare", help="compare a candidate implementation with a reference, in distribution")
     cmp.add_argument("subject", nargs="?",
@@ -210,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draws per side and input (default: the budget's; learners 8,000 at quick); "
                           "with --noise off, the number of generated datasets (default 200); --n-samples, as "
                           "check spells it, is the same option")
-    _common(cmp, "quick")
+    common_options(cmp, "quick")
     dat = sub.add_parser("data", help="list or fetch the public benchmark files the reproductions read")
     dsub = dat.add_subparsers(dest="data_command", required=True, metavar="ACTION",
                               help="list (what is known and present) or fetch (download and verify)")
