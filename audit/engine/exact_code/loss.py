@@ -142,14 +142,11 @@ def _product_lower(ex0: Explored, ex1: Explored):
     by0, by1 = {p.labels: p for p in ex0.paths}, {p.labels: p for p in ex1.paths}
     if set(by0) == set(by1) and all(by0[k].skeleton == by1[k].skeleton for k in by0):
         matched = [(by0[k], by1[k]) for k in by0]
-    else:  # paired by release instead (randomized response: the same bits from other decisions)
-        sk0, sk1 = ({}, {})
-        for ex, sk in ((ex0, sk0), (ex1, sk1)):
-            for p in ex.paths:
-                sk.setdefault(p.skeleton, []).append(p)
-        if set(sk0) != set(sk1) or any(len(v) != 1 for v in (*sk0.values(), *sk1.values())):
+    else:  # paired by release instead (randomized response: the same bits from other decisions); two paths of
+        # one release on a side fail the _may_meet check below
+        matched = _release_pairs(ex0, ex1)
+        if matched is None:
             return None
-        matched = [(sk0[c][0], sk1[c][0]) for c in sk0]
     factors = {}
     for k, (p0, p1) in enumerate(matched):
         factors[k] = (_factors(p0), _factors(p1))
@@ -172,8 +169,7 @@ def _product_lower(ex0: Explored, ex1: Explored):
                 top, x_best = -math.inf, None
                 if xa.size:
                     at = np.minimum(np.searchsorted(xb, xa), max(xb.size - 1, 0))
-                    den = np.where((xb.size > 0) & (xb[at] == xa), ub[at], tail_b) if xb.size else \
-                        np.full(xa.size, tail_b)
+                    den = np.where(xb[at] == xa, ub[at], tail_b) if xb.size else np.full(xa.size, tail_b)
                     with np.errstate(divide="ignore", invalid="ignore"):
                         v = np.where(la <= 0, -math.inf, np.where(den <= 0, math.inf, np.log(la) - np.log(den)))
                     j = int(np.argmax(v))
@@ -316,6 +312,21 @@ def _release_coupling(ex0: Explored, ex1: Explored):
     its release. Uniform draws decided by comparisons are part of a path's finite probability."""
     if ex0.concretised or ex1.concretised or any(p.intervals for p in ex0.paths + ex1.paths):
         return None
+    pairs = _release_pairs(ex0, ex1)
+    if pairs is None:
+        return None
+    hi = 0.0
+    for p0, p1 in pairs:
+        h, _ = _path_coupling(p0, p1)
+        if h is None:
+            return None
+        hi = max(hi, h)
+    return hi
+
+
+def _release_pairs(ex0: Explored, ex1: Explored):
+    """The paths of positive probability of the two inputs paired one to one by the concrete part of their
+    release, in the order of their decisions; ``None`` when some release has not as many paths on both sides."""
     groups = ({}, {})
     for side, ex in enumerate((ex0, ex1)):
         for p in sorted(ex.paths, key=lambda q: repr(q.labels)):
@@ -323,14 +334,7 @@ def _release_coupling(ex0: Explored, ex1: Explored):
                 groups[side].setdefault(p.skeleton, []).append(p)
     if set(groups[0]) != set(groups[1]) or any(len(groups[0][c]) != len(groups[1][c]) for c in groups[0]):
         return None
-    hi = 0.0
-    for c, paths0 in groups[0].items():
-        for p0, p1 in zip(paths0, groups[1][c]):
-            h, _ = _path_coupling(p0, p1)
-            if h is None:
-                return None
-            hi = max(hi, h)
-    return hi
+    return [pair for c, paths0 in groups[0].items() for pair in zip(paths0, groups[1][c])]
 
 
 def _overlap(a: dict, b: dict) -> float:

@@ -347,12 +347,12 @@ def _mt_seeded(t):
 
 def _match_mt_outputs(view, t, max_steps):
     """The view read as a twister's outputs (:mod:`audit.gate.state.twister`) drawn by one seeded with ``t``."""
-    for order, outputs in twister.readings(view.words):
-        for kind, key, pos in _mt_seeded(t):
-            k = twister.locate(outputs, key, pos, max_steps)
-            if k is not None:
-                return [Match("MT19937", view.encoding, ("outputs", order, kind), k)]
-    return []
+    seeded = _mt_seeded(t)
+    hit = twister.find(view.words, [(key, pos) for _, key, pos in seeded], max_steps)
+    if hit is None:
+        return []
+    order, i, k = hit
+    return [Match("MT19937", view.encoding, ("outputs", order, seeded[i][0]), k)]
 
 
 def _match_philox(view, t):
@@ -388,7 +388,7 @@ def identify(view: View, t: int, max_steps: int = MAX_STEPS) -> list:
         found = _match_sfc(view, t, max_steps)
     if not found and len(view.words) >= 624:
         found = _match_mt(view, t, max_steps)
-    if not found and 2 * len(view.words) >= twister.N:
+    if not found:
         found = _match_mt_outputs(view, t, max_steps)
     return found
 

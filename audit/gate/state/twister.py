@@ -25,22 +25,13 @@ import random
 
 import numpy as np
 
-__all__ = ["N", "temper", "untemper", "readings", "locate", "start_state", "state_of", "generator_at",
-           "MAX_OUTPUTS"]
+__all__ = ["N", "untemper", "readings", "locate", "find", "start_state", "state_of", "generator_at", "MAX_OUTPUTS"]
 
 #: words in the twister's state; outputs needed to clone it
 N = 624
 _M, _A, _UPPER, _LOWER = 397, 0x9908B0DF, 0x80000000, 0x7FFFFFFF
 #: outputs of a kept sequence compared with a stream (all of them when fewer)
 MAX_OUTPUTS = 4 * N
-
-
-def temper(y: int) -> int:
-    """The output the twister gives for the state word ``y``."""
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    return (y ^ (y >> 18)) & 0xFFFFFFFF
 
 
 def untemper(y: int) -> int:
@@ -76,12 +67,21 @@ def locate(outputs, key, pos: int, max_steps: int):
     """How many outputs the generator in state ``(key, pos)`` draws before ``outputs`` (its next ones from there
     on), searched within ``max_steps`` draws; ``None`` when they are not its outputs."""
     kept = np.asarray(outputs[:MAX_OUTPUTS], dtype=np.uint64)
-    bg = np.random.MT19937()
-    bg.state = {"bit_generator": "MT19937", "state": {"key": np.asarray(key, dtype=np.uint32), "pos": int(pos)}}
-    stream = bg.random_raw(max_steps + kept.size)
+    stream = generator_at("MT19937", key, pos).random_raw(max_steps + kept.size)
     for j in np.flatnonzero(stream[:max_steps + 1] == kept[0]).tolist():
         if np.array_equal(stream[j:j + kept.size], kept):
             return j
+    return None
+
+
+def find(words, starts, max_steps: int):
+    """``(order, i, drawn)``: the first reading of ``words`` (:func:`readings`) that is the outputs of the ``i``-th
+    of ``starts`` (twister states ``(key, pos)``; ``None`` entries are skipped) after ``drawn`` others; ``None``
+    when there is none."""
+    for order, outputs in readings(words) if 2 * len(words) >= N else ():
+        for i, start in enumerate(starts):
+            if start is not None and (drawn := locate(outputs, *start, max_steps)) is not None:
+                return order, i, drawn
     return None
 
 

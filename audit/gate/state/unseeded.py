@@ -41,10 +41,6 @@ MAX_STEPS = 100_000
 _MULT = 0x2360ED051FC65DA44385DF649FCCF645
 
 
-#: the constructors read here, by kind: the class a fit calls without a seed
-_KINDS = ("PCG64", "RandomState", "MT19937", "Random")
-
-
 #: the real classes, taken at import (within :func:`_unseeded` the module attributes are the stand-ins)
 _REAL = {"PCG64": np.random.PCG64, "RandomState": np.random.RandomState, "MT19937": np.random.MT19937,
          "Random": random.Random}
@@ -53,7 +49,7 @@ _REAL = {"PCG64": np.random.PCG64, "RandomState": np.random.RandomState, "MT1993
 @contextmanager
 def _unseeded(build):
     """Within the block, ``default_rng()``, ``PCG64()``, ``RandomState()``, ``MT19937()`` and ``random.Random()``
-    without a seed give ``build(i, kind)`` (``i``: how many were built before; ``kind``: one of :data:`_KINDS`; a
+    without a seed give ``build(i, kind)`` (``i``: how many were built before; ``kind``: a key of :data:`_REAL`; a
     bit generator for ``PCG64`` and ``MT19937``, the object itself for the others), also where another module bound
     them by name."""
     original_rng = np.random.default_rng
@@ -76,7 +72,7 @@ def _unseeded(build):
 
     install(default_rng, stands)
     try:
-        with rebound({original_rng: default_rng, **{originals[k]: stands[k] for k in _KINDS}}):
+        with rebound({original_rng: default_rng, **{originals[k]: stands[k] for k in _REAL}}):
             yield
     finally:
         install(original_rng, originals)
@@ -130,12 +126,8 @@ def identify(views, built) -> list:
                 if k is not None:
                     out.append((view, codec.Match("PCG64", view.encoding, layout, k), index))
                     break
-        for order, outputs in twister.readings(view.words) if 2 * len(view.words) >= twister.N else ():
-            for index, (kind, _, start) in enumerate(built):
-                if kind == "PCG64":
-                    continue
-                k = twister.locate(outputs, *start, MAX_STEPS)
-                if k is not None:
-                    out.append((view, codec.Match("MT19937", view.encoding, ("outputs", order, kind), k), index))
-                    break
+        hit = twister.find(view.words, [None if kind == "PCG64" else start for kind, _, start in built], MAX_STEPS)
+        if hit is not None:
+            order, index, k = hit
+            out.append((view, codec.Match("MT19937", view.encoding, ("outputs", order, built[index][0]), k), index))
     return out
